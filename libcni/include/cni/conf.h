@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The protocol's part of a plugin's network config (stdin), and typed
+ * getters every plugin uses for its own keys.
+ *
+ * Ownership: struct cni_conf holds a reference on the JSON root it was parsed
+ * from; its json_t pointers are borrowed from that root and its strings are
+ * owned (strdup'ed).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cni/error.h"
+#include "cni/result.h"
+#include "cni/version.h"
+
+struct cni_ctx;
+
+struct cni_attachment {
+	char *container_id;
+	char *ifname;
+};
+
+struct cni_conf {
+	json_t *root; /* owned reference */
+
+	char *cni_version; /* as given; NULL when absent (means 0.1.0) */
+	enum cni_version version;
+	char *name;
+	char *type;
+
+	bool has_ip_masq;
+	bool ip_masq;
+
+	const json_t *ipam; /* borrowed, object or NULL */
+	char *ipam_type;    /* NULL when absent or "" (L2-only) */
+
+	bool has_dns;
+	struct cni_dns dns;
+
+	const json_t *args;           /* borrowed, object or NULL */
+	const json_t *runtime_config; /* borrowed, object or NULL */
+	const json_t *capabilities;   /* borrowed, object or NULL */
+	const json_t *prev_result;    /* borrowed, object or NULL */
+
+	char **args_cni_ips; /* args.cni.ips */
+	size_t n_args_cni_ips;
+
+	bool has_valid_attachments; /* cni.dev/valid-attachments present (GC) */
+	struct cni_attachment *valid_attachments;
+	size_t n_valid_attachments;
+
+	char *log_file;  /* logFile */
+	char *log_level; /* logLevel */
+};
+
+/* Keys of the protocol itself; plugins list only their own. */
+extern const char *const cni_conf_protocol_keys[];
+
+/*
+ * Load JSON text strictly (duplicate keys rejected). A parse failure is code
+ * 6 with line, column and jansson's text in details. `what` names the input
+ * ("stdin", a file name). Returns 0 and a new reference.
+ */
+int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
+		   struct cni_error *err);
+
+/*
+ * Parse the protocol keys of a plugin config. Requires an object with a
+ * valid "name" (code 7) and a well-formed cniVersion (code 6). Does not check
+ * the version is supported (the skeleton does). Takes a new reference on
+ * root. Returns 0 or a negative errno with err set.
+ */
+int cni_conf_parse(json_t *root, struct cni_conf *ret, struct cni_error *err);
+void cni_conf_done(struct cni_conf *conf);
+
+/*
+ * Validate a network name / container ID: ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$,
+ * and never "." or "..": safe as one path component.
+ */
+bool cni_valid_name(const char *s);
+/* Interface name rules of the spec: 1..15 bytes, not . or .., no / : or whitespace. */
+bool cni_valid_ifname(const char *s);
+
+/*
+ * Warn (never fail, for drop-in compatibility) about keys of obj that are
+ * neither in `known` (NULL-terminated) nor protocol keys when `protocol` is
+ * true, nor "cni.dev/..." keys; a near miss of a known key gets a "did you
+ * mean" hint. `path` is the object's JSON path ("" for the root).
+ */
+void cni_conf_warn_unknown_keys(const json_t *obj, const char *path, const char *const *known,
+				bool protocol);
+
+/* The closest known key within edit distance 2, or NULL. */
+const char *cni_key_suggest(const char *key, const char *const *known);
+
+/*
+ * Case-insensitive object member lookup, for runtime-supplied capability
+ * objects (containerd sends "HostPort", "Servers", "Subnet"). An exact match
+ * wins over a case-insensitive one. Borrowed.
+ */
+json_t *cni_json_get_ci(const json_t *obj, const char *key);
+
+/*
+ * Typed getters for a plugin's own keys. Each looks up `key` in obj and:
+ *  - absent (or JSON null): returns 0, leaves *ret untouched, *ret_present=false;
+ *  - right type and valid: sets *ret, *ret_present=true, returns 0;
+ *  - wrong type / invalid: on ADD, CHECK, GC and STATUS records a code-7
+ *    error naming "<path>.<key>" and the value and returns -EINVAL; on DEL
+ *    only logs a warning and returns 0 as if absent, so a bad config can
+ *    never wedge deletion.
+ * `path` is the parent's JSON path ("" for the root). ret_present may be NULL.
+ */
+int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+		      bool *ret, bool *ret_present);
+int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path,
+			const char *key, const char **ret, bool *ret_present);
+int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+		      unsigned long long min, unsigned long long max, unsigned long long *ret,
+		      bool *ret_present);
+int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path,
+			const char *key, const json_t **ret, bool *ret_present);
+int cni_conf_get_array(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+		       size_t max_len, const json_t **ret, bool *ret_present);
+
+/*
+ * Record an invalid-config error (code `code`, usually 7 or 2) on ADD/CHECK/
+ * GC/STATUS and return -EINVAL; on DEL log it as a warning and return 0.
+ * For semantic checks after the typed getters.
+ */
+int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...) _printf_(3, 4);
+
+/* Format a JSON value compactly for messages (truncated to 64 chars). Owned. */
+char *cni_json_repr(const json_t *v);
