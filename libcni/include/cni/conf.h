@@ -76,6 +76,12 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
  * root. Returns 0 or a negative errno with err set.
  */
 int cni_conf_parse(json_t *root, struct cni_conf *ret, struct cni_error *err);
+/*
+ * As cni_conf_parse; with lenient (DEL, GC) an optional protocol key of the
+ * wrong type is logged as a warning and treated as absent instead of failing.
+ * name and cniVersion are always checked.
+ */
+int cni_conf_parse_ex(json_t *root, bool lenient, struct cni_conf *ret, struct cni_error *err);
 void cni_conf_done(struct cni_conf *conf);
 
 /*
@@ -109,10 +115,10 @@ json_t *cni_json_get_ci(const json_t *obj, const char *key);
  * Typed getters for a plugin's own keys. Each looks up `key` in obj and:
  *  - absent (or JSON null): returns 0, leaves *ret untouched, *ret_present=false;
  *  - right type and valid: sets *ret, *ret_present=true, returns 0;
- *  - wrong type / invalid: on ADD, CHECK, GC and STATUS records a code-7
+ *  - wrong type / invalid: on ADD, CHECK and STATUS records a code-7
  *    error naming "<path>.<key>" and the value and returns -EINVAL; on DEL
- *    only logs a warning and returns 0 as if absent, so a bad config can
- *    never wedge deletion.
+ *    and GC only logs a warning and returns 0 as if absent, so a bad config
+ *    can never wedge clean-up.
  * `path` is the parent's JSON path ("" for the root). ret_present may be NULL.
  */
 int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
@@ -129,7 +135,7 @@ int cni_conf_get_array(struct cni_ctx *ctx, const json_t *obj, const char *path,
 
 /*
  * Record an invalid-config error (code `code`, usually 7 or 2) on ADD/CHECK/
- * GC/STATUS and return -EINVAL; on DEL log it as a warning and return 0.
+ * STATUS and return -EINVAL; on DEL and GC log it as a warning and return 0.
  * For semantic checks after the typed getters.
  */
 int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...) _printf_(3, 4);

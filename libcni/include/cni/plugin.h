@@ -110,5 +110,5 @@ void cni_ctx_init_child(struct cni_ctx *child, const struct cni_ctx *parent,
 /* Release what cni_ctx_init_child created (result, err, undo). */
 void cni_ctx_child_done(struct cni_ctx *child);
 
-/* True for ADD and CHECK (and GC/STATUS): where config errors are fatal. */
+/* True for ADD, CHECK and STATUS: where config errors are fatal (not DEL, GC). */
 bool cni_ctx_strict(const struct cni_ctx *ctx);
