@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install every Debian package podwire's build, tests, demo and benchmarks
+# need, and only those that are missing. `apt-get update` runs only when
+# something has to be installed. Safe to run repeatedly; needs root for the
+# install step.
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	gcc make cmake pkg-config
+	libmnl-dev libjansson-dev libnftnl-dev
+	# unit tests and fuzzing
+	libcmocka-dev clang libclang-rt-14-dev valgrind
+	# e2e tests, demo, benchmarks
+	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux
+	# the reference Go plugins we compare against (in /usr/lib/cni)
+	containernetworking-plugins
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "bootstrap: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bootstrap: missing packages (run as root to install): ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Protocol keys of a network config, typed getters, unknown-key warnings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cni/log.h"
+#include "cni/plugin.h"
+
+struct conf_case {
+	const char *json;
+	bool lenient;
+	int want_r;
+	unsigned want_code;
+	const char *msg_substr;
+};
+
+static const struct conf_case cases[] = {
+	{ "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":\"bridge\"}", false, 0, 0, NULL },
+	{ "{\"name\":\"net1\"}", false, 0, 0, NULL },
+	{ "[1,2]", false, -EINVAL, CNI_ERR_DECODE, "not a JSON object" },
+	{ "{\"cniVersion\":\"1.0.0\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "missing network name" },
+	{ "{\"name\":\"../etc\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "name: invalid network name \"../etc\"" },
+	{ "{\"name\":\"a/b\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name" },
+	{ "{\"name\":7}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name 7" },
+	{ "{\"name\":\"n\",\"cniVersion\":1}", false, -EINVAL, CNI_ERR_DECODE,
+	  "cniVersion: not a string" },
+	{ "{\"name\":\"n\",\"cniVersion\":\"x.y\"}", false, -EINVAL, CNI_ERR_DECODE,
+	  "cniVersion: invalid version 'x.y'" },
+	{ "{\"name\":\"n\",\"ipMasq\":\"yes\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "ipMasq: not a boolean: \"yes\"" },
+	{ "{\"name\":\"n\",\"ipMasq\":\"yes\"}", true, 0, 0, NULL },
+	{ "{\"name\":\"n\",\"ipam\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "ipam: not an object" },
+	{ "{\"name\":\"n\",\"ipam\":{\"type\":\"../x\"}}", false, -EINVAL,
+	  CNI_ERR_INVALID_CONFIG, "ipam.type: invalid plugin name '../x'" },
+	{ "{\"name\":\"n\",\"ipam\":{\"type\":5}}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "ipam: type: not a string: 5" },
+	{ "{\"name\":\"n\",\"args\":{\"cni\":{\"ips\":[\"10.0.0.1\",3]}}}", false, -EINVAL,
+	  CNI_ERR_INVALID_CONFIG, "args.cni.ips[1]: not a string: 3" },
+	{ "{\"name\":\"n\",\"cni.dev/valid-attachments\":[{\"containerID\":\"a\"}]}", false,
+	  -EINVAL, CNI_ERR_INVALID_CONFIG, "cni.dev/valid-attachments[0]" },
+	{ "{\"name\":\"n\",\"prevResult\":\"x\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "prevResult: not an object" },
+	{ "{\"name\":\"n\",\"runtimeConfig\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	  "runtimeConfig: not an object" },
+};
+
+static void test_parse_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cni_error err = { 0 };
+		struct cni_conf c = { 0 };
+		json_t *root = NULL;
+		int r;
+
+		print_message("case %zu: %s\n", i, cases[i].json);
+		assert_int_equal(cni_json_loadb(cases[i].json, strlen(cases[i].json), "stdin",
+						&root, &err),
+				 0);
+		r = cni_conf_parse_ex(root, cases[i].lenient, &c, &err);
+		assert_int_equal(r, cases[i].want_r);
+		if (r < 0) {
+			assert_int_equal(err.code, cases[i].want_code);
+			print_message("  msg: %s\n", err.msg);
+			assert_non_null(strstr(err.msg, cases[i].msg_substr));
+		}
+		cni_conf_done(&c);
+		cni_error_done(&err);
+		json_decref(root);
+	}
+}
+
+static void test_parse_fields(void **state)
+{
+	static const char json[] =
+		"{\"cniVersion\":\"0.4.0\",\"name\":\"mynet\",\"type\":\"bridge\",\"ipMasq\":true,"
+		"\"ipam\":{\"type\":\"host-local\",\"subnet\":\"10.1.0.0/16\"},"
+		"\"dns\":{\"nameservers\":[\"10.1.0.1\"]},"
+		"\"args\":{\"cni\":{\"ips\":[\"10.1.0.7\"]}},"
+		"\"cni.dev/valid-attachments\":[{\"containerID\":\"c1\",\"ifname\":\"eth0\"}],"
+		"\"logLevel\":\"debug\"}";
+	struct cni_error err = { 0 };
+	struct cni_conf c = { 0 };
+	json_t *root = NULL;
+
+	(void)state;
+	assert_int_equal(cni_json_loadb(json, sizeof(json) - 1, "stdin", &root, &err), 0);
+	assert_int_equal(cni_conf_parse(root, &c, &err), 0);
+	assert_int_equal(c.version, CNI_V040);
+	assert_string_equal(c.name, "mynet");
+	assert_string_equal(c.type, "bridge");
+	assert_true(c.has_ip_masq && c.ip_masq);
+	assert_string_equal(c.ipam_type, "host-local");
+	assert_true(c.has_dns);
+	assert_int_equal(c.dns.n_nameservers, 1);
+	assert_int_equal(c.n_args_cni_ips, 1);
+	assert_string_equal(c.args_cni_ips[0], "10.1.0.7");
+	assert_true(c.has_valid_attachments);
+	assert_int_equal(c.n_valid_attachments, 1);
+	assert_string_equal(c.valid_attachments[0].ifname, "eth0");
+	assert_string_equal(c.log_level, "debug");
+	cni_conf_done(&c);
+	json_decref(root);
+}
+
+static void test_empty_ipam_type_is_l2(void **state)
+{
+	static const char json[] = "{\"name\":\"n\",\"ipam\":{}}";
+	struct cni_error err = { 0 };
+	struct cni_conf c = { 0 };
+	json_t *root = NULL;
+
+	(void)state;
+	assert_int_equal(cni_json_loadb(json, sizeof(json) - 1, "stdin", &root, &err), 0);
+	assert_int_equal(cni_conf_parse(root, &c, &err), 0);
+	assert_non_null(c.ipam);
+	assert_null(c.ipam_type);
+	cni_conf_done(&c);
+	json_decref(root);
+}
+
+static void test_duplicate_keys_rejected(void **state)
+{
+	static const char json[] = "{\"name\":\"a\",\"name\":\"b\"}";
+	struct cni_error err = { 0 };
+	json_t *root = NULL;
+
+	(void)state;
+	assert_int_equal(cni_json_loadb(json, sizeof(json) - 1, "stdin", &root, &err), -EBADMSG);
+	assert_int_equal(err.code, CNI_ERR_DECODE);
+	assert_non_null(strstr(err.msg, "duplicate object key"));
+	assert_non_null(strstr(err.msg, "line 1"));
+	cni_error_done(&err);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(cni_valid_name("a"));
+	assert_true(cni_valid_name("0abc_d.e-f"));
+	assert_false(cni_valid_name(""));
+	assert_false(cni_valid_name(".."));
+	assert_false(cni_valid_name("-a"));
+	assert_false(cni_valid_name("a/b"));
+	assert_false(cni_valid_name("a b"));
+	assert_true(cni_valid_ifname("eth0"));
+	assert_true(cni_valid_ifname("123456789012345"));
+	assert_false(cni_valid_ifname("1234567890123456"));
+	assert_false(cni_valid_ifname("."));
+	assert_false(cni_valid_ifname(".."));
+	assert_false(cni_valid_ifname("a/b"));
+	assert_false(cni_valid_ifname("a:b"));
+	assert_false(cni_valid_ifname("a b"));
+	assert_false(cni_valid_ifname("a\tb"));
+	assert_false(cni_valid_ifname("\xc3\xa9th0"));
+	assert_false(cni_valid_ifname(""));
+}
+
+static void test_get_ci(void **state)
+{
+	json_t *o = json_pack("{s:i, s:i, s:i}", "HostPort", 1, "hostport", 2, "Subnet", 3);
+
+	(void)state;
+	assert_int_equal(json_integer_value(cni_json_get_ci(o, "hostport")), 2); /* exact wins */
+	assert_int_equal(json_integer_value(cni_json_get_ci(o, "subnet")), 3);
+	assert_null(cni_json_get_ci(o, "gateway"));
+	json_decref(o);
+}
+
+/* Log capture for warnings. */
+static char captured[4096];
+
+static void capture(enum cni_log_level level, const char *line, void *userdata)
+{
+	(void)level;
+	(void)userdata;
+	strncat(captured, line, sizeof(captured) - strlen(captured) - 2);
+	strcat(captured, "\n");
+}
+
+static void test_unknown_keys_warn_with_hint(void **state)
+{
+	static const char *const known[] = { "bridge", "isGateway", "hairpinMode", NULL };
+	json_t *o = json_pack("{s:s, s:b, s:b, s:i, s:s, s:i}", "name", "n", "isgateway", 1,
+			      "hairpinMod", 1, "frobnicate", 1, "cniVersion", "1.0.0",
+			      "cni.dev/x", 1);
+
+	(void)state;
+	captured[0] = '\0';
+	cni_log_set_sink(capture, NULL);
+	cni_conf_warn_unknown_keys(o, "", known, true);
+	cni_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(captured, "'isgateway': unknown key, ignoring (did you mean "
+					 "'isGateway'?)"));
+	assert_non_null(strstr(captured, "(did you mean 'hairpinMode'?)"));
+	assert_non_null(strstr(captured, "'frobnicate': unknown key, ignoring\n"));
+	assert_null(strstr(captured, "cniVersion"));
+	assert_null(strstr(captured, "cni.dev/x"));
+	json_decref(o);
+}
+
+static void test_getters_strict_and_lenient(void **state)
+{
+	struct cni_ctx ctx = { .command = CNI_CMD_ADD };
+	json_t *o = json_pack("{s:i, s:s, s:f, s:b, s:[i]}", "mtu", 70000, "bridge", "cni0", "x",
+			      1500.0, "hairpinMode", 1, "list", 1);
+	unsigned long long u = 0;
+	const json_t *arr = NULL;
+	const char *s = NULL;
+	bool b = false, present = false;
+
+	(void)state;
+	assert_int_equal(cni_conf_get_uint(&ctx, o, "", "mtu", 0, 65535, &u, &present), -EINVAL);
+	assert_int_equal(ctx.err.code, CNI_ERR_INVALID_CONFIG);
+	assert_string_equal(ctx.err.msg, "mtu: expected an integer from 0 to 65535, got 70000");
+	cni_error_done(&ctx.err);
+
+	assert_int_equal(cni_conf_get_uint(&ctx, o, "", "x", 0, 65535, &u, &present), 0);
+	assert_true(present);
+	assert_int_equal(u, 1500);
+	assert_int_equal(cni_conf_get_string(&ctx, o, "ipam", "bridge", &s, &present), 0);
+	assert_string_equal(s, "cni0");
+	assert_int_equal(cni_conf_get_bool(&ctx, o, "", "hairpinMode", &b, &present), 0);
+	assert_true(b);
+	assert_int_equal(cni_conf_get_bool(&ctx, o, "", "absent", &b, &present), 0);
+	assert_false(present);
+	assert_int_equal(cni_conf_get_string(&ctx, o, "ipam", "mtu", &s, NULL), -EINVAL);
+	assert_string_equal(ctx.err.msg, "ipam.mtu: expected a string, got 70000");
+	cni_error_done(&ctx.err);
+	assert_int_equal(cni_conf_get_array(&ctx, o, "", "list", 0, &arr, NULL), -EINVAL);
+	cni_error_done(&ctx.err);
+
+	/* DEL: the same bad value is only a warning. */
+	ctx.command = CNI_CMD_DEL;
+	u = 7;
+	cni_log_set_sink(capture, NULL);
+	assert_int_equal(cni_conf_get_uint(&ctx, o, "", "mtu", 0, 65535, &u, &present), 0);
+	cni_log_set_sink(NULL, NULL);
+	assert_false(present);
+	assert_int_equal(u, 7);
+	assert_false(cni_error_isset(&ctx.err));
+	json_decref(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_table),
+		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test(test_empty_ipam_type_is_l2),
+		cmocka_unit_test(test_duplicate_keys_rejected),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_get_ci),
+		cmocka_unit_test(test_unknown_keys_warn_with_hint),
+		cmocka_unit_test(test_getters_strict_and_lenient),
+	};
+
+	return cmocka_run_group_tests_name("cni_conf", tests, NULL, NULL);
+}
