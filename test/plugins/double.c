@@ -12,7 +12,8 @@
 const char *const double_keys[] = { "recordFile", "result", "code", "msg", "details",
 				    "failOn", "hangSeconds", NULL };
 
-static json_t *open_fds(void)
+/* Inherited fds: everything open except what the skeleton opened itself. */
+static json_t *open_fds(const struct cni_ctx *ctx)
 {
 	json_t *fds = json_array();
 	DIR *d = opendir("/proc/self/fd");
@@ -23,7 +24,8 @@ static json_t *open_fds(void)
 	while ((de = readdir(d))) {
 		uint32_t fd;
 
-		if (safe_atou32_max(de->d_name, 1u << 20, &fd) < 0 || (int)fd == dirfd(d))
+		if (safe_atou32_max(de->d_name, 1u << 20, &fd) < 0 || (int)fd == dirfd(d) ||
+		    (int)fd == ctx->sysfs_fd || (int)fd == ctx->procfs_fd)
 			continue;
 		json_array_append_new(fds, json_integer(fd));
 	}
@@ -52,7 +54,7 @@ int double_record(struct cni_ctx *ctx)
 			"containerID", str_or_null(ctx->container_id), "netns",
 			str_or_null(ctx->netns), "ifname", str_or_null(ctx->ifname), "args",
 			str_or_null(ctx->args_raw), "path", str_or_null(ctx->path), "stdin",
-			ctx->conf.root, "fds", open_fds());
+			ctx->conf.root, "fds", open_fds(ctx));
 	if (!rec)
 		return -ENOMEM;
 	line = json_dumps(rec, JSON_COMPACT);
