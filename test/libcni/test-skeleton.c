@@ -69,7 +69,7 @@ static char out_buf[8192];
 static json_t *out_json;
 
 /* Run the skeleton with env (NULL-terminated) and stdin; returns exit code. */
-static int run(char *const *env, const char *in)
+static int run(const char *const *env, const char *in)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -77,7 +77,7 @@ static int run(char *const *env, const char *in)
 	int rc;
 
 	cni_log_set_sink(NULL, NULL);
-	rc = cni_plugin_run(&ops, env, in, strlen(in), f);
+	rc = cni_plugin_run(&ops, (char *const *)env, in, strlen(in), f);
 	fclose(f);
 	snprintf(out_buf, sizeof(out_buf), "%s", buf ? buf : "");
 	free(buf);
@@ -104,7 +104,7 @@ static void expect_error(unsigned code, const char *substr)
 
 static void test_missing_env_all_named(void **state)
 {
-	char *env[] = { "CNI_COMMAND=ADD", NULL };
+	const char *env[] = { "CNI_COMMAND=ADD", NULL };
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 1);
@@ -114,7 +114,7 @@ static void test_missing_env_all_named(void **state)
 
 static void test_del_needs_less(void **state)
 {
-	char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", "CNI_NETNS=",
+	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", "CNI_NETNS=",
 			NULL };
 
 	(void)state;
@@ -124,7 +124,7 @@ static void test_del_needs_less(void **state)
 
 static void test_gc_needs_path(void **state)
 {
-	char *env[] = { "CNI_COMMAND=GC", NULL };
+	const char *env[] = { "CNI_COMMAND=GC", NULL };
 
 	(void)state;
 	assert_int_equal(run(env, CONF_V("1.1.0")), 1);
@@ -133,9 +133,9 @@ static void test_gc_needs_path(void **state)
 
 static void test_bad_container_id_and_ifname(void **state)
 {
-	char *env1[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=../x", "CNI_IFNAME=eth0", NULL };
-	char *env2[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0/1", NULL };
-	char *env3[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1",
+	const char *env1[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=../x", "CNI_IFNAME=eth0", NULL };
+	const char *env2[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0/1", NULL };
+	const char *env3[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1",
 			 "CNI_IFNAME=averyveryverylongname", NULL };
 
 	(void)state;
@@ -149,7 +149,7 @@ static void test_bad_container_id_and_ifname(void **state)
 
 static void test_unknown_command(void **state)
 {
-	char *env[] = { "CNI_COMMAND=FROB", NULL };
+	const char *env[] = { "CNI_COMMAND=FROB", NULL };
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 1);
@@ -158,7 +158,7 @@ static void test_unknown_command(void **state)
 
 static void test_no_command_prints_about(void **state)
 {
-	char *env[] = { NULL };
+	const char *env[] = { NULL };
 	int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY);
 
 	(void)state;
@@ -172,7 +172,7 @@ static void test_no_command_prints_about(void **state)
 
 static void test_version(void **state)
 {
-	char *env[] = { "CNI_COMMAND=VERSION", NULL };
+	const char *env[] = { "CNI_COMMAND=VERSION", NULL };
 	const json_t *sv;
 
 	(void)state;
@@ -191,7 +191,7 @@ static void test_version(void **state)
 
 static void test_bad_stdin(void **state)
 {
-	char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
 
 	(void)state;
 	assert_int_equal(run(env, "{\"name\":"), 1);
@@ -206,11 +206,11 @@ static void test_bad_stdin(void **state)
 
 static void test_version_rules(void **state)
 {
-	char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
-	char *status[] = { "CNI_COMMAND=STATUS", NULL };
-	char *gc[] = { "CNI_COMMAND=GC", "CNI_PATH=/nonexistent", NULL };
+	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *status[] = { "CNI_COMMAND=STATUS", NULL };
+	const char *gc[] = { "CNI_COMMAND=GC", "CNI_PATH=/nonexistent", NULL };
 	char env_check[256];
-	char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", env_check,
+	const char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", env_check,
 			  NULL };
 
 	(void)state;
@@ -233,8 +233,8 @@ static void test_version_rules(void **state)
 
 static void test_netns_checks(void **state)
 {
-	char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL, NULL };
-	char *own[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL, NULL };
+	const char *own[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
 			"CNI_NETNS=/proc/self/ns/net", NULL };
 
 	(void)state;
@@ -254,7 +254,7 @@ static void test_netns_checks(void **state)
 static void test_add_prints_result_in_conf_version(void **state)
 {
 	char netns[256];
-	char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
 	const json_t *ip0;
 
 	(void)state;
@@ -270,7 +270,7 @@ static void test_add_prints_result_in_conf_version(void **state)
 static void test_add_failure_rolls_back(void **state)
 {
 	char netns[256];
-	char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
 
 	(void)state;
 	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
@@ -299,11 +299,11 @@ static void test_add_failure_rolls_back(void **state)
 static void test_cni_args_strictness(void **state)
 {
 	char netns[256];
-	char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
 			"CNI_ARGS=K8S_POD_NAME=x", NULL };
-	char *env_ok[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+	const char *env_ok[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
 			   "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAME=x;MAC=aa:bb:cc:dd:ee:ff", NULL };
-	char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
 			"CNI_ARGS=garbage", NULL };
 
 	(void)state;
@@ -317,7 +317,7 @@ static void test_cni_args_strictness(void **state)
 static void test_prev_result_version_family(void **state)
 {
 	char netns[256];
-	char *env[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
 
 	(void)state;
 	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
@@ -333,7 +333,7 @@ static void test_prev_result_version_family(void **state)
 
 static void test_lenient_del(void **state)
 {
-	char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
 
 	(void)state;
 	assert_int_equal(run(env, "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"ipMasq\":\"on\"}"),
