@@ -14,7 +14,8 @@
 /*
  * Validate a sysctl path like "net/ipv4/ip_forward" or
  * "net/ipv6/conf/eth0/accept_dad": relative, starts with "net/", no "..",
- * no "//", no leading or trailing '/', only [A-Za-z0-9_.-/]. 0 or -EINVAL.
+ * no "." or empty components, no leading or trailing '/', printable ASCII
+ * without spaces (interface names may hold "." "-" "@"). 0 or -EINVAL.
  */
 int nlw_sysctl_path_valid(const char *path);
 

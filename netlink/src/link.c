@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reading links: the pure RTM_NEWLINK parser and single GET requests. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/macro.h"
+#include "base/parse.h"
+#include "internal.h"
+#include "nlw/link.h"
+#include "nlw/parse.h"
+
+static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
+	[IFLA_ADDRESS] = { NLW_ATTR_BINARY, 0, 32 },
+	[IFLA_IFNAME] = { NLW_ATTR_STRING, 1, IFNAMSIZ },
+	[IFLA_MTU] = { NLW_ATTR_U32, 0, 0 },
+	[IFLA_LINK] = { NLW_ATTR_U32, 0, 0 },
+	[IFLA_MASTER] = { NLW_ATTR_U32, 0, 0 },
+	[IFLA_OPERSTATE] = { NLW_ATTR_U8, 0, 0 },
+	[IFLA_LINKINFO] = { NLW_ATTR_NESTED, 0, 0 },
+	[IFLA_IFALIAS] = { NLW_ATTR_STRING, 1, 0 },
+	[IFLA_LINK_NETNSID] = { NLW_ATTR_U32, 0, 0 },
+};
+
+static const struct nlw_policy info_policy[IFLA_INFO_MAX + 1] = {
+	[IFLA_INFO_KIND] = { NLW_ATTR_STRING, 1, 0 },
+	[IFLA_INFO_DATA] = { NLW_ATTR_NESTED, 0, 0 },
+	[IFLA_INFO_SLAVE_KIND] = { NLW_ATTR_STRING, 1, 0 },
+	[IFLA_INFO_SLAVE_DATA] = { NLW_ATTR_NESTED, 0, 0 },
+};
+
+static const struct nlw_policy br_policy[IFLA_BR_MAX + 1] = {
+	[IFLA_BR_VLAN_FILTERING] = { NLW_ATTR_U8, 0, 0 },
+};
+
+static const struct nlw_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
+	[IFLA_BRPORT_MODE] = { NLW_ATTR_U8, 0, 0 },
+	[IFLA_BRPORT_LEARNING] = { NLW_ATTR_U8, 0, 0 },
+	[IFLA_BRPORT_ISOLATED] = { NLW_ATTR_U8, 0, 0 },
+};
+
+static const struct nlw_policy macvlan_policy[IFLA_MACVLAN_MAX + 1] = {
+	[IFLA_MACVLAN_MODE] = { NLW_ATTR_U32, 0, 0 },
+};
+
+static const struct nlw_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
+	[IFLA_VXLAN_ID] = { NLW_ATTR_U32, 0, 0 },
+	[IFLA_VXLAN_PORT] = { NLW_ATTR_U16, 0, 0 },
+};
+
+static int parse_bridge_data(const struct nlattr *data, struct nlw_link *l)
+{
+	const struct nlattr *tb[IFLA_BR_MAX + 1];
+	int r = nlw_attr_parse_nested(data, br_policy, IFLA_BR_MAX, tb);
+
+	if (r == 0 && tb[IFLA_BR_VLAN_FILTERING]) {
+		l->has_vlan_filtering = true;
+		l->vlan_filtering = mnl_attr_get_u8(tb[IFLA_BR_VLAN_FILTERING]) != 0;
+	}
+	return r;
+}
+
+static int parse_macvlan_data(const struct nlattr *data, struct nlw_link *l)
+{
+	const struct nlattr *tb[IFLA_MACVLAN_MAX + 1];
+	int r = nlw_attr_parse_nested(data, macvlan_policy, IFLA_MACVLAN_MAX, tb);
+
+	if (r == 0 && tb[IFLA_MACVLAN_MODE])
+		l->macvlan_mode = mnl_attr_get_u32(tb[IFLA_MACVLAN_MODE]);
+	return r;
+}
+
+static int parse_vxlan_data(const struct nlattr *data, struct nlw_link *l)
+{
+	const struct nlattr *tb[IFLA_VXLAN_MAX + 1];
+	int r = nlw_attr_parse_nested(data, vxlan_policy, IFLA_VXLAN_MAX, tb);
+
+	if (r < 0)
+		return r;
+	if (tb[IFLA_VXLAN_ID])
+		l->vxlan_id = mnl_attr_get_u32(tb[IFLA_VXLAN_ID]);
+	if (tb[IFLA_VXLAN_PORT])
+		l->vxlan_port = ntohs(mnl_attr_get_u16(tb[IFLA_VXLAN_PORT]));
+	return 0;
+}
+
+static int parse_kind_data(const struct nlattr *data, struct nlw_link *l)
+{
+	if (streq(l->kind, "bridge"))
+		return parse_bridge_data(data, l);
+	if (streq(l->kind, "macvlan"))
+		return parse_macvlan_data(data, l);
+	if (streq(l->kind, "vxlan"))
+		return parse_vxlan_data(data, l);
+	return 0;
+}
+
+static int parse_brport(const struct nlattr *data, struct nlw_link *l)
+{
+	const struct nlattr *tb[IFLA_BRPORT_MAX + 1];
+	int r = nlw_attr_parse_nested(data, brport_policy, IFLA_BRPORT_MAX, tb);
+
+	if (r < 0)
+		return r;
+	l->has_brport = true;
+	l->hairpin = tb[IFLA_BRPORT_MODE] && mnl_attr_get_u8(tb[IFLA_BRPORT_MODE]);
+	l->learning = tb[IFLA_BRPORT_LEARNING] && mnl_attr_get_u8(tb[IFLA_BRPORT_LEARNING]);
+	l->isolated = tb[IFLA_BRPORT_ISOLATED] && mnl_attr_get_u8(tb[IFLA_BRPORT_ISOLATED]);
+	return 0;
+}
+
+static int parse_linkinfo(const struct nlattr *info, struct nlw_link *l)
+{
+	const struct nlattr *tb[IFLA_INFO_MAX + 1];
+	int r = nlw_attr_parse_nested(info, info_policy, IFLA_INFO_MAX, tb);
+
+	if (r < 0)
+		return r;
+	if (tb[IFLA_INFO_KIND])
+		nlw_attr_strcpy(tb[IFLA_INFO_KIND], l->kind, sizeof(l->kind));
+	if (tb[IFLA_INFO_SLAVE_KIND])
+		nlw_attr_strcpy(tb[IFLA_INFO_SLAVE_KIND], l->slave_kind, sizeof(l->slave_kind));
+	if (tb[IFLA_INFO_DATA]) {
+		r = parse_kind_data(tb[IFLA_INFO_DATA], l);
+		if (r < 0)
+			return r;
+	}
+	if (tb[IFLA_INFO_SLAVE_DATA] && streq(l->slave_kind, "bridge"))
+		return parse_brport(tb[IFLA_INFO_SLAVE_DATA], l);
+	return 0;
+}
+
+int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
+{
+	const struct nlattr *tb[IFLA_MAX + 1];
+	const struct ifinfomsg *ifi;
+	struct nlw_link l = { .link_netnsid = -1 };
+	int r;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return -EBADMSG;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	r = nlw_attr_parse(nlh, sizeof(*ifi), link_policy, IFLA_MAX, tb);
+	if (r < 0)
+		return r;
+	if (!tb[IFLA_IFNAME] || ifi->ifi_index <= 0)
+		return -EBADMSG;
+	l.ifindex = ifi->ifi_index;
+	l.flags = ifi->ifi_flags;
+	l.promisc = (ifi->ifi_flags & IFF_PROMISC) != 0;
+	nlw_attr_strcpy(tb[IFLA_IFNAME], l.name, sizeof(l.name));
+	if (tb[IFLA_IFALIAS])
+		nlw_attr_strcpy(tb[IFLA_IFALIAS], l.alias, sizeof(l.alias));
+	if (tb[IFLA_MTU])
+		l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == NLW_MAC_LEN) {
+		memcpy(l.mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), NLW_MAC_LEN);
+		l.has_mac = true;
+	}
+	if (tb[IFLA_MASTER])
+		l.master = (int)mnl_attr_get_u32(tb[IFLA_MASTER]);
+	if (tb[IFLA_OPERSTATE])
+		l.operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
+	if (tb[IFLA_LINK])
+		l.link = (int)mnl_attr_get_u32(tb[IFLA_LINK]);
+	if (tb[IFLA_LINK_NETNSID])
+		l.link_netnsid = (int)mnl_attr_get_u32(tb[IFLA_LINK_NETNSID]);
+	if (tb[IFLA_LINKINFO]) {
+		r = parse_linkinfo(tb[IFLA_LINKINFO], &l);
+		if (r < 0)
+			return r;
+	}
+	*ret = l;
+	return 0;
+}
+
+struct get_ctx {
+	struct nlw_link *out;
+	bool found;
+};
+
+static int get_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct get_ctx *c = data;
+	int r = nlw_link_parse(nlh, c->out);
+
+	if (r == 0)
+		c->found = true;
+	return r;
+}
+
+static int link_get(struct nlw_sock *sock, int ifindex, const char *name, struct nlw_link *ret)
+{
+	union nlw_req req;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	struct get_ctx c = { .out = ret };
+	bool ok = true;
+	int r;
+
+	nlh = nlw_req_init(&req, RTM_GETLINK, NLM_F_ACK, sizeof(*ifi), (void **)&ifi);
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (name)
+		ok = nlw_put_str(nlh, IFLA_IFNAME, name);
+	/* Statistics are the bulk of a link message and nobody here reads them. */
+	ok = ok && nlw_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	if (!ok)
+		return -EMSGSIZE;
+	r = nlw_talk(sock, nlh, get_cb, &c);
+	/*
+	 * GETLINK by name answers -EINVAL rather than -ENODEV on some kernels
+	 * when the name is unknown (as systemd's rtnl_get_link_info notes).
+	 */
+	if (r == -EINVAL && name)
+		return -ENODEV;
+	if (r < 0)
+		return r;
+	return c.found ? 0 : -ENODEV;
+}
+
+int nlw_link_get_by_name(struct nlw_sock *sock, const char *name, struct nlw_link *ret)
+{
+	if (!sock || !ret || !nlw_ifname_valid(name))
+		return -EINVAL;
+	return link_get(sock, 0, name, ret);
+}
+
+int nlw_link_get_by_index(struct nlw_sock *sock, int ifindex, struct nlw_link *ret)
+{
+	if (!sock || !ret || ifindex <= 0)
+		return -EINVAL;
+	return link_get(sock, ifindex, NULL, ret);
+}
+
+const char *nlw_mac_fmt(const unsigned char mac[NLW_MAC_LEN], char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+	return buf;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = ascii_tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int nlw_mac_parse(const char *s, unsigned char mac[NLW_MAC_LEN])
+{
+	unsigned char m[NLW_MAC_LEN];
+
+	if (!s || strlen(s) != 17)
+		return -EINVAL;
+	for (int i = 0; i < NLW_MAC_LEN; i++) {
+		int hi = hexval(s[3 * i]), lo = hexval(s[3 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (i < NLW_MAC_LEN - 1 && s[3 * i + 2] != ':'))
+			return -EINVAL;
+		m[i] = (unsigned char)(hi << 4 | lo);
+	}
+	memcpy(mac, m, NLW_MAC_LEN);
+	return 0;
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Netlink sockets, the libmnl transport and the one transaction function. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "internal.h"
+#include "nlw/netns.h"
+#include "nlw/sock.h"
+
+/* ---- libmnl transport ---- */
+
+static ssize_t mnl_tr_send(void *priv, const void *buf, size_t len)
+{
+	ssize_t n = mnl_socket_sendto(priv, buf, len);
+
+	return n < 0 ? negative_errno() : n;
+}
+
+static ssize_t mnl_tr_recv(void *priv, void *buf, size_t len, int flags)
+{
+	/* mnl_socket_recvfrom takes no flags; peeking needs the raw fd. */
+	ssize_t n = recv(mnl_socket_get_fd(priv), buf, len, flags | MSG_TRUNC);
+
+	return n < 0 ? negative_errno() : n;
+}
+
+static uint32_t mnl_tr_portid(void *priv)
+{
+	return mnl_socket_get_portid(priv);
+}
+
+static void mnl_tr_close(void *priv)
+{
+	mnl_socket_close(priv);
+}
+
+static const struct nlw_transport_ops mnl_transport = {
+	.send = mnl_tr_send,
+	.recv = mnl_tr_recv,
+	.portid = mnl_tr_portid,
+	.close = mnl_tr_close,
+};
+
+int nlw_sock_new_transport(const struct nlw_transport_ops *ops, void *priv, int protocol,
+			   struct nlw_sock **ret_sock)
+{
+	struct nlw_sock *s;
+
+	if (!ops || !ops->send || !ops->recv || !ret_sock)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->rbuf = malloc(NLW_RBUF_INIT);
+	if (!s->rbuf) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->rbuf_len = NLW_RBUF_INIT;
+	s->ops = ops;
+	s->priv = priv;
+	s->protocol = protocol;
+	s->fd = -1;
+	/* Random-ish start so replies to a previous process's socket cannot match. */
+	s->seq = (uint32_t)getpid() << 8;
+	*ret_sock = s;
+	return 0;
+}
+
+static int mnl_open(int protocol, struct mnl_socket **ret, bool *ret_strict)
+{
+	struct mnl_socket *nl;
+	int one = 1, r;
+
+	nl = mnl_socket_open2(protocol, SOCK_CLOEXEC);
+	if (!nl)
+		return negative_errno();
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	if (mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
+		goto fail;
+	/* Errors then carry only the header of our request, not all of it. */
+	(void)mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* Old kernels refuse strict checking; dumps are re-filtered here anyway. */
+	*ret_strict = mnl_socket_setsockopt(nl, NETLINK_GET_STRICT_CHK, &one, sizeof(one)) == 0;
+	*ret = nl;
+	return 0;
+fail:
+	r = negative_errno();
+	mnl_socket_close(nl);
+	return r;
+}
+
+int nlw_sock_open_protocol(int protocol, struct nlw_sock **ret_sock)
+{
+	struct mnl_socket *nl = NULL;
+	struct nlw_sock *s;
+	bool strict = false;
+	int r;
+
+	if (!ret_sock)
+		return -EINVAL;
+	r = mnl_open(protocol, &nl, &strict);
+	if (r < 0)
+		return r;
+	r = nlw_sock_new_transport(&mnl_transport, nl, protocol, &s);
+	if (r < 0) {
+		mnl_socket_close(nl);
+		return r;
+	}
+	s->fd = mnl_socket_get_fd(nl);
+	s->strict_chk = strict;
+	*ret_sock = s;
+	return 0;
+}
+
+int nlw_sock_open(struct nlw_sock **ret_sock)
+{
+	return nlw_sock_open_protocol(NETLINK_ROUTE, ret_sock);
+}
+
+struct open_args {
+	int protocol;
+	struct nlw_sock *sock;
+};
+
+static int open_in_netns_fn(void *arg)
+{
+	struct open_args *a = arg;
+
+	return nlw_sock_open_protocol(a->protocol, &a->sock);
+}
+
+int nlw_sock_open_in_netns(int netns_fd, int protocol, struct nlw_sock **ret_sock)
+{
+	struct open_args a = { .protocol = protocol };
+	int r;
+
+	if (netns_fd < 0 || !ret_sock)
+		return -EBADF;
+	/* A socket stays in the netns it was created in: enter, create, leave. */
+	r = nlw_netns_run(netns_fd, open_in_netns_fn, &a);
+	if (r < 0)
+		return r;
+	*ret_sock = a.sock;
+	return 0;
+}
+
+struct nlw_sock *nlw_sock_free(struct nlw_sock *s)
+{
+	if (!s)
+		return NULL;
+	if (s->ops && s->ops->close)
+		s->ops->close(s->priv);
+	free(s->rbuf);
+	free(s);
+	return NULL;
+}
+
+const char *nlw_sock_ext_ack(const struct nlw_sock *s)
+{
+	return s && s->ext_ack[0] ? s->ext_ack : NULL;
+}
+
+/* ---- the transaction ---- */
+
+struct talk_ctx {
+	struct nlw_sock *sock;
+	nlw_msg_cb cb;
+	void *data;
+	int err;
+};
+
+static const struct nlw_policy ext_ack_policy[NLMSGERR_ATTR_MAX + 1] = {
+	[NLMSGERR_ATTR_MSG] = { NLW_ATTR_STRING, 1, NLW_EXT_ACK_MAX },
+	[NLMSGERR_ATTR_OFFS] = { NLW_ATTR_U32, 0, 0 },
+};
+
+/* Record NLMSGERR_ATTR_MSG/OFFS of an error or DONE message carrying TLVs. */
+static void record_ext_ack(struct nlw_sock *s, const struct nlmsghdr *nlh, size_t tlv_offset)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (nlw_attr_parse(nlh, tlv_offset, ext_ack_policy, NLMSGERR_ATTR_MAX, tb) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		nlw_attr_strcpy(tb[NLMSGERR_ATTR_MSG], s->ext_ack, sizeof(s->ext_ack));
+	if (tb[NLMSGERR_ATTR_OFFS])
+		s->ext_ack_offset = mnl_attr_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+}
+
+static int on_error(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *c = data;
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	size_t off = sizeof(*e);
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+		c->err = -EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (e->error == 0)
+		return MNL_CB_STOP; /* the ACK */
+	/* Without NETLINK_CAP_ACK the kernel echoes our whole request first. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += MNL_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
+	if (mnl_nlmsg_size(off) <= nlh->nlmsg_len)
+		record_ext_ack(c->sock, nlh, off);
+	c->err = e->error < 0 ? e->error : -e->error;
+	return MNL_CB_ERROR;
+}
+
+static int on_done(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *c = data;
+	int err = 0;
+
+	/* A dump that failed part-way reports its errno in DONE's payload. */
+	if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(int)))
+		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	if (err < 0) {
+		record_ext_ack(c->sock, nlh, sizeof(int));
+		c->err = err;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static int on_overrun(const struct nlmsghdr *nlh _unused_, void *data)
+{
+	struct talk_ctx *c = data;
+
+	c->err = -ENOBUFS;
+	return MNL_CB_ERROR;
+}
+
+static int on_data(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *c = data;
+	int r;
+
+	if (!c->cb)
+		return MNL_CB_OK;
+	r = c->cb(nlh, c->data);
+	if (r < 0) {
+		c->err = r;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+/* Not const: mnl_cb_run2 takes a non-const array (never written). */
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = on_error,
+	[NLMSG_DONE] = on_done,
+	[NLMSG_OVERRUN] = on_overrun,
+};
+
+/* Receive one datagram into the socket buffer, growing it first if needed. */
+static ssize_t recv_datagram(struct nlw_sock *s)
+{
+	ssize_t n;
+
+	do
+		n = s->ops->recv(s->priv, NULL, 0, MSG_PEEK | MSG_TRUNC);
+	while (n == -EINTR);
+	if (n < 0)
+		return n;
+	if ((size_t)n > s->rbuf_len) {
+		void *p = realloc(s->rbuf, (size_t)n);
+
+		if (!p)
+			return -ENOMEM;
+		s->rbuf = p;
+		s->rbuf_len = (size_t)n;
+	}
+	do
+		n = s->ops->recv(s->priv, s->rbuf, s->rbuf_len, 0);
+	while (n == -EINTR);
+	if (n >= 0 && (size_t)n > s->rbuf_len)
+		return -EMSGSIZE;
+	return n;
+}
+
+/* Does this datagram end the exchange (DONE or ERROR/ACK of our sequence)? */
+static bool datagram_ends(const void *buf, size_t len, uint32_t seq)
+{
+	const struct nlmsghdr *nlh = buf;
+	int n = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n))
+		if (nlh->nlmsg_seq == seq &&
+		    (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR))
+			return true;
+	return false;
+}
+
+static int send_request(struct nlw_sock *s, struct nlmsghdr *nlh)
+{
+	ssize_t n;
+
+	if (++s->seq == 0)
+		s->seq = 1;
+	nlh->nlmsg_seq = s->seq;
+	s->ext_ack[0] = '\0';
+	s->ext_ack_offset = 0;
+	n = s->ops->send(s->priv, nlh, nlh->nlmsg_len);
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == nlh->nlmsg_len ? 0 : -EIO;
+}
+
+int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
+{
+	struct talk_ctx c = { .sock = s, .cb = cb, .data = data };
+	uint32_t portid;
+	bool interrupted = false;
+	int r;
+
+	r = send_request(s, nlh);
+	if (r < 0)
+		return r;
+	portid = s->ops->portid ? s->ops->portid(s->priv) : 0;
+	for (;;) {
+		ssize_t n = recv_datagram(s);
+
+		if (n < 0)
+			return (int)n;
+		if (interrupted) {
+			/* Drain what is left of the interrupted dump, then restart it. */
+			if (datagram_ends(s->rbuf, (size_t)n, s->seq))
+				return -EINTR;
+			continue;
+		}
+		r = mnl_cb_run2(s->rbuf, (size_t)n, s->seq, portid, on_data, &c, ctl_cbs,
+				ARRAY_SIZE(ctl_cbs));
+		if (r == MNL_CB_STOP)
+			return c.err;
+		if (r == MNL_CB_OK)
+			continue;
+		if (c.err)
+			return c.err;
+		if (errno != EINTR)
+			return negative_errno();
+		/*
+		 * NLM_F_DUMP_INTR: the kernel's dump raced with a change; what we
+		 * saw may be inconsistent. Never use it; drain and let nlw_dump retry.
+		 */
+		if (datagram_ends(s->rbuf, (size_t)n, s->seq))
+			return -EINTR;
+		interrupted = true;
+	}
+}
+
+int nlw_dump(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void (*reset)(void *),
+	     void *data)
+{
+	for (int i = 0; i < NLW_DUMP_RETRIES; i++) {
+		int r;
+
+		if (reset)
+			reset(data);
+		r = nlw_talk(s, nlh, cb, data);
+		if (r != -EINTR)
+			return r;
+	}
+	if (reset)
+		reset(data);
+	return -EAGAIN;
+}
