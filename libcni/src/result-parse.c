@@ -114,8 +114,12 @@ static int get_uint(const json_t *o, const char *path, const char *key, unsigned
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    (unsigned long long)json_integer_value(v) > max)
-		return bad_value(err, path, key, "an integer in range", v);
+	    (unsigned long long)json_integer_value(v) > max) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "an integer in [0, %u]", max);
+		return bad_value(err, path, key, what, v);
+	}
 	*ret = (unsigned)json_integer_value(v);
 	if (ret_present)
 		*ret_present = true;
@@ -452,7 +456,8 @@ static int check_label(const json_t *obj, enum cni_version version, const char *
 	int r;
 
 	r = get_string(obj, path, "cniVersion", false, &s, err);
-	if (r < 0 || !s) {
+	/* Results before 1.0 may come unlabelled; the reference fills in the config's. */
+	if (r < 0 || isempty(s)) {
 		*ret = version;
 		return r;
 	}
@@ -511,7 +516,7 @@ int cni_result_from_json_any(const json_t *obj, enum cni_version fallback, const
 	}
 	if (json_is_object(obj) && (r = get_string(obj, path, "cniVersion", false, &s, err)) < 0)
 		return r;
-	if (s) {
+	if (!isempty(s)) {
 		path_key(p, path, "cniVersion");
 		r = cni_version_parse(s, &v);
 		if (r == -EINVAL)

@@ -328,9 +328,9 @@ static const struct err_case err_cases[] = {
 	  "\"interface\":1}]}",
 	  CNI_V110, 7, "prevResult.ips[0].interface: index 1 out of range (1 interfaces)" },
 	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":-1}]}", CNI_V110, 7,
-	  "prevResult.ips[0].interface: not an integer in range: -1" },
+	  "prevResult.ips[0].interface: not an integer in [0, 2147483647]: -1" },
 	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":\"0\"}]}", CNI_V110, 7,
-	  "prevResult.ips[0].interface: not an integer in range: \"0\"" },
+	  "prevResult.ips[0].interface: not an integer in [0, 2147483647]: \"0\"" },
 	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
 	  "prevResult.ips[0].version: missing" },
 	{ "{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
@@ -341,9 +341,9 @@ static const struct err_case err_cases[] = {
 	  "prevResult.ips[0].version: not a string: 4" },
 	{ "{\"interfaces\":[{\"mac\":\"x\"}]}", CNI_V110, 7, "prevResult.interfaces[0].name: missing" },
 	{ "{\"interfaces\":[{\"name\":\"a\",\"mtu\":\"1500\"}]}", CNI_V110, 7,
-	  "prevResult.interfaces[0].mtu: not an integer in range: \"1500\"" },
+	  "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: \"1500\"" },
 	{ "{\"interfaces\":[{\"name\":\"a\",\"mtu\":1500.5}]}", CNI_V110, 7,
-	  "prevResult.interfaces[0].mtu: not an integer in range: 1500.5" },
+	  "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: 1500.5" },
 	{ "{\"interfaces\":[{\"name\":\"a\",\"sandbox\":[]}]}", CNI_V040, 7,
 	  "prevResult.interfaces[0].sandbox: not a string: []" },
 	{ "{\"routes\":[{\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7, "prevResult.routes[0].dst: missing" },
@@ -352,9 +352,9 @@ static const struct err_case err_cases[] = {
 	{ "{\"routes\":[{\"dst\":\"::/0\",\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7,
 	  "prevResult.routes[0].gw: '10.0.0.1' is not of the same family as '::/0'" },
 	{ "{\"routes\":[{\"dst\":\"::/0\",\"scope\":256}]}", CNI_V110, 7,
-	  "prevResult.routes[0].scope: not an integer in range: 256" },
+	  "prevResult.routes[0].scope: not an integer in [0, 255]: 256" },
 	{ "{\"routes\":[{\"dst\":\"::/0\",\"table\":true}]}", CNI_V040, 7,
-	  "prevResult.routes[0].table: not an integer in range: true" },
+	  "prevResult.routes[0].table: not an integer in [0, 2147483647]: true" },
 	{ "{\"dns\":[]}", CNI_V110, 7, "prevResult.dns: not a JSON object: []" },
 	{ "{\"dns\":{\"nameservers\":\"8.8.8.8\"}}", CNI_V110, 7,
 	  "prevResult.dns.nameservers: not an array: \"8.8.8.8\"" },
@@ -419,6 +419,9 @@ static void test_same_family_label(void **state)
 		     "\"10.0.0.1/8\"}]}",
 		     CNI_V040);
 	assert_int_equal(r->version, CNI_V031);
+	cni_result_free(r);
+	r = parse_ok("{\"cniVersion\":\"\"}", CNI_V110);
+	assert_int_equal(r->version, CNI_V110);
 	cni_result_free(r);
 	r = parse_ok("{}", CNI_V020);
 	assert_int_equal(r->version, CNI_V020);
@@ -544,6 +547,7 @@ static void test_from_json_any(void **state)
 		{ "{\"cniVersion\":\"0.4.0\"}", CNI_V110, 0, 0, CNI_V040 },
 		{ "{\"ips\":[{\"address\":\"10.0.0.2/24\"}]}", CNI_V100, 0, 0, CNI_V100 },
 		{ "null", CNI_V040, 0, 0, CNI_V040 },
+		{ "{\"cniVersion\":\"\"}", CNI_V031, 0, 0, CNI_V031 },
 		{ "{\"cniVersion\":\"1.x\"}", CNI_V110, -EINVAL, CNI_ERR_DECODE, 0 },
 		{ "{\"cniVersion\":\"9.9.9\"}", CNI_V110, -EPROTONOSUPPORT,
 		  CNI_ERR_INCOMPATIBLE_VERSION, 0 },
