@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Private declarations shared by the nft module's source files. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
+
+#include "base/ipaddr.h"
+#include "pwnft/nft.h"
+
+struct nlmsghdr;
+struct nftnl_set;
+
+/* Destroy variants (kernel >= 6.3) ignore a missing object; not in 6.1 uapi headers. */
+#ifndef NFT_MSG_DESTROYSETELEM
+#define PW_NFT_MSG_DESTROYSETELEM 30
+#else
+#define PW_NFT_MSG_DESTROYSETELEM NFT_MSG_DESTROYSETELEM
+#endif
+
+/* nftables datatype ids, for set key types `nft list` can display. */
+#define PW_NFT_TYPE_IPADDR 7
+#define PW_NFT_TYPE_IP6ADDR 8
+#define PW_NFT_TYPE_ETHERADDR 9
+#define PW_NFT_TYPE_IFNAME 41
+#define PW_NFT_TYPE_BITS 6
+
+#define PW_NFT_BATCH_LIMIT (32u * 1024u)
+#define PW_NFT_NAME_MAX 256
+#define PW_NFT_REQ_MAX 4096
+/* Receive buffer: big enough for any dump datagram the kernel builds (32 KiB). */
+#define PW_NFT_RECV_MAX (32u * 1024u)
+
+struct pw_nft {
+	struct mnl_socket *nl; /* NULL on a recorder */
+	uint32_t portid;
+	uint32_t seq;
+	/* batch under construction; buf holds twice the limit (libmnl's rule) */
+	char *buf;
+	struct mnl_nlmsg_batch *batch;
+	unsigned n_msgs;
+	bool overflow;
+	/* recorder: last committed batch */
+	char *recorded;
+	size_t recorded_len;
+	char ext_ack[256];
+};
+
+/* Batch building (nft.c). */
+int nft_batch_begin(struct pw_nft *nft);
+/* Header of the next message in the batch (NLM_F_ACK added). */
+struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family,
+			       uint16_t flags);
+/* Close the current message; remembers overflow for commit. */
+void nft_batch_next(struct pw_nft *nft);
+/* End, send (or record) and collect the ACKs. Returns 0 or the first error. */
+int nft_batch_commit(struct pw_nft *nft);
+
+/*
+ * Dump request (nlh built in a caller buffer with NLM_F_DUMP): run cb on
+ * every reply message. Errors: -ENOTCONN on a recorder, kernel errnos.
+ */
+int nft_dump(struct pw_nft *nft, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+/* Single GET: cb runs on the one reply. Errors as nft_dump (-ENOENT: not there). */
+int nft_get(struct pw_nft *nft, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+uint32_t nft_next_seq(struct pw_nft *nft);
+
+/* Names (names.c). */
+int nft_check_network(const char *network);
+int nft_format_tag(const char *container_id, const char *ifname, char *buf, size_t len);
+/* Split "<cid>/<ifname>" (copy). Returns 0 or -EINVAL. */
+int nft_parse_tag(const char *tag, char *cid, size_t cid_len, char *ifname, size_t if_len);
+int nft_set_comment(const char *network, char *buf, size_t len);
+int nft_spoof_names(const char *network, char *chain, char *ports, char *allowed, size_t len);
+
+/* Element helpers (elem.c). */
+/* Append an element with key (borrowed, copied) and optional tag to set s. */
+int nft_elem_add(struct nftnl_set *s, const void *key, size_t key_len, const char *tag);
+/* Comment of an element's user data into buf ("" if none). */
+void nft_elem_tag(const void *udata, uint32_t len, char *buf, size_t buf_len);
+/* Comment of a set's user data into buf ("" if none). */
+void nft_set_tag(const void *udata, uint32_t len, char *buf, size_t buf_len);
+/* Add one NEWSETELEM/DESTROYSETELEM message for set s (its elements) to the batch. */
+int nft_batch_elems(struct pw_nft *nft, uint16_t type, uint16_t flags, struct nftnl_set *s);
+/* Is the element key in set (family/table/name) present with tag? 1/0/-errno. */
+int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const void *key,
+		     size_t key_len, const char *tag);
+
+/* Scan (scan.c): delete elements of network's sets in family whose tag matches. */
+typedef bool (*nft_tag_pred)(const char *tag, void *userdata);
+int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nft_tag_pred pred,
+		    void *userdata);
+
+/* Objects built into the current batch (rules.c). */
+int nft_add_table(struct pw_nft *nft, uint16_t family);
+/* Named set (created if missing) tagged "podwire:<network>". */
+int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const char *network,
+		uint32_t key_type, uint32_t key_len);
+/* Base chain (created if missing, policy accept) followed by a flush of its rules. */
+int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, const char *type,
+		       uint32_t hook, int32_t prio);
+/* inet: nfproto, saddr @set, daddr != subnet, daddr != multicast, masquerade. */
+int nft_add_masq_rule(struct pw_nft *nft, const char *chain, const char *set,
+		      const struct ip_prefix *subnet);
+/* bridge: iifname @ports, iifname . ether saddr != @allowed, drop. */
+int nft_add_spoof_rule(struct pw_nft *nft, const char *chain, const char *ports,
+		       const char *allowed);

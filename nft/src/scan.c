@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Scan a network's sets for tagged elements and delete the matching ones in
+ * one transaction: DEL without addresses, and GC. Dumps are fine here: this
+ * is not ADD's path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+
+#include <libnftnl/set.h>
+#include <libnftnl/udata.h>
+
+#include "base/macro.h"
+#include "internal.h"
+
+#define MAX_SETS 256
+
+struct set_list {
+	struct nftnl_set *sets[MAX_SETS];
+	unsigned n;
+	const char *comment; /* "podwire:<net>" */
+};
+
+static void set_list_done(struct set_list *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		nftnl_set_free(l->sets[i]);
+	l->n = 0;
+}
+
+/* Keep the sets of our network only (their comment names it). */
+static int set_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct set_list *l = data;
+	struct nftnl_set *s = nftnl_set_alloc();
+	char tag[NFT_USERDATA_MAXLEN];
+	const void *u;
+	uint32_t ulen = 0;
+
+	if (!s)
+		return MNL_CB_ERROR;
+	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
+		nftnl_set_free(s);
+		return MNL_CB_ERROR;
+	}
+	u = nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen);
+	nft_set_tag(u, ulen, tag, sizeof(tag));
+	if (strcmp(tag, l->comment) != 0 || l->n >= MAX_SETS) {
+		nftnl_set_free(s);
+		return MNL_CB_OK;
+	}
+	l->sets[l->n++] = s;
+	return MNL_CB_OK;
+}
+
+static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
+{
+	char buf[PW_NFT_REQ_MAX];
+	struct nftnl_set *q = nftnl_set_alloc();
+	struct nlmsghdr *nlh;
+	int r;
+
+	if (!q)
+		return -ENOMEM;
+	nftnl_set_set_str(q, NFTNL_SET_TABLE, PW_NFT_TABLE);
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSET, family, NLM_F_DUMP, 0);
+	nftnl_set_nlmsg_build_payload(nlh, q);
+	nftnl_set_free(q);
+	r = nft_dump(nft, nlh, set_cb, l);
+	return r == -ENOENT ? 0 : r; /* no table: nothing of ours */
+}
+
+static int elems_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return nftnl_set_elems_nlmsg_parse(nlh, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
+{
+	char buf[PW_NFT_REQ_MAX];
+	struct nlmsghdr *nlh;
+	int r;
+
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM,
+				    (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY), NLM_F_DUMP, 0);
+	nftnl_set_elems_nlmsg_build_payload(nlh, s);
+	r = nft_dump(nft, nlh, elems_cb, s);
+	return r == -ENOENT ? 0 : r;
+}
+
+/*
+ * Move the elements of `from` whose tag matches into a new set object `*ret`
+ * (same table/name/family). Returns the count moved or -ENOMEM.
+ */
+static int pick_elems(struct nftnl_set *from, nft_tag_pred pred, void *userdata,
+		      struct nftnl_set **ret)
+{
+	struct nftnl_set *to = nftnl_set_alloc();
+	struct nftnl_set_elems_iter *it;
+	struct nftnl_set_elem *e;
+	int n = 0;
+
+	if (!to)
+		return -ENOMEM;
+	nftnl_set_set_str(to, NFTNL_SET_TABLE, nftnl_set_get_str(from, NFTNL_SET_TABLE));
+	nftnl_set_set_str(to, NFTNL_SET_NAME, nftnl_set_get_str(from, NFTNL_SET_NAME));
+	nftnl_set_set_u32(to, NFTNL_SET_FAMILY, nftnl_set_get_u32(from, NFTNL_SET_FAMILY));
+	it = nftnl_set_elems_iter_create(from);
+	if (!it) {
+		nftnl_set_free(to);
+		return -ENOMEM;
+	}
+	while ((e = nftnl_set_elems_iter_next(it))) {
+		char tag[NFT_USERDATA_MAXLEN];
+		uint32_t klen = 0, ulen = 0;
+		const void *key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &klen);
+		const void *u = nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ulen);
+
+		nft_elem_tag(u, ulen, tag, sizeof(tag));
+		if (!key || !tag[0] || !pred(tag, userdata))
+			continue;
+		if (nft_elem_add(to, key, klen, NULL) < 0) {
+			n = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	nftnl_set_elems_iter_destroy(it);
+	if (n <= 0) {
+		nftnl_set_free(to);
+		return n;
+	}
+	*ret = to;
+	return n;
+}
+
+/* Fill the batch with deletions from every listed set. Returns the count. */
+static int batch_deletions(struct pw_nft *nft, struct set_list *l, nft_tag_pred pred,
+			   void *userdata)
+{
+	int total = 0;
+
+	for (unsigned i = 0; i < l->n; i++) {
+		struct nftnl_set *del = NULL;
+		int r = list_elems(nft, l->sets[i]);
+
+		if (r >= 0)
+			r = pick_elems(l->sets[i], pred, userdata, &del);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		/* DELSETELEM: these elements were just listed, so they exist. */
+		nft_batch_elems(nft, NFT_MSG_DELSETELEM, 0, del);
+		nftnl_set_free(del);
+		total += r;
+	}
+	return total;
+}
+
+int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nft_tag_pred pred,
+		    void *userdata)
+{
+	char comment[PW_NFT_NAME_MAX];
+	struct set_list l = { .n = 0, .comment = comment };
+	int r, total;
+
+	r = nft_set_comment(network, comment, sizeof(comment));
+	if (r < 0)
+		return r;
+	r = list_sets(nft, family, &l);
+	if (r < 0 || l.n == 0) {
+		set_list_done(&l);
+		return r;
+	}
+	r = nft_batch_begin(nft);
+	total = r < 0 ? r : batch_deletions(nft, &l, pred, userdata);
+	set_list_done(&l);
+	if (total <= 0)
+		return total;
+	r = nft_batch_commit(nft);
+	return r < 0 ? r : total;
+}
