@@ -387,10 +387,25 @@ static int cache_entry_from_json(const json_t *o, struct cni_cache_entry **ret)
 	return 0;
 }
 
+int cni_cache_entry_parse(const char *buf, size_t len, const char *what,
+			  struct cni_cache_entry **ret, struct cni_error *err)
+{
+	json_t *o = NULL;
+	int r;
+
+	r = cni_json_loadb(buf, len, what, &o, err);
+	if (r < 0)
+		return r;
+	r = cache_entry_from_json(o, ret);
+	json_decref(o);
+	if (r == -EINVAL)
+		return cni_errorf(err, CNI_ERR_DECODE, r, "malformed cache file %s", what);
+	return r;
+}
+
 static int cache_read_path(const char *path, struct cni_cache_entry **ret, struct cni_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
-	json_t *o = NULL;
 	size_t len;
 	int r = runtime_read_file(path, CACHE_FILE_MAX, &buf, &len);
 
@@ -399,13 +414,7 @@ static int cache_read_path(const char *path, struct cni_cache_entry **ret, struc
 	if (r < 0)
 		return cni_errorf(err, CNI_ERR_IO, r, "cannot read cache file %s: %s", path,
 				  strerror(-r));
-	r = cni_json_loadb(buf, len, path, &o, err);
-	if (r < 0)
-		return r;
-	r = cache_entry_from_json(o, ret);
-	json_decref(o);
-	if (r == -EINVAL)
-		return cni_errorf(err, CNI_ERR_DECODE, r, "malformed cache file %s", path);
+	r = cni_cache_entry_parse(buf, len, path, ret, err);
 	return r < 0 ? r : 1;
 }
 

@@ -127,6 +127,15 @@ static json_t *records(const struct fix *f)
 	return a;
 }
 
+static size_t n_records(const struct fix *f)
+{
+	json_t *a = records(f);
+	size_t n = json_array_size(a);
+
+	json_decref(a);
+	return n;
+}
+
 static const char *rec_str(const json_t *recs, size_t i, const char *key)
 {
 	return json_string_value(json_object_get(json_array_get(recs, i), key));
@@ -302,7 +311,7 @@ static void test_add_validates_and_fails(void **state)
 			fail_msg("case %zu: %u %s", i, err.code, err.msg);
 		cni_error_done(&err);
 	}
-	assert_int_equal(json_array_size(records(f)), 0);
+	assert_int_equal(n_records(f), 0);
 	cni_netconf_list_free(l);
 
 	/* The second plugin fails: its code, context prefixed, nothing cached. */
@@ -379,7 +388,7 @@ static void test_check_and_del(void **state)
 	assert_true(cni_runtime_check(&f->rt, l, &rc, &err) < 0);
 	assert_int_equal(err.code, 3);
 	cni_error_done(&err);
-	assert_int_equal(json_array_size(records(f)), 0);
+	assert_int_equal(n_records(f), 0);
 	json_decref(res);
 	cni_netconf_list_free(l);
 }
@@ -411,7 +420,7 @@ static void test_check_version_gates(void **state)
 	l = mklist(f, "{\"cniVersion\":\"1.0.0\",\"name\":\"nc\",\"disableCheck\":true,"
 		      "\"plugins\":[{\"type\":\"fail\",\"recordFile\":\"@REC@\"}]}");
 	assert_int_equal(cni_runtime_check(&f->rt, l, &rc, &err), 0);
-	assert_int_equal(json_array_size(records(f)), 0);
+	assert_int_equal(n_records(f), 0);
 	cni_netconf_list_free(l);
 }
 
@@ -562,7 +571,7 @@ static void test_status(void **state)
 	l = mklist(f, "{\"cniVersion\":\"1.0.0\",\"name\":\"st\",\"plugins\":["
 		      "{\"type\":\"fail\",\"recordFile\":\"@REC@\"}]}");
 	assert_int_equal(cni_runtime_status(&f->rt, l, &err), 0);
-	assert_int_equal(json_array_size(records(f)), 0);
+	assert_int_equal(n_records(f), 0);
 	cni_netconf_list_free(l);
 }
 
@@ -674,7 +683,7 @@ static void test_gc_collects_errors(void **state)
 	l = mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"ge\",\"disableGC\":\"true\","
 		      "\"plugins\":[{\"type\":\"fail\",\"recordFile\":\"@REC@\"}]}");
 	assert_int_equal(cni_runtime_gc(&f->rt, l, false, NULL, 0, &err), 0);
-	assert_int_equal(json_array_size(records(f)), 0);
+	assert_int_equal(n_records(f), 0);
 	cni_netconf_list_free(l);
 }
 

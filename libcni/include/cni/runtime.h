@@ -232,6 +232,14 @@ int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
 int cni_cache_read(const char *cache_dir, const char *net, const char *container_id,
 		   const char *ifname, struct cni_cache_entry **ret, struct cni_error *err);
 
+/*
+ * Parse the content of a cache file (`what` names it in messages). A
+ * cniCacheV1 object fills every field it has; any other object is taken as a
+ * bare legacy result. Returns 0 and *ret, or -EINVAL with code 6.
+ */
+int cni_cache_entry_parse(const char *buf, size_t len, const char *what,
+			  struct cni_cache_entry **ret, struct cni_error *err);
+
 /* Remove an entry; a missing one is success. */
 int cni_cache_remove(const char *cache_dir, const char *net, const char *container_id,
 		     const char *ifname, struct cni_error *err);
