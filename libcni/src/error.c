@@ -7,7 +7,7 @@
 
 #include "cni/error.h"
 
-static char *vformat(const char *fmt, va_list ap)
+static _printf_(1, 0) char *vformat(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 

@@ -104,7 +104,9 @@ struct cni_result *cni_result_dup(const struct cni_result *r);
  * prevResult; "the result's own cniVersion if present" is the caller's
  * choice). A result labelled with another family than `version` is refused,
  * as the reference does. `path` prefixes messages (e.g. "prevResult").
- * Returns 0 and *ret, or a negative errno with err set (code 6 or 7).
+ * Returns 0 and *ret, or a negative errno with err set: code 7 for a bad
+ * value (the message starts with the JSON path), code 1 for a result of
+ * another version family or an unknown version.
  */
 int cni_result_from_json(const json_t *obj, enum cni_version version, const char *path,
 			 struct cni_result **ret, struct cni_error *err);
