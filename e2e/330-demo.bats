@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# `make demo`'s script end to end: it wires two pods, pings, and leaves no
+# namespace, bridge or temporary directory behind, also when interrupted.
+
+setup() {
+	load helpers
+	[ -x "$PODWIRE_BIN/cnitool" ] || skip "cnitool not built"
+	{ [ -x "$PODWIRE_BIN/bridge" ] && [ -x "$PODWIRE_BIN/host-local" ]; } ||
+		require_ref_plugins
+	BEFORE_NS=$(ip netns list | sort)
+	BEFORE_TMP=$(ls -d /tmp/podwire-demo.* 2>/dev/null | sort || true)
+}
+
+assert_nothing_left() {
+	[ "$(ip netns list | sort)" = "$BEFORE_NS" ]
+	[ "$(ls -d /tmp/podwire-demo.* 2>/dev/null | sort || true)" = "$BEFORE_TMP" ]
+}
+
+@test "demo wires two pods, pings and cleans up" {
+	run bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"3 packets transmitted, 3 received"* ]]
+	[[ "$output" == *"demo succeeded"* ]]
+	[[ "$output" == *"cnitool del"*": ok"* ]]
+	assert_nothing_left
+}
+
+@test "demo cleans up after a failure" {
+	PODWIRE_DEMO_CNI_PATH=/nonexistent run bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'failed to find plugin "bridge"'* ]]
+	assert_nothing_left
+}
+
+@test "demo cleans up when interrupted" {
+	run timeout -s INT 1 bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *"demo succeeded"* ]]
+	[[ "$output" == *"cleaning up"* ]]
+	assert_nothing_left
+}
