@@ -1,0 +1,482 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# podwire benchmark harness (issue 7). See bench/README.md.
+#
+#   bench/run.sh <build-dir> [--smoke|--full] [--only <mode>] [--out <dir>]
+#
+# Modes: floor, bridge-v4, bridge-dual, concurrent, host-local, ipam-exec.
+# Every plugin call runs inside a throwaway "host" netns made here; pod netns
+# are created before timing starts and everything is removed on exit. The
+# smoke profile uses a few pods and fails only on errors, leftovers or
+# duplicate addresses, never on timing.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+usage() {
+	echo "usage: $0 <build-dir> [--smoke|--full] [--only <mode>] [--out <dir>]" >&2
+	exit 2
+}
+
+[ $# -ge 1 ] || usage
+BUILD=$(cd "$1" && pwd)
+shift
+PROFILE=full
+ONLY=""
+OUT="$SRC/bench/results"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) PROFILE=smoke ;;
+	--full) PROFILE=full ;;
+	--only) ONLY=${2:?--only needs a mode}; shift ;;
+	--out) OUT=${2:?--out needs a directory}; shift ;;
+	*) usage ;;
+	esac
+	shift
+done
+
+MODES="floor bridge-v4 bridge-dual concurrent host-local ipam-exec"
+if [ -n "$ONLY" ] && ! grep -qw -- "$ONLY" <<< "$MODES"; then
+	echo "run.sh: --only: unknown mode '$ONLY' (modes: $MODES)" >&2
+	exit 2
+fi
+
+if [ "$PROFILE" = smoke ]; then
+	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=0 PODS_CONC=5 RUNS_CONC=1
+	LEASES_BIG=200 PODS_HL=5 RUNS_HL=1 EXEC_FLOOR_N=10
+else
+	REPS_1POD=30 PODS_SEQ=100 RUNS_SEQ=3 PODS_BIG=1000 PODS_CONC=50 RUNS_CONC=5
+	LEASES_BIG=10000 PODS_HL=100 RUNS_HL=3 EXEC_FLOOR_N=200
+fi
+
+PWBENCH="$BUILD/bench/pwbench"
+KFLOOR="$BUILD/bench/kfloor"
+PW_BIN="$BUILD/bin"
+REF_BIN=/usr/lib/cni
+IP=$(command -v ip)
+
+log() { echo "[bench] $*" >&2; }
+ERRORS=()
+fail() {
+	log "ERROR: $*"
+	ERRORS+=("$*")
+}
+
+# --- prerequisites -----------------------------------------------------------
+
+ensure_pwbench() {
+	if [ ! -x "$PWBENCH" ] || [ ! -x "$KFLOOR" ]; then
+		cmake --build "$BUILD" --target pwbench kfloor >&2
+	fi
+}
+
+# The reference plugins are the comparison baseline: install them if missing.
+ensure_reference() {
+	[ -x "$REF_BIN/bridge" ] && [ -x "$REF_BIN/host-local" ] && return 0
+	log "installing containernetworking-plugins"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y containernetworking-plugins >&2; then
+		apt-get update >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y containernetworking-plugins >&2
+	fi
+}
+
+IMPLS=(reference)
+detect_podwire() {
+	if [ -x "$PW_BIN/bridge" ] && [ -x "$PW_BIN/host-local" ]; then
+		IMPLS=(podwire reference)
+	else
+		log "podwire bridge/host-local not built in $PW_BIN: measuring reference and floors only"
+	fi
+}
+
+impl_bin() { [ "$1" = podwire ] && echo "$PW_BIN" || echo "$REF_BIN"; }
+
+# --- namespaces and scratch space --------------------------------------------
+
+ID="pwb$(printf '%04x' $(($$ % 65536)))"
+HOST_NS="${ID}h"
+TMP=""
+PODS_MADE=0
+
+cleanup() {
+	local ns
+	for ns in $("$IP" netns list 2>/dev/null | awk '{print $1}' | grep "^${ID}" || true); do
+		"$IP" netns del "$ns" 2>/dev/null || true
+	done
+	[ -n "$TMP" ] && rm -rf "$TMP"
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+setup() {
+	TMP=$(mktemp -d /tmp/pwbench.XXXXXX)
+	RAW="$TMP/raw.jsonl"
+	: > "$RAW"
+	"$IP" netns add "$HOST_NS"
+	"$IP" -n "$HOST_NS" link set lo up
+}
+
+pod_ns() { echo "${ID}p$1"; }
+pod_path() { echo "/var/run/netns/${ID}p$1"; }
+
+# pods_ensure N: pod netns 1..N exist (created in one ip -batch, untimed).
+pods_ensure() {
+	local n=$1 i
+	[ "$n" -le "$PODS_MADE" ] && return 0
+	for ((i = PODS_MADE + 1; i <= n; i++)); do
+		echo "netns add $(pod_ns "$i")"
+	done | "$IP" -batch -
+	PODS_MADE=$n
+}
+
+in_host() { "$IP" netns exec "$HOST_NS" "$@"; }
+
+# --- one pwbench call ----------------------------------------------------------
+
+# measure IMPL MODE CASE -- pwbench args...: run pwbench in the host netns and
+# append its JSON line, tagged with impl/mode/case, to $RAW.
+measure() {
+	local impl=$1 mode=$2 case=$3 line rc=0
+	shift 4
+	line=$(in_host "$PWBENCH" --label "$mode/$impl/$case" "$@") || rc=$?
+	if [ -z "$line" ]; then
+		fail "$mode/$impl/$case: pwbench failed to run (exit $rc)"
+		return 0
+	fi
+	[ "$rc" -eq 0 ] || fail "$mode/$impl/$case: $(jq -r .failed <<< "$line") of $(jq -r .count <<< "$line") calls failed"
+	jq -c --arg i "$impl" --arg m "$mode" --arg c "$case" \
+		'. + {impl: $i, mode: $m, case: $c}' <<< "$line" >> "$RAW"
+}
+
+# plugin_call IMPL MODE CASE CMD CONF FIRST COUNT [pwbench args...]
+plugin_call() {
+	local impl=$1 mode=$2 case=$3 cmd=$4 conf=$5 first=$6 count=$7 bin
+	shift 7
+	bin=$(impl_bin "$impl")
+	measure "$impl" "$mode" "$case" -- --cmd "$cmd" --plugin "$bin/${PLUGIN:-bridge}" \
+		--cni-path "$bin" --conf "$conf" --netns "/var/run/netns/${ID}p{i}" \
+		--cid "${ID}-{i}" --first "$first" --count "$count" "$@"
+}
+
+# --- configs -------------------------------------------------------------------
+
+# write_conf FILE NET BRIDGE DATADIR dual|v4
+write_conf() {
+	local file=$1 net=$2 br=$3 datadir=$4 fam=$5 ranges
+	ranges='[{"subnet": "10.99.0.0/16"}]'
+	[ "$fam" = dual ] && ranges='[{"subnet": "10.99.0.0/16"}], [{"subnet": "fd99:1::/64"}]'
+	cat > "$file" <<-EOF
+	{
+	  "cniVersion": "1.0.0",
+	  "name": "$net",
+	  "type": "bridge",
+	  "bridge": "$br",
+	  "isGateway": true,
+	  "ipam": {
+	    "type": "host-local",
+	    "dataDir": "$datadir",
+	    "ranges": [$ranges]
+	  }
+	}
+	EOF
+}
+
+# --- leftover and duplicate checks ---------------------------------------------
+
+# check_clean WHAT BRIDGE LEASEDIR [KEEP]: no veth in the host netns, no lease
+# files beyond KEEP prefilled ones, no nft set elements; then drop the bridge.
+check_clean() {
+	local what=$1 br=$2 dir=$3 keep=${4:-0} n
+	n=$(in_host "$IP" -o link show type veth | wc -l)
+	[ "$n" -eq 0 ] || fail "$what: $n veth(s) left in the host netns"
+	if [ -d "$dir" ]; then
+		n=$(find "$dir" -type f ! -name lock ! -name 'last_reserved_ip.*' | wc -l)
+		[ "$n" -eq "$keep" ] || fail "$what: $((n - keep)) lease file(s) left in $dir"
+	fi
+	n=$(in_host nft -j list ruleset 2>/dev/null |
+		jq '[.nftables[]? | select(.set) | (.set.elem // []) | length] | add // 0' 2>/dev/null || echo 0)
+	[ "$n" -eq 0 ] || fail "$what: $n nft set element(s) left"
+	[ -n "$br" ] && in_host "$IP" link del "$br" 2>/dev/null || true
+}
+
+# check_dups WHAT FILE: no address handed out twice among live pods.
+check_dups() {
+	local d
+	[ -s "$2" ] || { fail "$1: no addresses recorded"; return 0; }
+	d=$(sed 's,/.*,,' "$2" | sort | uniq -d | head -5)
+	[ -z "$d" ] || fail "$1: duplicate addresses: $(tr '\n' ' ' <<< "$d")"
+	: > "$2"
+}
+
+# --- floors ---------------------------------------------------------------------
+
+# The kernel floor is kfloor (bench/kfloor.c): the netlink work and a lease
+# file in one process per pod, timed by pwbench exactly like a plugin.
+# floor_add CASE FIRST COUNT BRIDGE [pwbench args]
+floor_add() {
+	local case=$1 first=$2 count=$3 br=$4
+	shift 4
+	mkdir -p "$TMP/floor-leases"
+	measure floor floor "$case" -- --cmd EXEC --first "$first" --count "$count" \
+		--step "$KFLOOR add /var/run/netns/${ID}p{i} pwv{i} $br 10.98.0.0/16+{i} 10.98.0.1 $TMP/floor-leases/{i}" "$@"
+}
+
+floor_del() {
+	local case=$1-del first=$2 count=$3
+	shift 3
+	measure floor floor "$case" -- --cmd EXEC --first "$first" --count "$count" \
+		--step "$KFLOOR del pwv{i} $TMP/floor-leases/{i}" "$@"
+}
+
+# The same work as ip -batch files (two ip processes per pod, because a batch
+# cannot switch netns): the floor as a shell user would script it.
+floor_ip_files() {
+	local i
+	mkdir -p "$TMP/floor-ip"
+	for ((i = 1; i <= $1; i++)); do
+		printf 'link add pwv%d type veth peer name eth0 netns %s\nlink set pwv%d master %s up\n' \
+			"$i" "$(pod_ns "$i")" "$i" "$2" > "$TMP/floor-ip/h$i"
+		printf 'addr add 10.98.%d.%d/16 dev eth0\nlink set eth0 up\nroute add default via 10.98.0.1\n' \
+			$(((i + 1) / 256)) $(((i + 1) % 256)) > "$TMP/floor-ip/p$i"
+	done
+}
+
+mode_floor() {
+	local r br=pwbfl0
+	log "floor: exec floor"
+	measure floor floor exec -- --cmd EXEC --plugin /bin/true --count "$EXEC_FLOOR_N"
+
+	log "floor: 1 pod x $REPS_1POD, bridge created each time"
+	pods_ensure "$REPS_1POD"
+	for ((r = 1; r <= REPS_1POD; r++)); do
+		floor_add 1pod "$r" 1 pwbfl1
+		floor_del 1pod "$r" 1
+		check_clean "floor 1pod" pwbfl1 "$TMP/floor-leases"
+	done
+
+	log "floor: $PODS_SEQ pods x $RUNS_SEQ runs"
+	pods_ensure "$PODS_SEQ"
+	for ((r = 1; r <= RUNS_SEQ; r++)); do
+		floor_add seq 1 "$PODS_SEQ" "$br"
+		floor_del seq 1 "$PODS_SEQ"
+		check_clean "floor seq" "$br" "$TMP/floor-leases"
+	done
+
+	log "floor: $PODS_SEQ pods with ip -batch"
+	floor_ip_files "$PODS_SEQ" "$br"
+	in_host "$IP" link add "$br" type bridge
+	in_host "$IP" link set "$br" up
+	measure floor-ip floor seq -- --cmd EXEC --first 1 --count "$PODS_SEQ" \
+		--step "$IP -batch $TMP/floor-ip/h{i}" --step "$IP -n ${ID}p{i} -batch $TMP/floor-ip/p{i}"
+	measure floor-ip floor seq-del -- --cmd EXEC --first 1 --count "$PODS_SEQ" --step "$IP link del pwv{i}"
+	check_clean "floor ip-batch" "$br" ""
+
+	if [ "$PODS_BIG" -gt 0 ]; then
+		log "floor: $PODS_BIG pods on one bridge"
+		pods_ensure "$PODS_BIG"
+		floor_add big-first10 1 10 "$br"
+		floor_add big-middle 11 $((PODS_BIG - 20)) "$br"
+		floor_add big-last10 $((PODS_BIG - 9)) 10 "$br"
+		floor_del big "$PODS_BIG" 1
+		floor_del big 1 $((PODS_BIG - 1))
+		check_clean "floor big" "$br" "$TMP/floor-leases"
+	fi
+
+	log "floor: $PODS_CONC concurrent x $RUNS_CONC runs"
+	pods_ensure "$PODS_CONC"
+	for ((r = 1; r <= RUNS_CONC; r++)); do
+		# The bridge first, so concurrent pods do not race to create it.
+		floor_add conc-bridge 1 1 "$br"
+		floor_del conc-bridge 1 1
+		floor_add conc 1 "$PODS_CONC" "$br" --concurrent
+		floor_del conc 1 "$PODS_CONC" --concurrent
+		check_clean "floor conc" "$br" "$TMP/floor-leases"
+	done
+}
+
+# --- plugin modes -------------------------------------------------------------------
+
+# seq_pods IMPL MODE FAM BR EXPECT_IPS [env...]: PODS_SEQ ADDs then DELs, RUNS_SEQ times.
+seq_pods() {
+	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r conf dd
+	shift 5
+	pods_ensure "$PODS_SEQ"
+	for ((r = 1; r <= RUNS_SEQ; r++)); do
+		dd="$TMP/ipam-$mode-$impl-$r"
+		conf="$TMP/$mode-$impl-seq.json"
+		write_conf "$conf" "net-$mode" "$br" "$dd" "$fam"
+		plugin_call "$impl" "$mode" seq ADD "$conf" 1 "$PODS_SEQ" \
+			--expect-ips "$nips" --ips-out "$TMP/ips" "$@"
+		check_dups "$mode/$impl seq" "$TMP/ips"
+		plugin_call "$impl" "$mode" seq DEL "$conf" 1 "$PODS_SEQ" "$@"
+		check_clean "$mode/$impl seq" "$br" "$dd/net-$mode"
+	done
+}
+
+# one_pod IMPL MODE FAM BR EXPECT_IPS: ADD+DEL of one pod, bridge created each time.
+one_pod() {
+	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r conf dd="$TMP/ipam-$2-$1-1pod"
+	conf="$TMP/$mode-$impl-1pod.json"
+	write_conf "$conf" "net-$mode" "$br" "$dd" "$fam"
+	pods_ensure "$REPS_1POD"
+	for ((r = 1; r <= REPS_1POD; r++)); do
+		plugin_call "$impl" "$mode" 1pod ADD "$conf" "$r" 1 --expect-ips "$nips"
+		plugin_call "$impl" "$mode" 1pod DEL "$conf" "$r" 1
+		check_clean "$mode/$impl 1pod" "$br" "$dd/net-$mode"
+	done
+}
+
+# big_bridge IMPL: PODS_BIG pods on one bridge; first and last 10 reported apart.
+big_bridge() {
+	local impl=$1 br=pwbbig conf dd="$TMP/ipam-big-$1"
+	conf="$TMP/big-$impl.json"
+	write_conf "$conf" net-big "$br" "$dd" v4
+	pods_ensure "$PODS_BIG"
+	plugin_call "$impl" bridge-v4 big-first10 ADD "$conf" 1 10 --expect-ips 1 --ips-out "$TMP/ips"
+	plugin_call "$impl" bridge-v4 big-middle ADD "$conf" 11 $((PODS_BIG - 20)) \
+		--expect-ips 1 --ips-out "$TMP/ips"
+	plugin_call "$impl" bridge-v4 big-last10 ADD "$conf" $((PODS_BIG - 9)) 10 \
+		--expect-ips 1 --ips-out "$TMP/ips"
+	check_dups "bridge-v4/$impl big" "$TMP/ips"
+	plugin_call "$impl" bridge-v4 big-del-last DEL "$conf" "$PODS_BIG" 1
+	plugin_call "$impl" bridge-v4 big DEL "$conf" 1 $((PODS_BIG - 1))
+	check_clean "bridge-v4/$impl big" "$br" "$dd/net-big"
+}
+
+mode_bridge_v4() {
+	local impl
+	for impl in "${IMPLS[@]}"; do
+		log "bridge-v4/$impl: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ"
+		one_pod "$impl" bridge-v4 v4 pwbv4a 1
+		seq_pods "$impl" bridge-v4 v4 pwbv4b 1
+		if [ "$PODS_BIG" -gt 0 ]; then
+			log "bridge-v4/$impl: $PODS_BIG pods on one bridge"
+			big_bridge "$impl"
+		fi
+	done
+}
+
+mode_bridge_dual() {
+	local impl
+	for impl in "${IMPLS[@]}"; do
+		log "bridge-dual/$impl: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ"
+		one_pod "$impl" bridge-dual dual pwbdsa 2
+		seq_pods "$impl" bridge-dual dual pwbdsb 2
+	done
+}
+
+mode_concurrent() {
+	local impl r conf dd br=pwbconc
+	pods_ensure "$PODS_CONC"
+	for impl in "${IMPLS[@]}"; do
+		log "concurrent/$impl: $PODS_CONC ADDs then DELs x $RUNS_CONC"
+		for ((r = 1; r <= RUNS_CONC; r++)); do
+			dd="$TMP/ipam-conc-$impl-$r"
+			conf="$TMP/conc-$impl.json"
+			write_conf "$conf" net-conc "$br" "$dd" v4
+			plugin_call "$impl" concurrent conc ADD "$conf" 1 "$PODS_CONC" --concurrent \
+				--expect-ips 1 --ips-out "$TMP/ips"
+			check_dups "concurrent/$impl" "$TMP/ips"
+			plugin_call "$impl" concurrent conc DEL "$conf" 1 "$PODS_CONC" --concurrent
+			check_clean "concurrent/$impl" "$br" "$dd/net-conc"
+		done
+	done
+}
+
+mode_ipam_exec() {
+	if [ "${IMPLS[0]}" != podwire ]; then
+		log "ipam-exec: podwire not built, skipped"
+		return 0
+	fi
+	log "ipam-exec: podwire with PODWIRE_IPAM_EXEC=1, $PODS_SEQ pods x $RUNS_SEQ"
+	seq_pods podwire ipam-exec v4 pwbipx 1 --env PODWIRE_IPAM_EXEC=1
+}
+
+# prefill_leases DIR N: N leases in the reference's on-disk layout.
+prefill_leases() {
+	local dir=$1 n=$2 i ip=""
+	mkdir -p "$dir"
+	for ((i = 0; i < n; i++)); do
+		ip="10.97.$(((i + 2) / 256)).$(((i + 2) % 256))"
+		printf 'prefill-%d\r\neth0' "$i" > "$dir/$ip"
+	done
+	[ -n "$ip" ] && printf '%s' "$ip" > "$dir/last_reserved_ip.0"
+	return 0
+}
+
+mode_host_local() {
+	local impl r leases conf dd case
+	pods_ensure "$PODS_HL"
+	for impl in "${IMPLS[@]}"; do
+		for leases in 0 "$LEASES_BIG"; do
+			case=leases-$leases
+			log "host-local/$impl: $leases existing leases, $PODS_HL ADDs+DELs x $RUNS_HL"
+			for ((r = 1; r <= RUNS_HL; r++)); do
+				dd="$TMP/hl-$impl-$leases-$r"
+				conf="$TMP/hl-$impl.json"
+				cat > "$conf" <<-EOF
+				{"cniVersion": "1.0.0", "name": "net-hl", "type": "host-local",
+				 "ipam": {"type": "host-local", "dataDir": "$dd",
+				          "ranges": [[{"subnet": "10.97.0.0/16"}]]}}
+				EOF
+				prefill_leases "$dd/net-hl" "$leases"
+				PLUGIN=host-local plugin_call "$impl" host-local "$case" ADD "$conf" 1 "$PODS_HL" \
+					--expect-ips 1 --ips-out "$TMP/ips"
+				check_dups "host-local/$impl $case" "$TMP/ips"
+				PLUGIN=host-local plugin_call "$impl" host-local "$case" DEL "$conf" 1 "$PODS_HL"
+				check_clean "host-local/$impl $case" "" "$dd/net-hl" "$leases"
+			done
+		done
+	done
+}
+
+# --- binary facts ---------------------------------------------------------------------
+
+binary_facts() {
+	local impl bin p
+	for impl in "${IMPLS[@]}"; do
+		bin=$(impl_bin "$impl")
+		for p in bridge host-local; do
+			jq -nc --arg i "$impl" --arg p "$p" --argjson s "$(stat -c %s "$bin/$p")" \
+				--argjson n "$(ldd "$bin/$p" 2>/dev/null | grep -c '=>' || true)" \
+				'{mode: "binary", impl: $i, case: $p, size: $s, shared_libs: $n}' >> "$RAW"
+		done
+	done
+}
+
+# --- main -----------------------------------------------------------------------------------
+
+main() {
+	local m started
+	ensure_pwbench
+	ensure_reference
+	detect_podwire
+	setup
+	started=$(date +%s)
+	for m in $MODES; do
+		[ -n "$ONLY" ] && [ "$ONLY" != "$m" ] && continue
+		"mode_${m//-/_}"
+	done
+	binary_facts
+	mkdir -p "$OUT"
+	jq -s --arg date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+		--arg machine "$(nproc) vCPU, $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME")" \
+		--arg profile "$PROFILE" --argjson secs "$(($(date +%s) - started))" \
+		--argjson config "$(jq -nc --argjson a "$REPS_1POD" --argjson b "$PODS_SEQ" \
+			--argjson c "$RUNS_SEQ" --argjson d "$PODS_BIG" --argjson e "$PODS_CONC" \
+			--argjson f "$RUNS_CONC" --argjson g "$LEASES_BIG" --argjson h "$PODS_HL" \
+			'{reps_1pod: $a, pods_seq: $b, runs_seq: $c, pods_big: $d, pods_conc: $e,
+			  runs_conc: $f, leases_big: $g, pods_hl: $h}')" \
+		--argjson errors "$(printf '%s\n' "${ERRORS[@]+"${ERRORS[@]}"}" | jq -R . | jq -s 'map(select(length > 0))')" \
+		-f "$SRC/bench/summarize.jq" "$RAW" > "$OUT/latest.json"
+	jq -r -f "$SRC/bench/report.jq" "$OUT/latest.json" | tee "$OUT/latest.md"
+	if [ "${#ERRORS[@]}" -gt 0 ]; then
+		log "${#ERRORS[@]} error(s):"
+		printf '  %s\n' "${ERRORS[@]}" >&2
+		exit 1
+	fi
+	log "done in $(($(date +%s) - started)) s, no errors, no leftovers, no duplicates"
+}
+
+main
