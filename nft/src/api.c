@@ -51,7 +51,7 @@ static int check_masq(const struct pw_nft_masq *m, char *tag, size_t len)
 {
 	int r;
 
-	if (!m->addrs || m->n_addrs > MAX_ADDRS)
+	if ((!m->addrs && m->n_addrs) || m->n_addrs > MAX_ADDRS)
 		return -EINVAL;
 	r = nft_check_network(m->network);
 	if (r < 0)

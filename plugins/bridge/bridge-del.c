@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bridge DEL and GC. DEL is idempotent and best effort: a missing netns,
+ * link, set element or lease is success; it keeps going after an error and
+ * returns the first one. Unlike the reference it also removes nftables state
+ * when CNI_NETNS is empty (containerd) and deletes the host veth when the pod
+ * end is unreachable.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+#include "base/macro.h"
+#include "bridge.h"
+#include "cni/log.h"
+#include "nlw/link.h"
+#include "nlw/netns.h"
+#include "nlw/sock.h"
+#include "pwnft/nft.h"
+
+/* What DEL knows about the attachment: from prevResult, else derived. */
+struct del_info {
+	char host_name[IFNAMSIZ];
+	bool has_mac;
+	unsigned char mac[6];
+};
+
+void bridge_find_attachment(const struct cni_ctx *ctx, const struct bridge_conf *c,
+			    char host_name[IFNAMSIZ], unsigned char mac[6], bool *has_mac)
+{
+	const struct cni_result *pr = ctx->prev_result;
+
+	bridge_host_veth_name(ctx->container_id, ctx->ifname, 0, host_name);
+	*has_mac = false;
+	for (size_t i = 0; pr && i < pr->n_ifaces; i++) {
+		const struct cni_iface *f = &pr->ifaces[i];
+
+		if (f->sandbox && f->sandbox[0]) {
+			if (strcmp(f->name, ctx->ifname) == 0 && f->mac &&
+			    nlw_mac_parse(f->mac, mac) >= 0)
+				*has_mac = true;
+			continue;
+		}
+		/* The host veth: not the bridge, not the "<bridge>.<vlan>" gateway link. */
+		if (strcmp(f->name, c->bridge) != 0 && strncmp(f->name, "veth", 4) == 0 &&
+		    strlen(f->name) < IFNAMSIZ)
+			snprintf(host_name, IFNAMSIZ, "%s", f->name);
+	}
+}
+
+static void keep_first(int *first, int r)
+{
+	if (r < 0 && *first == 0)
+		*first = r;
+}
+
+/* Delete CNI_IFNAME in the pod netns; a vanished netns or link is fine. */
+static int del_pod_link(struct cni_ctx *ctx)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *pod = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (!ctx->netns || !ctx->netns[0])
+		return 0;
+	r = nlw_netns_open(ctx->netns, &fd);
+	if (r == -ENOENT)
+		return 0; /* netns already gone, and the veth pair with it */
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r,
+				  "CNI_NETNS: cannot open netns '%s': %s", ctx->netns, strerror(-r));
+	r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &pod);
+	if (r < 0)
+		return bridge_fail(ctx, NULL, r, "open netlink socket in '%s'", ctx->netns);
+	r = nlw_link_del_by_name(pod, ctx->ifname);
+	if (r < 0 && r != -ENODEV) /* -ENODEV: second DEL */
+		return bridge_fail(ctx, pod, r, "delete '%s' in '%s'", ctx->ifname, ctx->netns);
+	return 0;
+}
+
+/* The host end, for an empty/vanished netns: only if it is a veth. */
+static int del_host_link(struct cni_ctx *ctx, const char *name)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *host = NULL;
+	struct nlw_link l;
+	int r;
+
+	r = nlw_sock_open(&host);
+	if (r < 0)
+		return bridge_fail(ctx, NULL, r, "open netlink socket");
+	r = nlw_link_get_by_name(host, name, &l);
+	if (r == -ENODEV)
+		return 0;
+	if (r >= 0 && strcmp(l.kind, "veth") != 0)
+		return 0; /* not ours */
+	if (r >= 0)
+		r = nlw_link_del(host, l.ifindex);
+	if (r < 0 && r != -ENODEV)
+		return bridge_fail(ctx, host, r, "delete host veth '%s'", name);
+	return 0;
+}
+
+static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struct del_info *d)
+{
+	_cleanup_free_ struct ip_prefix *addrs = NULL;
+	struct pw_nft *nft = NULL;
+	int r, first = 0;
+	size_t n = 0;
+
+	r = pw_nft_open(&nft);
+	if (r < 0)
+		return bridge_fail(ctx, NULL, r, "open nftables socket");
+	if (c->macspoofchk)
+		keep_first(&first, pw_nft_spoof_del(nft, &(struct pw_nft_spoof){
+								 .network = ctx->conf.name,
+								 .container_id = ctx->container_id,
+								 .ifname = ctx->ifname,
+								 .host_ifname = d->has_mac ? d->host_name : NULL,
+								 .mac = d->has_mac ? d->mac : NULL }));
+	if (c->ip_masq && c->is_layer3) {
+		/* Without prevResult addresses the sets are scanned for our tag. */
+		r = bridge_result_addrs(ctx->prev_result, &addrs, &n);
+		if (r >= 0)
+			r = pw_nft_masq_del(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
+									.container_id = ctx->container_id,
+									.ifname = ctx->ifname,
+									.addrs = addrs,
+									.n_addrs = n });
+		keep_first(&first, r);
+	}
+	if (first < 0) {
+		first = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, first, "remove nftables elements: %s",
+				   strerror(-first));
+		if (pw_nft_ext_ack(nft))
+			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
+	}
+	pw_nft_free(nft);
+	return first;
+}
+
+int bridge_cmd_del(struct cni_ctx *ctx)
+{
+	struct bridge_conf c;
+	struct del_info d;
+	int r, first = 0;
+
+	r = bridge_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	bridge_find_attachment(ctx, &c, d.host_name, d.mac, &d.has_mac);
+	keep_first(&first, del_pod_link(ctx));
+	keep_first(&first, del_host_link(ctx, d.host_name));
+	if (c.macspoofchk || (c.ip_masq && c.is_layer3))
+		keep_first(&first, del_nft(ctx, &c, &d));
+	if (c.is_layer3)
+		keep_first(&first, bridge_ipam_run(ctx, CNI_CMD_DEL));
+	bridge_conf_done(&c);
+	return first;
+}
+
+static bool gc_keep(const char *container_id, const char *ifname, void *userdata)
+{
+	const struct cni_conf *conf = userdata;
+
+	for (size_t i = 0; i < conf->n_valid_attachments; i++)
+		if (strcmp(conf->valid_attachments[i].container_id, container_id) == 0 &&
+		    strcmp(conf->valid_attachments[i].ifname, ifname) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * GC: nftables elements of attachments not in cni.dev/valid-attachments, then
+ * the IPAM plugin's GC. Without the key there is nothing to compare with, so
+ * nftables state is left alone (cnitool's GC DELs cached attachments first).
+ */
+int bridge_cmd_gc(struct cni_ctx *ctx)
+{
+	struct bridge_conf c;
+	struct pw_nft *nft = NULL;
+	int r, first = 0;
+
+	r = bridge_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	if (ctx->conf.has_valid_attachments) {
+		r = pw_nft_open(&nft);
+		if (r >= 0)
+			r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
+		if (r < 0)
+			keep_first(&first, bridge_fail(ctx, NULL, r, "GC of nftables elements"));
+		else if (r > 0)
+			cni_log_info("GC removed %d nftables element(s)", r);
+		pw_nft_free(nft);
+	}
+	if (c.is_layer3)
+		keep_first(&first, bridge_ipam_run(ctx, CNI_CMD_GC));
+	bridge_conf_done(&c);
+	return first;
+}
