@@ -167,6 +167,7 @@ struct child {
 	int stdout_fd; /* -1 after EOF */
 	int stderr_fd; /* -1 after EOF */
 	bool exited;
+	bool status_lost; /* reaped by someone else (SIGCHLD ignored by the runtime) */
 	int status;
 };
 
@@ -413,6 +414,11 @@ static void reap_if_exited(struct child *c, bool block)
 		c->exited = true;
 		c->status = status;
 		fd_close(&c->pidfd);
+	} else if (p < 0 && errno == ECHILD) {
+		/* With SIGCHLD set to SIG_IGN the kernel reaps children itself. */
+		c->exited = true;
+		c->status_lost = true;
+		fd_close(&c->pidfd);
 	}
 }
 
@@ -557,6 +563,12 @@ int cni_exec_plugin(const struct cni_exec_request *req, char **ret_out, size_t *
 	reap_if_exited(&c, true);
 	child_done(&c);
 
+	if (c.status_lost) {
+		free(io.out);
+		return cni_errorf(err, CNI_ERR_DELEGATE, -ECHILD,
+				  "plugin %s: exit status unavailable (is SIGCHLD ignored?)",
+				  req->plugin_path);
+	}
 	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
 		r = plugin_failure(req->plugin_path, &io, c.status, err);
 		free(io.out);

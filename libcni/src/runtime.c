@@ -412,7 +412,8 @@ int cni_runtime_del(const struct cni_runtime *rt, const struct cni_netconf_list 
 	json_t *prev = NULL;
 	int r = 0;
 
-	if (list_at_least(list, &v040)) {
+	/* No attachment identity (e.g. a runtime without one): nothing can be cached. */
+	if (list_at_least(list, &v040) && !isempty(rc->container_id) && !isempty(rc->ifname)) {
 		struct cni_error cache_err = { 0 };
 
 		r = cached_prev_result(rt, list, rc, &prev, &cache_err);

@@ -462,6 +462,24 @@ static void test_exec_retries_text_file_busy(void **state)
 	free(out);
 }
 
+static void test_exec_sigchld_ignored(void **state)
+{
+	struct fixture *f = *state;
+	struct cni_error err = { 0 };
+	const char *p = script(f->dir, "fine", "echo '{}'");
+	char *out = NULL;
+	int r;
+
+	/* A runtime that ignores SIGCHLD loses exit statuses: say so, never hang. */
+	signal(SIGCHLD, SIG_IGN);
+	r = run(p, NULL, 5000, &out, &err);
+	signal(SIGCHLD, SIG_DFL);
+	assert_int_equal(r, -ECHILD);
+	assert_int_equal(err.code, CNI_ERR_DELEGATE);
+	assert_non_null(strstr(err.msg, "SIGCHLD"));
+	cni_error_done(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec_no_fd_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_stderr_passthrough, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_retries_text_file_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_sigchld_ignored, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("invoke", tests, NULL, NULL);
