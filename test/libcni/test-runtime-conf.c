@@ -451,6 +451,70 @@ static void test_cache_path(void **state)
 	cni_error_done(&err);
 }
 
+static void test_cache_roundtrip_and_list(void **state)
+{
+	struct dirfix *f = *state;
+	struct cni_netconf_list *l = parse_ok("{\"name\":\"net\",\"cniVersion\":\"1.0.0\","
+					      "\"plugins\":[{\"type\":\"a\"}]}");
+	const struct cni_runtime_arg args[] = { { (char *)"K", (char *)"V" } };
+	json_t *caps = json_loads("{\"mac\":\"02:00:00:00:00:01\"}", 0, NULL);
+	json_t *res = json_loads("{\"cniVersion\":\"1.0.0\",\"ips\":[]}", 0, NULL);
+	struct cni_runtime_conf rc = { .container_id = "c1", .netns = "/run/netns/x",
+				       .ifname = "eth0", .args = args, .n_args = 1,
+				       .capability_args = caps };
+	struct cni_cache_entry *e = NULL, **v = NULL;
+	struct cni_error err = { 0 };
+	char results[128];
+	size_t n = 0;
+
+	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, &err), 0);
+	rc.container_id = "c2";
+	rc.n_args = 0;
+	rc.netns = NULL;
+	rc.capability_args = NULL;
+	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, &err), 0);
+	assert_int_equal(cni_cache_read(f->dir, "net", "c1", "eth0", &e, &err), 1);
+	assert_string_equal(e->netns, "/run/netns/x");
+	assert_int_equal(e->n_args, 1);
+	assert_string_equal(e->args[0].value, "V");
+	assert_true(json_equal(e->capability_args, caps));
+	assert_true(json_equal(e->result, res));
+	assert_string_equal(e->config, l->bytes);
+	cni_cache_entry_free(e);
+
+	/* Skipped by the listing: a legacy bare result, a temporary, garbage. */
+	snprintf(results, sizeof(results), "%s/results", f->dir);
+	put(results, "net-c3-eth0", "{\"cniVersion\":\"1.0.0\"}");
+	put(results, ".net-c1-eth0.XXXXXX", "{}");
+	put(results, "zzz", "{not json");
+	assert_int_equal(cni_cache_list(f->dir, NULL, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0]->container_id, "c1");
+	assert_string_equal(v[1]->container_id, "c2");
+	cni_cache_entries_free(v, n);
+	assert_int_equal(cni_cache_list(f->dir, "c2", &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_null(v[0]->netns);
+	assert_int_equal(v[0]->n_args, 0);
+	cni_cache_entries_free(v, n);
+
+	/* The legacy file is still readable directly, as its result. */
+	assert_int_equal(cni_cache_read(f->dir, "net", "c3", "eth0", &e, &err), 1);
+	assert_null(e->container_id);
+	assert_non_null(e->result);
+	cni_cache_entry_free(e);
+
+	assert_int_equal(cni_cache_remove(f->dir, "net", "c1", "eth0", &err), 0);
+	assert_int_equal(cni_cache_remove(f->dir, "net", "c1", "eth0", &err), 0);
+	assert_int_equal(cni_cache_read(f->dir, "net", "c1", "eth0", &e, &err), 0);
+	assert_int_equal(cni_cache_list("/nonexistent/pw", NULL, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	json_decref(caps);
+	json_decref(res);
+	cni_netconf_list_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +530,8 @@ int main(void)
 		cmocka_unit_test(test_runtime_env),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_cache_path),
+		cmocka_unit_test_setup_teardown(test_cache_roundtrip_and_list, dir_setup,
+						dir_teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime-conf", tests, NULL, NULL);
