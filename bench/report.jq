@@ -4,24 +4,23 @@
 | $s.config as $c
 | def grp($i; $m; $k; $cmd):
     first($s.groups[] | select(.impl == $i and .mode == $m and .case == $k and .cmd == $cmd)) // null;
-  def med($i; $m; $k; $cmd): grp($i; $m; $k; $cmd) | if . then .lat_ms.median else null end;
+  def med($i; $m; $k; $cmd): grp($i; $m; $k; $cmd) | if . then .lat_ms else null end;
   def wall($i; $m; $k; $cmd): grp($i; $m; $k; $cmd) | if . then .wall_ms.median else null end;
   def rss($i; $m; $k; $cmd): grp($i; $m; $k; $cmd) | if . then .rss_kb.max else null end;
   def r1: . * 10 | round / 10;
-  def ms: if . == null then "—" else "\(r1) ms" end;
+  def v: if type == "object" then .median else . end;
+  def ms: if . == null then "—" elif type == "object" then "\(.median | r1) ms (p99 \(.p99 | r1))" else "\(r1) ms" end;
   def mb: if . == null then "—" else "\(. / 1024 * 100 | round / 100) MB" end;
-  def ratio($a; $b): if $a == null or $b == null or $b == 0 then "—" else "\($a / $b * 100 | round / 100)x" end;
+  def ratio($a; $b): ($a | v) as $x | ($b | v) as $y
+    | if $x == null or $y == null or $y == 0 then "—" else "\($x / $y * 100 | round / 100)x" end;
   def yn(f): if . == null then "n/a" elif f then "met" else "**missed**" end;
-  def row($name; $pw; $ref; $floor; $target; $met):
-    "| \($name) | \($pw) | \($ref) | \(ratio($pw | if type == "string" then null else . end;
-        $ref | if type == "string" then null else . end)) | \($floor) | \($target) | \($met) |";
   def latrow($name; $pw; $ref; $floor; $kref; $kfloor):
     "| \($name) | \($pw | ms) | \($ref | ms) | \(ratio($pw; $ref)) | \($floor | ms) | ≤\($kref)x ref, ≤\($kfloor)x floor | \(
       if $pw == null or $ref == null or $floor == null then "n/a"
-      elif $pw <= $kref * $ref and $pw <= $kfloor * $floor then "met" else "**missed**" end) |";
+      elif ($pw | v) <= $kref * ($ref | v) and ($pw | v) <= $kfloor * ($floor | v) then "met" else "**missed**" end) |";
   def delrow($name; $pw; $ref; $floor):
     "| \($name) | \($pw | ms) | \($ref | ms) | \(ratio($pw; $ref)) | \($floor | ms) | ≤ floor + 2 ms | \(
-      if $pw == null or $floor == null then "n/a" elif $pw <= $floor + 2 then "met" else "**missed**" end) |";
+      if $pw == null or $floor == null then "n/a" elif ($pw | v) <= ($floor | v) + 2 then "met" else "**missed**" end) |";
   def info($name; $pw; $ref; $floor; $note):
     "| \($name) | \($pw | ms) | \($ref | ms) | \(ratio($pw; $ref)) | \($floor | ms) | \($note) | — |";
   def hl($cmd):
@@ -31,14 +30,14 @@
     | med("reference"; "host-local"; "leases-\($c.leases_big)"; $cmd) as $rn
     | (info("host-local \($cmd), 0 leases"; $p0; $r0; null; "—")),
       ("| host-local \($cmd), \($c.leases_big) leases | \($pn | ms) | \($rn | ms) | \(ratio($pn; $rn)) | — | ≤1.2x podwire's empty case (now \(ratio($pn; $p0)); reference \(ratio($rn; $r0))) | \(
-        if $pn == null or $p0 == null then "n/a" elif $pn <= 1.2 * $p0 then "met" else "**missed**" end) |");
+        if $pn == null or $p0 == null then "n/a" elif ($pn | v) <= 1.2 * ($p0 | v) then "met" else "**missed**" end) |");
   def binrow($p):
     first($s.binaries[] | select(.impl == "podwire" and .case == $p)) as $pw
     | first($s.binaries[] | select(.impl == "reference" and .case == $p)) as $ref
     | "| binary size, \($p) (shared libs) | \(if $pw then "\($pw.size / 1024 | round) KB (\($pw.shared_libs))" else "—" end) | \(if $ref then "\($ref.size / 1024 | round) KB (\($ref.shared_libs))" else "—" end) | \(ratio($pw.size; $ref.size)) | — | — | — |";
   "# podwire benchmark (\($s.profile))",
   "",
-  "\($s.date); \($s.machine); \($s.seconds) s. Latency is the median over all calls of all runs (p99 in latest.json); one fork/exec/wait per call, so every number includes process start-up. Floor = bench/kfloor, one minimal C process per pod doing only the netlink work and a lease file, timed the same way (see bench/README.md).",
+  "\($s.date); \($s.machine); \($s.seconds) s. Latency is the median over all calls of all runs (p99 in parentheses); one fork/exec/wait per call, so every number includes process start-up. Floor = bench/kfloor, one minimal C process per pod doing only the netlink work and a lease file, timed the same way (see bench/README.md).",
   "",
   "| measurement | podwire | reference | ratio | floor | target | met? |",
   "|---|---|---|---|---|---|---|",
@@ -79,9 +78,9 @@
     | "| peak RSS, host-local ADD alone | \($pw | mb) | \($ref | mb) | \(ratio($pw; $ref)) | \(rss("floor"; "floor"; "exec"; "EXEC") | mb) | ≤ 2 MB | \($pw | yn(. <= 2048)) |"),
   hl("ADD"), hl("DEL"),
   info("ADD, \($c.pods_seq) pods, IPAM exec'd (PODWIRE_IPAM_EXEC=1)"; med("podwire"; "ipam-exec"; "seq"; "ADD");
-    med("reference"; "bridge-v4"; "seq"; "ADD"); null; "in-process: \(med("podwire"; "bridge-v4"; "seq"; "ADD") | ms)"),
+    med("reference"; "bridge-v4"; "seq"; "ADD"); null; "in-process: \(med("podwire"; "bridge-v4"; "seq"; "ADD") | v | ms)"),
   info("DEL, \($c.pods_seq) pods, IPAM exec'd (PODWIRE_IPAM_EXEC=1)"; med("podwire"; "ipam-exec"; "seq"; "DEL");
-    med("reference"; "bridge-v4"; "seq"; "DEL"); null; "in-process: \(med("podwire"; "bridge-v4"; "seq"; "DEL") | ms)"),
+    med("reference"; "bridge-v4"; "seq"; "DEL"); null; "in-process: \(med("podwire"; "bridge-v4"; "seq"; "DEL") | v | ms)"),
   binrow("bridge"), binrow("host-local"),
   "",
   (if ($s.errors | length) > 0 then "Errors:\n" + ($s.errors | map("- " + .) | join("\n")) else "No errors, no leftovers, no duplicate addresses." end)

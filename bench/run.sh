@@ -187,12 +187,21 @@ write_conf() {
 # check_clean WHAT BRIDGE LEASEDIR [KEEP]: no veth in the host netns, no lease
 # files beyond KEEP prefilled ones, no nft set elements; then drop the bridge.
 check_clean() {
-	local what=$1 br=$2 dir=$3 keep=${4:-0} n
+	local what=$1 br=$2 dir=$3 keep=${4:-0} n v
 	n=$(in_host "$IP" -o link show type veth | wc -l)
-	[ "$n" -eq 0 ] || fail "$what: $n veth(s) left in the host netns"
+	if [ "$n" -ne 0 ]; then
+		fail "$what: $n veth(s) left in the host netns"
+		# Scrub so that the next measurement starts clean (the pod ends go too).
+		for v in $(in_host "$IP" -o link show type veth | awk -F'[:@ ]+' '{print $2}'); do
+			in_host "$IP" link del "$v" 2>/dev/null || true
+		done
+	fi
 	if [ -d "$dir" ]; then
 		n=$(find "$dir" -type f ! -name lock ! -name 'last_reserved_ip.*' | wc -l)
-		[ "$n" -eq "$keep" ] || fail "$what: $((n - keep)) lease file(s) left in $dir"
+		if [ "$n" -ne "$keep" ]; then
+			fail "$what: $((n - keep)) lease file(s) left in $dir"
+			[ "$keep" -eq 0 ] && find "$dir" -type f ! -name lock ! -name 'last_reserved_ip.*' -delete
+		fi
 	fi
 	n=$(in_host nft -j list ruleset 2>/dev/null |
 		jq '[.nftables[]? | select(.set) | (.set.elem // []) | length] | add // 0' 2>/dev/null || echo 0)
