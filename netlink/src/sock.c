@@ -292,6 +292,30 @@ static ssize_t recv_datagram(struct nlw_sock *s)
 	return n;
 }
 
+/*
+ * Every message header lies inside the datagram. mnl_nlmsg_ok compares the
+ * length as a signed int, so a length above INT_MAX would slip through it;
+ * the kernel never sends one, but we never walk a datagram unchecked.
+ */
+static bool datagram_valid(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len > 0) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)p;
+		size_t step;
+
+		if (len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
+			return false;
+		step = MNL_ALIGN(nlh->nlmsg_len);
+		if (step >= len)
+			return true;
+		p += step;
+		len -= step;
+	}
+	return true;
+}
+
 /* Does this datagram end the exchange (DONE or ERROR/ACK of our sequence)? */
 static bool datagram_ends(const void *buf, size_t len, uint32_t seq)
 {
@@ -336,6 +360,8 @@ int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data
 
 		if (n < 0)
 			return (int)n;
+		if (!datagram_valid(s->rbuf, (size_t)n))
+			return -EBADMSG;
 		if (interrupted) {
 			/* Drain what is left of the interrupted dump, then restart it. */
 			if (datagram_ends(s->rbuf, (size_t)n, s->seq))
