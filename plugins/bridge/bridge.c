@@ -455,7 +455,12 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 			return bridge_fail(ctx, a->host, r, "remove address %s from '%s'",
 					   ip_prefix_fmt(p, have), link->name);
 	}
-	r = nlw_addr_add(a->host, link->ifindex, gw, NULL);
+	/*
+	 * No DAD for the gateway: it is ours by configuration, and a tentative
+	 * gateway would leave pods without IPv6 for a second after the first ADD.
+	 */
+	r = nlw_addr_add(a->host, link->ifindex, gw,
+			 &(struct nlw_addr_opts){ .flags = gw->family == AF_INET6 ? NLW_ADDR_NODAD : 0 });
 	if (r < 0 && r != -EEXIST)
 		return bridge_fail(ctx, a->host, r, "add gateway %s to '%s'", want, link->name);
 	/*
