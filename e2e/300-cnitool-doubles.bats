@@ -153,6 +153,8 @@ JSON
 	run_cnitool -e 1 add chain
 	run_cnitool -e 1 --timeout soon add chain "$NETNS"
 	assert_stderr 'invalid --timeout "soon"'
+	run_cnitool -e 1 add chain "$NETNS" --cache-dir ""
+	assert_stderr '--cache-dir must not be empty'
 	run_cnitool --help
 	[[ "$output" == *"CAP_ARGS"* ]]
 	[[ "$output" == *"--cache-dir"* ]]

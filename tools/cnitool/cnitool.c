@@ -271,6 +271,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->ifname = optarg;
 			break;
 		case OPT_CACHE_DIR:
+			/* "" would silently mean the real /var/lib/cni. */
+			if (isempty(optarg)) {
+				fprintf(stderr, "cnitool: --cache-dir must not be empty\n");
+				return -EINVAL;
+			}
 			o->cache_dir = optarg;
 			break;
 		case OPT_TIMEOUT:
