@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/ipaddr.h"
+#include "nlw/types.h"
 
 struct nlw_sock;
 
@@ -15,7 +16,7 @@ struct nlw_sock;
 /* Options for nlw_addr_add; NULL means defaults (scope universe, no flags). */
 struct nlw_addr_opts {
 	unsigned flags;		/* NLW_ADDR_* */
-	unsigned char scope;	/* RT_SCOPE_*; 0 = universe */
+	unsigned char scope;	/* enum nlw_scope (RT_SCOPE_*); 0 = universe */
 };
 
 /* An address as read back. */

@@ -10,4 +10,5 @@
 #include "nlw/route.h"
 #include "nlw/sock.h"
 #include "nlw/sysctl.h"
+#include "nlw/types.h"
 #include "nlw/vf.h"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/ipaddr.h"
+#include "nlw/types.h"
 
 struct nlw_sock;
 
@@ -31,7 +32,7 @@ struct nlw_route {
 	union ip_addr prefsrc;
 	int oif;		/* 0: none */
 	uint32_t table;
-	unsigned char scope;	/* RT_SCOPE_* */
+	unsigned char scope;	/* enum nlw_scope (RT_SCOPE_*) */
 	unsigned char protocol; /* RTPROT_* */
 	unsigned char type;	/* enum nlw_route_type */
 	uint32_t priority;	/* RTA_PRIORITY (metric) */

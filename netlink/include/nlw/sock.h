@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/netlink.h> /* NETLINK_ROUTE, NETLINK_RDMA for the protocol arguments */
 #include <sys/types.h>
 
 /*
