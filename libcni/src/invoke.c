@@ -160,6 +160,14 @@ out_free:
 
 /* ---- spawning ---- */
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct child {
 	pid_t pid;
 	int pidfd;     /* -1 when pidfd_open is unavailable */
@@ -248,9 +256,12 @@ static int spawn_actions_init(posix_spawn_file_actions_t *fa, int in, int out, i
 	return 0;
 }
 
-/* posix_spawn, retrying a binary that is being written (ETXTBSY). Returns 0 or -errno. */
+/*
+ * posix_spawn, retrying a binary that is being written (ETXTBSY), but never
+ * sleeping past the deadline (0: none). Returns 0 or -errno.
+ */
 static int spawn_retry(const char *path, posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
-		       char *const *env, pid_t *ret_pid)
+		       char *const *env, int64_t deadline, pid_t *ret_pid)
 {
 	char *const argv[] = { (char *)path, NULL };
 	int r = 0;
@@ -259,6 +270,9 @@ static int spawn_retry(const char *path, posix_spawn_file_actions_t *fa, posix_s
 		if (attempt > 0) {
 			struct timespec ts = { EXEC_TXTBSY_DELAY_MS / 1000,
 					       (EXEC_TXTBSY_DELAY_MS % 1000) * 1000000L };
+
+			if (deadline > 0 && now_ms() + EXEC_TXTBSY_DELAY_MS >= deadline)
+				break;
 			nanosleep(&ts, NULL);
 		}
 		r = posix_spawn(ret_pid, path, fa, attr, argv, env);
@@ -268,7 +282,7 @@ static int spawn_retry(const char *path, posix_spawn_file_actions_t *fa, posix_s
 	return -r;
 }
 
-static int child_start(const struct cni_exec_request *req, struct child *c)
+static int child_start(const struct cni_exec_request *req, int64_t deadline, struct child *c)
 {
 	_cleanup_close_ int in_child = -1, out_child = -1, err_child = -1;
 	posix_spawn_file_actions_t fa;
@@ -297,7 +311,7 @@ static int child_start(const struct cni_exec_request *req, struct child *c)
 		posix_spawnattr_destroy(&attr);
 		return r;
 	}
-	r = spawn_retry(req->plugin_path, &fa, &attr, req->env, &c->pid);
+	r = spawn_retry(req->plugin_path, &fa, &attr, req->env, deadline, &c->pid);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (r < 0)
@@ -319,14 +333,6 @@ struct io_state {
 	size_t out_len, out_cap;
 	bool out_overflow;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void feed_stdin(struct child *c, struct io_state *io)
 {
@@ -540,7 +546,7 @@ int cni_exec_plugin(const struct cni_exec_request *req, char **ret_out, size_t *
 	int64_t deadline = req->timeout_ms > 0 ? now_ms() + req->timeout_ms : 0;
 	int r;
 
-	r = child_start(req, &c);
+	r = child_start(req, deadline, &c);
 	if (r < 0) {
 		child_done(&c);
 		if (c.pid > 0)
