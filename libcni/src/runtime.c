@@ -46,6 +46,11 @@ static const char *plugin_type(const struct cni_netconf_list *list, size_t i)
 	return json_string_value(json_object_get(list->plugins[i], "type"));
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* ---- environment ---- */
 
 static char *join_args(const struct cni_runtime_conf *rc)
@@ -622,4 +627,98 @@ int cni_runtime_version_info(const struct cni_runtime *rt, const char *type, jso
 	}
 	*ret = o;
 	return 0;
+}
+
+/* ---- VALIDATE ---- */
+
+/* 1 when the plugin's VERSION answer lists `want`, 0 when not, <0 on error. */
+static int plugin_supports(const struct cni_runtime *rt, const char *type, const char *want,
+			   struct cni_error *err)
+{
+	const json_t *sv;
+	json_t *answer = NULL, *v;
+	size_t i;
+	int r, found = 0;
+
+	r = cni_runtime_version_info(rt, type, &answer, err);
+	if (r < 0 && err->msg && strstr(err->msg, "unknown CNI_COMMAND: VERSION")) {
+		/* A skeleton older than VERSION: libcni assumes 0.1.0. */
+		cni_error_done(err);
+		return streq(want, "0.1.0");
+	}
+	if (r < 0)
+		return r;
+	sv = json_object_get(answer, "supportedVersions");
+	if (!sv && streq(json_string_value(json_object_get(answer, "cniVersion")), "0.2.0"))
+		found = streq(want, "0.1.0") || streq(want, "0.2.0");
+	json_array_foreach(sv, i, v)
+		found |= streq(json_string_value(v), want);
+	json_decref(answer);
+	return found;
+}
+
+/* Add the capabilities plugin i enables to the set (an object used as a set). */
+static int collect_caps(const json_t *plugin, json_t *set)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)json_object_get(plugin, "capabilities"), key, v)
+		if (json_is_true(v) && json_object_set_new(set, key, json_true()) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static json_t *set_to_sorted_array(const json_t *set)
+{
+	json_t *a = json_array();
+	const char **keys;
+	size_t n = 0;
+	const char *key;
+	json_t *v;
+
+	keys = calloc(json_object_size(set) + 1, sizeof(*keys));
+	if (!a || !keys) {
+		free(keys);
+		json_decref(a);
+		return NULL;
+	}
+	json_object_foreach((json_t *)set, key, v)
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), cmp_cstr);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(keys[i]));
+	free(keys);
+	return a;
+}
+
+int cni_runtime_validate(const struct cni_runtime *rt, const struct cni_netconf_list *list,
+			 json_t **ret_caps, struct cni_error *err)
+{
+	json_t *set = json_object();
+	int first = 0;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < list->n_plugins; i++) {
+		struct cni_error one = { 0 };
+		int r = plugin_supports(rt, plugin_type(list, i), list_version_str(list), &one);
+
+		if (r == 0)
+			r = cni_errorf(&one, CNI_ERR_INCOMPATIBLE_VERSION, -EPROTONOSUPPORT,
+				       "plugin type=\"%s\" does not support config version \"%s\"",
+				       plugin_type(list, i), list_version_str(list));
+		if (r < 0 && !first)
+			first = r;
+		collect_error(err, &one);
+		if (collect_caps(list->plugins[i], set) < 0 && !first)
+			first = -ENOMEM;
+	}
+	if (first < 0 || !ret_caps) {
+		json_decref(set);
+		return first;
+	}
+	*ret_caps = set_to_sorted_array(set);
+	json_decref(set);
+	return *ret_caps ? 0 : -ENOMEM;
 }
