@@ -22,11 +22,9 @@
 #include "ipam/store-disk.h"
 
 #define INDEX_DIR ".podwire"
-#define INDEX_MAGIC "podwire-index 1\n"
 #define STATE_MAGIC "podwire-state 1\n"
 #define STATE_FILE "state"
 #define LEASE_MAX 600 /* bytes of a lease file we read */
-#define INDEX_MAX (64 * 1024)
 
 struct ipam_disk_store {
 	int dirfd;  /* <dataDir>/<network> */
