@@ -80,12 +80,21 @@ ensure_reference() {
 	fi
 }
 
+# Implementations measured per mode: the reference always, podwire's bridge
+# modes when its bridge is built (its host-local IPAM runs in-process), the
+# host-local and ipam-exec modes when its host-local is built too.
 IMPLS=(reference)
+IMPLS_HL=(reference)
 detect_podwire() {
-	if [ -x "$PW_BIN/bridge" ] && [ -x "$PW_BIN/host-local" ]; then
+	if [ -x "$PW_BIN/bridge" ]; then
 		IMPLS=(podwire reference)
 	else
-		log "podwire bridge/host-local not built in $PW_BIN: measuring reference and floors only"
+		log "podwire bridge not built in $PW_BIN: bridge modes measure the reference only"
+	fi
+	if [ -x "$PW_BIN/host-local" ]; then
+		IMPLS_HL=(podwire reference)
+	else
+		log "podwire host-local not built in $PW_BIN: host-local mode measures the reference only"
 	fi
 }
 
@@ -394,8 +403,8 @@ mode_concurrent() {
 }
 
 mode_ipam_exec() {
-	if [ "${IMPLS[0]}" != podwire ]; then
-		log "ipam-exec: podwire not built, skipped"
+	if [ "${IMPLS[0]}" != podwire ] || [ "${IMPLS_HL[0]}" != podwire ]; then
+		log "ipam-exec: podwire bridge or host-local not built, skipped"
 		return 0
 	fi
 	log "ipam-exec: podwire with PODWIRE_IPAM_EXEC=1, $PODS_SEQ pods x $RUNS_SEQ"
@@ -417,7 +426,7 @@ prefill_leases() {
 mode_host_local() {
 	local impl r leases conf dd case
 	pods_ensure "$PODS_HL"
-	for impl in "${IMPLS[@]}"; do
+	for impl in "${IMPLS_HL[@]}"; do
 		for leases in 0 "$LEASES_BIG"; do
 			case=leases-$leases
 			log "host-local/$impl: $leases existing leases, $PODS_HL ADDs+DELs x $RUNS_HL"
@@ -447,6 +456,7 @@ binary_facts() {
 	for impl in "${IMPLS[@]}"; do
 		bin=$(impl_bin "$impl")
 		for p in bridge host-local; do
+			[ -x "$bin/$p" ] || continue
 			jq -nc --arg i "$impl" --arg p "$p" --argjson s "$(stat -c %s "$bin/$p")" \
 				--argjson n "$(ldd "$bin/$p" 2>/dev/null | grep -c '=>' || true)" \
 				'{mode: "binary", impl: $i, case: $p, size: $s, shared_libs: $n}' >> "$RAW"
@@ -457,7 +467,7 @@ binary_facts() {
 # --- main -----------------------------------------------------------------------------------
 
 main() {
-	local m started
+	local m t started
 	ensure_pwbench
 	ensure_reference
 	detect_podwire
@@ -465,7 +475,9 @@ main() {
 	started=$(date +%s)
 	for m in $MODES; do
 		[ -n "$ONLY" ] && [ "$ONLY" != "$m" ] && continue
+		t=$(date +%s)
 		"mode_${m//-/_}"
+		log "$m: $(($(date +%s) - t)) s"
 	done
 	binary_facts
 	mkdir -p "$OUT"
