@@ -99,7 +99,8 @@ static int create_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	if (r == -EEXIST)
 		return 0; /* a concurrent ADD created it first */
 	if (r < 0)
-		return bridge_fail(ctx, a->host, r, "create bridge '%s'", a->conf.bridge);
+		return bridge_fail(ctx, a->host, r, "create bridge '%s'%s", a->conf.bridge,
+				   vf ? " with VLAN filtering (vlan/vlanTrunk)" : "");
 	a->created_bridge = true;
 	/* Rolled back only if this ADD created it (with its gateway addresses). */
 	return bridge_undo_host_link(ctx, a->conf.bridge);
