@@ -109,7 +109,7 @@ static void env_down(struct env *e)
 	close(e->pod);
 	close(e->orig);
 	/* Let the kernel tear the namespaces down before the next round measures. */
-	usleep(smoke ? 0 : 1500 * 1000);
+	usleep(smoke ? 0 : 3000 * 1000);
 }
 
 static void pod_addr(unsigned i, struct ip_prefix *a, struct ip_prefix *route)
@@ -337,13 +337,21 @@ int main(int argc, char **argv)
 	ti = calloc(rounds, sizeof(double));
 	tp = calloc(rounds, sizeof(double));
 	tl = calloc(rounds, sizeof(double));
-	/* Alternate so slow drift of the machine hits both equally. */
+	/*
+	 * Rotate the order every round: a run right after a big teardown pays
+	 * for the kernel's asynchronous namespace cleanup.
+	 */
 	for (unsigned r = 0; r < rounds; r++) {
-		ti[r] = run_ip();
-		tn[r] = run_nlw(false);
-		tl[r] = run_nlw(true);
-		if (per_pod_netns)
-			tp[r] = run_nlw_per_pod();
+		for (unsigned k = 0; k < 4; k++) {
+			switch ((k + r) % 4) {
+			case 0: ti[r] = run_ip(); break;
+			case 1: tn[r] = run_nlw(false); break;
+			case 2: tl[r] = run_nlw(true); break;
+			default:
+				if (per_pod_netns)
+					tp[r] = run_nlw_per_pod();
+			}
+		}
 	}
 	mn = median(tn, rounds);
 	mi = median(ti, rounds);

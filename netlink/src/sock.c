@@ -177,6 +177,7 @@ struct talk_ctx {
 	nlw_msg_cb cb;
 	void *data;
 	int err;
+	bool cb_failed; /* err came from the caller's callback, not from the kernel */
 };
 
 static const struct nlw_policy ext_ack_policy[NLMSGERR_ATTR_MAX + 1] = {
@@ -254,6 +255,7 @@ static int on_data(const struct nlmsghdr *nlh, void *data)
 	r = c->cb(nlh, c->data);
 	if (r < 0) {
 		c->err = r;
+		c->cb_failed = true;
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_OK;
@@ -344,12 +346,37 @@ static int send_request(struct nlw_sock *s, struct nlmsghdr *nlh)
 	return (size_t)n == nlh->nlmsg_len ? 0 : -EIO;
 }
 
+/*
+ * After mnl_cb_run2 stopped with an error: the error to report, and whether
+ * the rest of the exchange must still be read off the socket first.
+ */
+static int run_error(const struct talk_ctx *c, bool *ret_drain)
+{
+	*ret_drain = false;
+	if (c->cb_failed) {
+		/* Our parser gave up; the kernel is still sending. */
+		*ret_drain = true;
+		return c->err;
+	}
+	if (c->err)
+		return c->err; /* NLMSG_ERROR or a failed DONE: the exchange is over */
+	if (errno == EINTR) {
+		/*
+		 * NLM_F_DUMP_INTR: the dump raced with a change, so what we saw
+		 * may be inconsistent. Never use it; drain and let nlw_dump retry.
+		 */
+		*ret_drain = true;
+		return -EINTR;
+	}
+	return negative_errno(); /* -EPROTO (sequence), -ESRCH (port id) */
+}
+
 int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
 {
 	struct talk_ctx c = { .sock = s, .cb = cb, .data = data };
+	bool draining = false;
 	uint32_t portid;
-	bool interrupted = false;
-	int r;
+	int r, err = 0;
 
 	r = send_request(s, nlh);
 	if (r < 0)
@@ -362,29 +389,20 @@ int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data
 			return (int)n;
 		if (!datagram_valid(s->rbuf, (size_t)n))
 			return -EBADMSG;
-		if (interrupted) {
-			/* Drain what is left of the interrupted dump, then restart it. */
-			if (datagram_ends(s->rbuf, (size_t)n, s->seq))
-				return -EINTR;
-			continue;
+		if (!draining) {
+			r = mnl_cb_run2(s->rbuf, (size_t)n, s->seq, portid, on_data, &c, ctl_cbs,
+					ARRAY_SIZE(ctl_cbs));
+			if (r == MNL_CB_STOP)
+				return c.err;
+			if (r == MNL_CB_OK)
+				continue;
+			err = run_error(&c, &draining);
+			if (!draining)
+				return err;
 		}
-		r = mnl_cb_run2(s->rbuf, (size_t)n, s->seq, portid, on_data, &c, ctl_cbs,
-				ARRAY_SIZE(ctl_cbs));
-		if (r == MNL_CB_STOP)
-			return c.err;
-		if (r == MNL_CB_OK)
-			continue;
-		if (c.err)
-			return c.err;
-		if (errno != EINTR)
-			return negative_errno();
-		/*
-		 * NLM_F_DUMP_INTR: the kernel's dump raced with a change; what we
-		 * saw may be inconsistent. Never use it; drain and let nlw_dump retry.
-		 */
+		/* Read up to our DONE/ERROR so the next request starts on a clean socket. */
 		if (datagram_ends(s->rbuf, (size_t)n, s->seq))
-			return -EINTR;
-		interrupted = true;
+			return err;
 	}
 }
 

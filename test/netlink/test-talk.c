@@ -168,6 +168,47 @@ static void test_dump_intr_gives_up(void **state)
 	assert_int_equal(n, 42); /* outputs untouched on failure */
 }
 
+static void test_parse_error_drains(void **state)
+{
+	struct fx *x = *state;
+	struct nlw_addr *a = NULL;
+	struct nlmsghdr *nlh;
+	unsigned n = 0;
+
+	add_addr_msg(x->f, 5, 1, 0);
+	/* An IPv4 address message without any address attribute: our parser refuses it. */
+	nlh = fake_nl_msg_begin(x->f, RTM_NEWADDR, NLM_F_MULTI);
+	((struct ifaddrmsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifaddrmsg)))
+		->ifa_family = AF_INET;
+	fake_nl_msg_end(x->f);
+	fake_nl_flush(x->f);
+	add_addr_msg(x->f, 5, 2, 0);
+	fake_nl_flush(x->f);
+	fake_nl_reply_done(x->f, 0);
+	fake_nl_reply_ack(x->f); /* for the next request */
+	assert_int_equal(nlw_addr_list(x->s, 5, AF_INET, &a, &n), -EBADMSG);
+	assert_null(a);
+	/* The rest of the dump was drained: the next request reads its own ACK. */
+	assert_int_equal(fake_nl_pending(x->f), 1);
+	assert_int_equal(nlw_link_set_up(x->s, 5), 0);
+}
+
+static void test_get_parse_error_drains_ack(void **state)
+{
+	struct fx *x = *state;
+	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWLINK, 0);
+	struct nlw_link l;
+
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg)); /* no IFLA_IFNAME */
+	fake_nl_msg_end(x->f);
+	fake_nl_flush(x->f);
+	fake_nl_reply_ack(x->f);
+	fake_nl_reply_ack(x->f);
+	assert_int_equal(nlw_link_get_by_index(x->s, 3, &l), -EBADMSG);
+	assert_int_equal(nlw_link_set_up(x->s, 3), 0);
+	assert_int_equal(fake_nl_pending(x->f), 0);
+}
+
 static void test_done_with_error(void **state)
 {
 	struct fx *x = *state;
@@ -272,6 +313,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dump_intr_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_intr_gives_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_with_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_error_drains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_parse_error_drains_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_seq, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_portid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_reply_grows_buffer, setup, teardown),
