@@ -207,16 +207,17 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 	int r;
 
 	r = pw_nft_open(&nft);
-	if (r >= 0 && s->conf.macspoofchk)
+	if (r >= 0 && s->conf.macspoofchk) {
 		r = pw_nft_spoof_check(nft, &(struct pw_nft_spoof){ .network = ctx->conf.name,
 								    .container_id = ctx->container_id,
 								    .ifname = ctx->ifname,
 								    .host_ifname = s->hveth.name,
 								    .mac = s->cont.mac });
-	if (r == 0)
-		r = differs(ctx, "macspoofchk: nftables elements for '%s' (%s) missing",
-			    s->hveth.name, ctx->ifname);
-	if (r > 0 && s->conf.ip_masq && s->conf.is_layer3) {
+		if (r == 0)
+			r = differs(ctx, "macspoofchk: nftables elements for '%s' (%s) missing",
+				    s->hveth.name, ctx->ifname);
+	}
+	if (r >= 0 && s->conf.ip_masq && s->conf.is_layer3) {
 		r = bridge_result_addrs(s->pr, &addrs, &n);
 		if (r >= 0 && n > 0)
 			r = pw_nft_masq_check(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
