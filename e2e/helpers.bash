@@ -60,11 +60,13 @@ run_plugin() {
 	local netns="/var/run/netns/$POD_NS"
 	[ "${PW_NETNS+set}" = set ] && netns=$PW_NETNS
 	PW_STDERR="$STATE/stderr"
+	# The redirect must happen inside the command: bats' run merges the
+	# stderr of what it runs into $output.
 	run ip netns exec "$HOST_NS" env CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
 		CNI_NETNS="$netns" CNI_IFNAME="$ifname" \
 		CNI_PATH="${PW_CNI_PATH:-$PODWIRE_BIN:$PODWIRE_TEST_BIN}" \
 		CNI_ARGS="${PW_CNI_ARGS:-}" "${PW_ENV[@]}" \
-		timeout 60 "$bin" 2>"$PW_STDERR"
+		sh -c 'exec timeout 60 "$@" 2>"$0"' "$PW_STDERR" "$bin"
 	if [ "$status" -ne "$want_rc" ]; then
 		echo "# $plugin $cmd: exit $status, wanted $want_rc" >&2
 		echo "# stdout: $output" >&2
