@@ -162,6 +162,9 @@ static int exec_add(struct cni_ctx *ctx, struct cni_result **ret)
 
 static int no_ipam(struct cni_ctx *ctx)
 {
+	if (!ctx->conf.ipam)
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+				  "IPAM config missing 'ipam' key");
 	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 			  "ipam.type: missing (no IPAM plugin configured)");
 }
