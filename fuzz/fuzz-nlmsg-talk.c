@@ -82,11 +82,11 @@ static uint32_t f_portid(void *priv)
 	return 0;
 }
 
-static const struct nlw_transport_ops ops = { f_send, f_recv, f_portid, NULL };
+static const struct nlw_transport_ops ops = {f_send, f_recv, f_portid, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct feed f = { data, size, 0, 0 };
+	struct feed f = {data, size, 0, 0};
 	struct nlw_sock *s = NULL;
 	struct nlw_addr *a = NULL;
 	struct nlw_link l;

@@ -79,7 +79,7 @@ static void sysctls(int netns_fd)
 /* Fresh H (the process moves there) and P, with a bridge br0 up in H. */
 static void env_up(struct env *e)
 {
-	struct nlw_bridge_params bp = { .name = "br0", .up = true };
+	struct nlw_bridge_params bp = {.name = "br0", .up = true};
 	struct nlw_link l;
 	int r;
 
@@ -117,7 +117,7 @@ static void pod_addr(unsigned i, struct ip_prefix *a, struct ip_prefix *route)
 	memset(a, 0, sizeof(*a));
 	a->family = AF_INET;
 	a->prefixlen = 32;
-	a->addr.in.s_addr = htonl(0x0a000000u | (i + 2));	/* 10.0.x.y */
+	a->addr.in.s_addr = htonl(0x0a000000u | (i + 2)); /* 10.0.x.y */
 	*route = *a;
 	route->addr.in.s_addr = htonl(0x0afa0000u | (i + 2)); /* 10.250.x.y */
 }
@@ -125,8 +125,8 @@ static void pod_addr(unsigned i, struct ip_prefix *a, struct ip_prefix *route)
 static void host_side(struct env *e, int pod_fd, unsigned i)
 {
 	char host[IFNAMSIZ], peer[IFNAMSIZ];
-	struct nlw_veth_params vp = { .name = host, .peer_name = peer, .peer_netns_fd = pod_fd,
-				      .master = e->br, .up = true };
+	struct nlw_veth_params vp = {
+	    .name = host, .peer_name = peer, .peer_netns_fd = pod_fd, .master = e->br, .up = true};
 	int r;
 
 	snprintf(host, sizeof(host), "vh%u", i);
@@ -137,7 +137,7 @@ static void host_side(struct env *e, int pod_fd, unsigned i)
 
 static void pod_side(struct nlw_sock *ps, unsigned i)
 {
-	struct nlw_route rt = { .scope = NLW_SCOPE_LINK };
+	struct nlw_route rt = {.scope = NLW_SCOPE_LINK};
 	char peer[IFNAMSIZ];
 	struct ip_prefix a;
 	struct nlw_link l;
@@ -222,8 +222,9 @@ static void write_batches(FILE *h, FILE *p, pid_t pod_pid)
 		pod_addr(i, &pa, &pr);
 		fprintf(h, "link add vh%u up master br0 type veth peer name p%u netns %d\n", i, i,
 			(int)pod_pid);
-		fprintf(p, "addr add %s/32 dev p%u\nlink set p%u up\n"
-			   "route add %s/32 dev p%u scope link\n",
+		fprintf(p,
+			"addr add %s/32 dev p%u\nlink set p%u up\n"
+			"route add %s/32 dev p%u scope link\n",
 			inet_ntop(AF_INET, &pa.addr, a, sizeof(a)), i, i,
 			inet_ntop(AF_INET, &pr.addr, r, sizeof(r)), i);
 	}
@@ -302,20 +303,33 @@ static double median(double *v, unsigned n)
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "pods", required_argument, NULL, 'n' }, { "rounds", required_argument, NULL, 'r' },
-		{ "ipv6", no_argument, NULL, '6' },	  { "per-pod-netns", no_argument, NULL, 'p' },
-		{ "smoke", no_argument, NULL, 's' },	  { NULL, 0, NULL, 0 },
+	    {"pods", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
+	    {"ipv6", no_argument, NULL, '6'},	    {"per-pod-netns", no_argument, NULL, 'p'},
+	    {"smoke", no_argument, NULL, 's'},	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': npods = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'r': rounds = (unsigned)strtoul(optarg, NULL, 10); break;
-		case '6': ipv6 = true; break;
-		case 'p': per_pod_netns = true; break;
-		case 's': smoke = true; npods = 5; rounds = 1; break;
-		default: exit(2);
+		case 'n':
+			npods = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			rounds = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case '6':
+			ipv6 = true;
+			break;
+		case 'p':
+			per_pod_netns = true;
+			break;
+		case 's':
+			smoke = true;
+			npods = 5;
+			rounds = 1;
+			break;
+		default:
+			exit(2);
 		}
 	}
 	if (npods == 0 || npods > 60000 || rounds == 0 || rounds > 50) {
@@ -344,9 +358,15 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < rounds; r++) {
 		for (unsigned k = 0; k < 4; k++) {
 			switch ((k + r) % 4) {
-			case 0: ti[r] = run_ip(); break;
-			case 1: tn[r] = run_nlw(false); break;
-			case 2: tl[r] = run_nlw(true); break;
+			case 0:
+				ti[r] = run_ip();
+				break;
+			case 1:
+				tn[r] = run_nlw(false);
+				break;
+			case 2:
+				tl[r] = run_nlw(true);
+				break;
 			default:
 				if (per_pod_netns)
 					tp[r] = run_nlw_per_pod();
@@ -358,8 +378,9 @@ int main(int argc, char **argv)
 	ml = median(tl, rounds);
 	printf("| variant | pods | rounds | median total (ms) | per pod (us) | vs ip -batch |\n");
 	printf("|---|---|---|---|---|---|\n");
-	printf("| ip -batch (kernel floor, 1 process per netns) | %u | %u | %.1f | %.1f | 1.00x |\n",
-	       npods, rounds, mi, mi * 1e3 / npods);
+	printf(
+	    "| ip -batch (kernel floor, 1 process per netns) | %u | %u | %.1f | %.1f | 1.00x |\n",
+	    npods, rounds, mi, mi * 1e3 / npods);
 	printf("| nlw, same order as ip | %u | %u | %.1f | %.1f | %.2fx |\n", npods, rounds, mn,
 	       mn * 1e3 / npods, mn / mi);
 	printf("| nlw, pod by pod | %u | %u | %.1f | %.1f | %.2fx |\n", npods, rounds, ml,
@@ -367,8 +388,8 @@ int main(int argc, char **argv)
 	if (per_pod_netns) {
 		double mp = median(tp, rounds);
 
-		printf("| nlw, one netns + socket per pod | %u | %u | %.1f | %.1f | %.2fx |\n", npods,
-		       rounds, mp, mp * 1e3 / npods, mp / mi);
+		printf("| nlw, one netns + socket per pod | %u | %u | %.1f | %.1f | %.2fx |\n",
+		       npods, rounds, mp, mp * 1e3 / npods, mp / mi);
 	}
 	printf("\nIPv6 %s in the bench namespaces.\n", ipv6 ? "enabled" : "disabled");
 	free(tn);

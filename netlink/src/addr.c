@@ -51,8 +51,8 @@ int nlw_addr_add(struct nlw_sock *sock, int ifindex, const struct ip_prefix *add
 
 	if (!sock || ifindex <= 0 || !prefix_valid(addr))
 		return -EINVAL;
-	nlh = addr_req(&req, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, ifindex, addr,
-		       &ok);
+	nlh =
+	    addr_req(&req, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, ifindex, addr, &ok);
 	if (opts) {
 		struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
 
@@ -89,16 +89,16 @@ int nlw_addr_del(struct nlw_sock *sock, int ifindex, const struct ip_prefix *add
 }
 
 static const struct nlw_policy addr_policy[IFA_MAX + 1] = {
-	[IFA_ADDRESS] = { NLW_ATTR_BINARY, 4, 16 },
-	[IFA_LOCAL] = { NLW_ATTR_BINARY, 4, 16 },
-	[IFA_FLAGS] = { NLW_ATTR_U32, 0, 0 },
+    [IFA_ADDRESS] = {NLW_ATTR_BINARY, 4, 16},
+    [IFA_LOCAL] = {NLW_ATTR_BINARY, 4, 16},
+    [IFA_FLAGS] = {NLW_ATTR_U32, 0, 0},
 };
 
 int nlw_addr_parse(const struct nlmsghdr *nlh, struct nlw_addr *ret)
 {
 	const struct nlattr *tb[IFA_MAX + 1], *a;
 	const struct ifaddrmsg *ifa;
-	struct nlw_addr out = { 0 };
+	struct nlw_addr out = {0};
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWADDR || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifa)))
@@ -174,7 +174,7 @@ int nlw_addr_list(struct nlw_sock *sock, int ifindex, int family, struct nlw_add
 	union nlw_req req;
 	struct ifaddrmsg *ifa;
 	struct nlmsghdr *nlh;
-	struct addr_list l = { .ifindex = ifindex, .family = family };
+	struct addr_list l = {.ifindex = ifindex, .family = family};
 	int r;
 
 	if (!sock || ifindex < 0 || !ret || !ret_n ||

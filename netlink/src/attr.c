@@ -64,10 +64,10 @@ bool nlw_put_raw(struct nlmsghdr *nlh, const void *data, size_t len)
 }
 
 static const size_t fixed_len[] = {
-	[NLW_ATTR_U8] = 1,
-	[NLW_ATTR_U16] = 2,
-	[NLW_ATTR_U32] = 4,
-	[NLW_ATTR_U64] = 8,
+    [NLW_ATTR_U8] = 1,
+    [NLW_ATTR_U16] = 2,
+    [NLW_ATTR_U32] = 4,
+    [NLW_ATTR_U64] = 8,
 };
 
 /* Validate one attribute's payload against its policy entry. */
@@ -120,7 +120,7 @@ static int attr_cb(const struct nlattr *a, void *data)
 int nlw_attr_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlw_policy *policy,
 		   unsigned max, const struct nlattr **tb)
 {
-	struct parse_ctx c = { policy, max, tb };
+	struct parse_ctx c = {policy, max, tb};
 
 	memset(tb, 0, sizeof(*tb) * (max + 1));
 	if (nlh->nlmsg_len < mnl_nlmsg_size(offset))
@@ -128,10 +128,10 @@ int nlw_attr_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlw_p
 	return mnl_attr_parse(nlh, (unsigned)offset, attr_cb, &c) < 0 ? -EBADMSG : 0;
 }
 
-int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy,
-			  unsigned max, const struct nlattr **tb)
+int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy, unsigned max,
+			  const struct nlattr **tb)
 {
-	struct parse_ctx c = { policy, max, tb };
+	struct parse_ctx c = {policy, max, tb};
 
 	memset(tb, 0, sizeof(*tb) * (max + 1));
 	return mnl_attr_parse_nested(nest, attr_cb, &c) < 0 ? -EBADMSG : 0;
@@ -160,8 +160,8 @@ bool nlw_ifname_valid(const char *name)
 	if (n == 0 || n >= IFNAMSIZ || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return false;
 	for (const char *p = name; *p; p++)
-		if (*p == '/' || *p == ':' || *p == ' ' || *p == '\t' || *p == '\n' ||
-		    *p == '\r' || *p == '\v' || *p == '\f')
+		if (*p == '/' || *p == ':' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
+		    *p == '\v' || *p == '\f')
 			return false;
 	return true;
 }

@@ -62,7 +62,7 @@ static int vlan_check(const struct nlw_bridge_vlan *v)
 
 static bool put_vlan(struct nlmsghdr *nlh, const struct nlw_bridge_vlan *v)
 {
-	struct bridge_vlan_info info = { .vid = v->vid };
+	struct bridge_vlan_info info = {.vid = v->vid};
 
 	if (v->flags & NLW_BRVLAN_PVID)
 		info.flags |= BRIDGE_VLAN_INFO_PVID;
@@ -73,8 +73,8 @@ static bool put_vlan(struct nlmsghdr *nlh, const struct nlw_bridge_vlan *v)
 	info.flags |= BRIDGE_VLAN_INFO_RANGE_BEGIN;
 	if (!nlw_put(nlh, IFLA_BRIDGE_VLAN_INFO, sizeof(info), &info))
 		return false;
-	info.flags = (uint16_t)((info.flags & ~BRIDGE_VLAN_INFO_RANGE_BEGIN) |
-				BRIDGE_VLAN_INFO_RANGE_END);
+	info.flags =
+	    (uint16_t)((info.flags & ~BRIDGE_VLAN_INFO_RANGE_BEGIN) | BRIDGE_VLAN_INFO_RANGE_END);
 	info.vid = v->vid_end;
 	return nlw_put(nlh, IFLA_BRIDGE_VLAN_INFO, sizeof(info), &info);
 }
@@ -143,15 +143,15 @@ static int vlan_list_push(struct vlan_list *l, const struct bridge_vlan_info *in
 		l->cap = cap;
 	}
 	l->v[l->n++] = (struct nlw_bridge_vlan){
-		.vid = info->vid,
-		.flags = ((info->flags & BRIDGE_VLAN_INFO_PVID) ? NLW_BRVLAN_PVID : 0) |
-			 ((info->flags & BRIDGE_VLAN_INFO_UNTAGGED) ? NLW_BRVLAN_UNTAGGED : 0),
+	    .vid = info->vid,
+	    .flags = ((info->flags & BRIDGE_VLAN_INFO_PVID) ? NLW_BRVLAN_PVID : 0) |
+		     ((info->flags & BRIDGE_VLAN_INFO_UNTAGGED) ? NLW_BRVLAN_UNTAGGED : 0),
 	};
 	return 0;
 }
 
 static const struct nlw_policy brlink_policy[IFLA_MAX + 1] = {
-	[IFLA_AF_SPEC] = { NLW_ATTR_NESTED, 0, 0 },
+    [IFLA_AF_SPEC] = {NLW_ATTR_NESTED, 0, 0},
 };
 
 static int vlan_list_cb(const struct nlmsghdr *nlh, void *data)
@@ -166,7 +166,7 @@ static int vlan_list_cb(const struct nlmsghdr *nlh, void *data)
 	r = nlw_attr_parse(nlh, sizeof(*ifi), brlink_policy, IFLA_MAX, tb);
 	if (r < 0 || !tb[IFLA_AF_SPEC])
 		return r;
-	mnl_attr_for_each_nested(a, tb[IFLA_AF_SPEC]) {
+	mnl_attr_for_each_nested (a, tb[IFLA_AF_SPEC]) {
 		if (mnl_attr_get_type(a) != IFLA_BRIDGE_VLAN_INFO)
 			continue;
 		if (mnl_attr_get_payload_len(a) < sizeof(struct bridge_vlan_info))
@@ -184,7 +184,7 @@ int nlw_bridge_vlan_list(struct nlw_sock *sock, int ifindex, struct nlw_bridge_v
 	union nlw_req req;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;
-	struct vlan_list l = { .ifindex = ifindex };
+	struct vlan_list l = {.ifindex = ifindex};
 	int r;
 
 	if (!sock || ifindex <= 0 || !ret || !ret_n)

@@ -87,8 +87,8 @@ struct nlw_policy {
  */
 int nlw_attr_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlw_policy *policy,
 		   unsigned max, const struct nlattr **tb);
-int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy,
-			  unsigned max, const struct nlattr **tb);
+int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy, unsigned max,
+			  const struct nlattr **tb);
 
 /* Copy a validated string attribute into buf (truncating safely). */
 void nlw_attr_strcpy(const struct nlattr *a, char *buf, size_t len);

@@ -37,7 +37,7 @@ static struct nlmsghdr *newlink_start(union nlw_req *req, const char *name, unsi
 /* VETH_INFO_PEER carries a whole ifinfomsg followed by the peer's attributes. */
 static bool put_veth_peer(struct nlmsghdr *nlh, const struct nlw_veth_params *p)
 {
-	struct ifinfomsg peer = { .ifi_family = AF_UNSPEC };
+	struct ifinfomsg peer = {.ifi_family = AF_UNSPEC};
 	unsigned mtu = p->peer_mtu ? p->peer_mtu : p->mtu;
 	struct nlattr *nest;
 	bool ok;

@@ -16,41 +16,37 @@
 #include "nlw/parse.h"
 
 static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
-	[IFLA_ADDRESS] = { NLW_ATTR_BINARY, 0, 32 },
-	[IFLA_IFNAME] = { NLW_ATTR_STRING, 1, IFNAMSIZ },
-	[IFLA_MTU] = { NLW_ATTR_U32, 0, 0 },
-	[IFLA_LINK] = { NLW_ATTR_U32, 0, 0 },
-	[IFLA_MASTER] = { NLW_ATTR_U32, 0, 0 },
-	[IFLA_OPERSTATE] = { NLW_ATTR_U8, 0, 0 },
-	[IFLA_LINKINFO] = { NLW_ATTR_NESTED, 0, 0 },
-	[IFLA_IFALIAS] = { NLW_ATTR_STRING, 1, 0 },
-	[IFLA_LINK_NETNSID] = { NLW_ATTR_U32, 0, 0 },
+    [IFLA_ADDRESS] = {NLW_ATTR_BINARY, 0, 32},	[IFLA_IFNAME] = {NLW_ATTR_STRING, 1, IFNAMSIZ},
+    [IFLA_MTU] = {NLW_ATTR_U32, 0, 0},		[IFLA_LINK] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_MASTER] = {NLW_ATTR_U32, 0, 0},	[IFLA_OPERSTATE] = {NLW_ATTR_U8, 0, 0},
+    [IFLA_LINKINFO] = {NLW_ATTR_NESTED, 0, 0},	[IFLA_IFALIAS] = {NLW_ATTR_STRING, 1, 0},
+    [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0},
 };
 
 static const struct nlw_policy info_policy[IFLA_INFO_MAX + 1] = {
-	[IFLA_INFO_KIND] = { NLW_ATTR_STRING, 1, 0 },
-	[IFLA_INFO_DATA] = { NLW_ATTR_NESTED, 0, 0 },
-	[IFLA_INFO_SLAVE_KIND] = { NLW_ATTR_STRING, 1, 0 },
-	[IFLA_INFO_SLAVE_DATA] = { NLW_ATTR_NESTED, 0, 0 },
+    [IFLA_INFO_KIND] = {NLW_ATTR_STRING, 1, 0},
+    [IFLA_INFO_DATA] = {NLW_ATTR_NESTED, 0, 0},
+    [IFLA_INFO_SLAVE_KIND] = {NLW_ATTR_STRING, 1, 0},
+    [IFLA_INFO_SLAVE_DATA] = {NLW_ATTR_NESTED, 0, 0},
 };
 
 static const struct nlw_policy br_policy[IFLA_BR_MAX + 1] = {
-	[IFLA_BR_VLAN_FILTERING] = { NLW_ATTR_U8, 0, 0 },
+    [IFLA_BR_VLAN_FILTERING] = {NLW_ATTR_U8, 0, 0},
 };
 
 static const struct nlw_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
-	[IFLA_BRPORT_MODE] = { NLW_ATTR_U8, 0, 0 },
-	[IFLA_BRPORT_LEARNING] = { NLW_ATTR_U8, 0, 0 },
-	[IFLA_BRPORT_ISOLATED] = { NLW_ATTR_U8, 0, 0 },
+    [IFLA_BRPORT_MODE] = {NLW_ATTR_U8, 0, 0},
+    [IFLA_BRPORT_LEARNING] = {NLW_ATTR_U8, 0, 0},
+    [IFLA_BRPORT_ISOLATED] = {NLW_ATTR_U8, 0, 0},
 };
 
 static const struct nlw_policy macvlan_policy[IFLA_MACVLAN_MAX + 1] = {
-	[IFLA_MACVLAN_MODE] = { NLW_ATTR_U32, 0, 0 },
+    [IFLA_MACVLAN_MODE] = {NLW_ATTR_U32, 0, 0},
 };
 
 static const struct nlw_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
-	[IFLA_VXLAN_ID] = { NLW_ATTR_U32, 0, 0 },
-	[IFLA_VXLAN_PORT] = { NLW_ATTR_U16, 0, 0 },
+    [IFLA_VXLAN_ID] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_VXLAN_PORT] = {NLW_ATTR_U16, 0, 0},
 };
 
 static int parse_bridge_data(const struct nlattr *data, struct nlw_link *l)
@@ -139,7 +135,7 @@ int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 {
 	const struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
-	struct nlw_link l = { .link_netnsid = -1 };
+	struct nlw_link l = {.link_netnsid = -1};
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
@@ -200,7 +196,7 @@ static int link_get(struct nlw_sock *sock, int ifindex, const char *name, struct
 	union nlw_req req;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;
-	struct get_ctx c = { .out = ret };
+	struct get_ctx c = {.out = ret};
 	bool ok = true;
 	int r;
 
@@ -241,8 +237,8 @@ int nlw_link_get_by_index(struct nlw_sock *sock, int ifindex, struct nlw_link *r
 
 const char *nlw_mac_fmt(const unsigned char mac[NLW_MAC_LEN], char buf[18])
 {
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
-		 mac[4], mac[5]);
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
 	return buf;
 }
 

@@ -38,8 +38,8 @@ int nlw_neigh_add_permanent(struct nlw_sock *sock, int ifindex, int family,
 
 	if (!neigh_args_valid(sock, ifindex, family, addr) || !mac)
 		return -EINVAL;
-	nlh = neigh_req(&req, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, ifindex, family, addr,
-			&ok);
+	nlh =
+	    neigh_req(&req, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, ifindex, family, addr, &ok);
 	nd = mnl_nlmsg_get_payload(nlh);
 	nd->ndm_state = NUD_PERMANENT;
 	if (!ok || !nlw_put(nlh, NDA_LLADDR, 6, mac))
@@ -62,8 +62,8 @@ int nlw_neigh_del(struct nlw_sock *sock, int ifindex, int family, const union ip
 }
 
 static const struct nlw_policy neigh_policy[NDA_MAX + 1] = {
-	[NDA_DST] = { NLW_ATTR_BINARY, 4, 16 },
-	[NDA_LLADDR] = { NLW_ATTR_BINARY, 0, 32 },
+    [NDA_DST] = {NLW_ATTR_BINARY, 4, 16},
+    [NDA_LLADDR] = {NLW_ATTR_BINARY, 0, 32},
 };
 
 struct neigh_get {
@@ -95,7 +95,7 @@ static int neigh_get_cb(const struct nlmsghdr *nlh, void *data)
 int nlw_neigh_get(struct nlw_sock *sock, int ifindex, int family, const union ip_addr *addr,
 		  unsigned char ret_mac[6], unsigned *ret_state)
 {
-	struct neigh_get g = { .mac = ret_mac };
+	struct neigh_get g = {.mac = ret_mac};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	bool ok;

@@ -12,18 +12,18 @@
 #define NLDEV_TYPE(cmd) ((uint16_t)RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd))
 
 static const struct nlw_policy dev_policy[RDMA_NLDEV_ATTR_MAX] = {
-	[RDMA_NLDEV_ATTR_DEV_INDEX] = { NLW_ATTR_U32, 0, 0 },
-	[RDMA_NLDEV_ATTR_DEV_NAME] = { NLW_ATTR_STRING, 1, 0 },
-	[RDMA_NLDEV_ATTR_PORT_INDEX] = { NLW_ATTR_U32, 0, 0 },
-	[RDMA_NLDEV_ATTR_NODE_GUID] = { NLW_ATTR_U64, 0, 0 },
-	[RDMA_NLDEV_ATTR_DEV_PROTOCOL] = { NLW_ATTR_STRING, 1, 0 },
-	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { NLW_ATTR_U8, 0, 0 },
+    [RDMA_NLDEV_ATTR_DEV_INDEX] = {NLW_ATTR_U32, 0, 0},
+    [RDMA_NLDEV_ATTR_DEV_NAME] = {NLW_ATTR_STRING, 1, 0},
+    [RDMA_NLDEV_ATTR_PORT_INDEX] = {NLW_ATTR_U32, 0, 0},
+    [RDMA_NLDEV_ATTR_NODE_GUID] = {NLW_ATTR_U64, 0, 0},
+    [RDMA_NLDEV_ATTR_DEV_PROTOCOL] = {NLW_ATTR_STRING, 1, 0},
+    [RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = {NLW_ATTR_U8, 0, 0},
 };
 
 int nlw_rdma_dev_parse(const struct nlmsghdr *nlh, struct nlw_rdma_dev *ret)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct nlw_rdma_dev d = { 0 };
+	struct nlw_rdma_dev d = {0};
 
 	/* nldev messages have no family header: attributes start at offset 0. */
 	if (nlh->nlmsg_type != NLDEV_TYPE(RDMA_NLDEV_CMD_GET) ||
@@ -71,7 +71,7 @@ static void dev_find_reset(void *data)
 
 int nlw_rdma_dev_get_by_index(struct nlw_sock *sock, uint32_t index, struct nlw_rdma_dev *ret)
 {
-	struct dev_find f = { .out = ret };
+	struct dev_find f = {.out = ret};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	int r;
@@ -92,7 +92,7 @@ int nlw_rdma_dev_get_by_index(struct nlw_sock *sock, uint32_t index, struct nlw_
 
 int nlw_rdma_dev_get_by_name(struct nlw_sock *sock, const char *name, struct nlw_rdma_dev *ret)
 {
-	struct dev_find f = { .name = name, .out = ret };
+	struct dev_find f = {.name = name, .out = ret};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	int r;
@@ -124,7 +124,7 @@ static int mode_cb(const struct nlmsghdr *nlh, void *data)
 
 int nlw_rdma_netns_mode(struct nlw_sock *sock)
 {
-	struct mode_ctx c = { .mode = -EOPNOTSUPP };
+	struct mode_ctx c = {.mode = -EOPNOTSUPP};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	int r;

@@ -63,8 +63,8 @@ static bool put_route_attrs(struct nlmsghdr *nlh, const struct nlw_route *r, uin
 }
 
 /* Build RTM_NEWROUTE/RTM_DELROUTE. For delete, unset fields stay wildcards. */
-static int route_req(union nlw_req *req, uint16_t type, uint16_t flags,
-		     const struct nlw_route *r, struct nlmsghdr **ret)
+static int route_req(union nlw_req *req, uint16_t type, uint16_t flags, const struct nlw_route *r,
+		     struct nlmsghdr **ret)
 {
 	bool del = type == RTM_DELROUTE;
 	uint32_t table = r->table ? r->table : RT_TABLE_MAIN;
@@ -125,18 +125,15 @@ int nlw_route_del(struct nlw_sock *sock, const struct nlw_route *r)
 }
 
 static const struct nlw_policy route_policy[RTA_MAX + 1] = {
-	[RTA_DST] = { NLW_ATTR_BINARY, 4, 16 },
-	[RTA_GATEWAY] = { NLW_ATTR_BINARY, 4, 16 },
-	[RTA_PREFSRC] = { NLW_ATTR_BINARY, 4, 16 },
-	[RTA_OIF] = { NLW_ATTR_U32, 0, 0 },
-	[RTA_PRIORITY] = { NLW_ATTR_U32, 0, 0 },
-	[RTA_TABLE] = { NLW_ATTR_U32, 0, 0 },
-	[RTA_METRICS] = { NLW_ATTR_NESTED, 0, 0 },
+    [RTA_DST] = {NLW_ATTR_BINARY, 4, 16},     [RTA_GATEWAY] = {NLW_ATTR_BINARY, 4, 16},
+    [RTA_PREFSRC] = {NLW_ATTR_BINARY, 4, 16}, [RTA_OIF] = {NLW_ATTR_U32, 0, 0},
+    [RTA_PRIORITY] = {NLW_ATTR_U32, 0, 0},    [RTA_TABLE] = {NLW_ATTR_U32, 0, 0},
+    [RTA_METRICS] = {NLW_ATTR_NESTED, 0, 0},
 };
 
 static const struct nlw_policy metrics_policy[RTAX_MAX + 1] = {
-	[RTAX_MTU] = { NLW_ATTR_U32, 0, 0 },
-	[RTAX_ADVMSS] = { NLW_ATTR_U32, 0, 0 },
+    [RTAX_MTU] = {NLW_ATTR_U32, 0, 0},
+    [RTAX_ADVMSS] = {NLW_ATTR_U32, 0, 0},
 };
 
 /* Copy an address attribute that must be exactly as long as the family's addresses. */
@@ -192,7 +189,7 @@ int nlw_route_parse(const struct nlmsghdr *nlh, struct nlw_route *ret)
 {
 	const struct nlattr *tb[RTA_MAX + 1];
 	const struct rtmsg *rtm;
-	struct nlw_route r = { 0 };
+	struct nlw_route r = {0};
 	int err;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
@@ -234,8 +231,9 @@ static void route_list_reset(void *data)
 
 static bool route_matches(const struct nlw_route_filter *f, const struct nlw_route *r)
 {
-	return (!f->table || r->table == f->table) && (!f->protocol || r->protocol == f->protocol) &&
-	       (!f->oif || r->oif == f->oif) && (!f->family || r->dst.family == f->family);
+	return (!f->table || r->table == f->table) &&
+	       (!f->protocol || r->protocol == f->protocol) && (!f->oif || r->oif == f->oif) &&
+	       (!f->family || r->dst.family == f->family);
 }
 
 static int route_list_cb(const struct nlmsghdr *nlh, void *data)
@@ -271,10 +269,10 @@ static int route_list_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-int nlw_route_list(struct nlw_sock *sock, const struct nlw_route_filter *f,
-		   struct nlw_route **ret, unsigned *ret_n)
+int nlw_route_list(struct nlw_sock *sock, const struct nlw_route_filter *f, struct nlw_route **ret,
+		   unsigned *ret_n)
 {
-	struct route_list l = { 0 };
+	struct route_list l = {0};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;

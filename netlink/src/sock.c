@@ -43,10 +43,10 @@ static void mnl_tr_close(void *priv)
 }
 
 static const struct nlw_transport_ops mnl_transport = {
-	.send = mnl_tr_send,
-	.recv = mnl_tr_recv,
-	.portid = mnl_tr_portid,
-	.close = mnl_tr_close,
+    .send = mnl_tr_send,
+    .recv = mnl_tr_recv,
+    .portid = mnl_tr_portid,
+    .close = mnl_tr_close,
 };
 
 int nlw_sock_new_transport(const struct nlw_transport_ops *ops, void *priv, int protocol,
@@ -141,7 +141,7 @@ static int open_in_netns_fn(void *arg)
 
 int nlw_sock_open_in_netns(int netns_fd, int protocol, struct nlw_sock **ret_sock)
 {
-	struct open_args a = { .protocol = protocol };
+	struct open_args a = {.protocol = protocol};
 	int r;
 
 	if (netns_fd < 0 || !ret_sock)
@@ -181,8 +181,8 @@ struct talk_ctx {
 };
 
 static const struct nlw_policy ext_ack_policy[NLMSGERR_ATTR_MAX + 1] = {
-	[NLMSGERR_ATTR_MSG] = { NLW_ATTR_STRING, 1, NLW_EXT_ACK_MAX },
-	[NLMSGERR_ATTR_OFFS] = { NLW_ATTR_U32, 0, 0 },
+    [NLMSGERR_ATTR_MSG] = {NLW_ATTR_STRING, 1, NLW_EXT_ACK_MAX},
+    [NLMSGERR_ATTR_OFFS] = {NLW_ATTR_U32, 0, 0},
 };
 
 /* Record NLMSGERR_ATTR_MSG/OFFS of an error or DONE message carrying TLVs. */
@@ -263,9 +263,9 @@ static int on_data(const struct nlmsghdr *nlh, void *data)
 
 /* Not const: mnl_cb_run2 takes a non-const array (never written). */
 static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
-	[NLMSG_ERROR] = on_error,
-	[NLMSG_DONE] = on_done,
-	[NLMSG_OVERRUN] = on_overrun,
+    [NLMSG_ERROR] = on_error,
+    [NLMSG_DONE] = on_done,
+    [NLMSG_OVERRUN] = on_overrun,
 };
 
 /* Receive one datagram into the socket buffer, growing it first if needed. */
@@ -373,7 +373,7 @@ static int run_error(const struct talk_ctx *c, bool *ret_drain)
 
 int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
 {
-	struct talk_ctx c = { .sock = s, .cb = cb, .data = data };
+	struct talk_ctx c = {.sock = s, .cb = cb, .data = data};
 	bool draining = false;
 	uint32_t portid;
 	int r, err = 0;

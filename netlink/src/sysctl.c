@@ -130,10 +130,9 @@ static int sysctl_get_fn(void *arg)
 	return nlw_sysctl_get(a->procfs_root_fd, a->path, a->buf, a->len);
 }
 
-int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path,
-			    const char *value)
+int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path, const char *value)
 {
-	struct sysctl_args a = { procfs_root_fd, path, value, NULL, 0 };
+	struct sysctl_args a = {procfs_root_fd, path, value, NULL, 0};
 
 	if (nlw_sysctl_path_valid(path) < 0 || !value)
 		return -EINVAL;
@@ -144,7 +143,7 @@ int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path,
 int nlw_sysctl_get_in_netns(int netns_fd, int procfs_root_fd, const char *path, char *buf,
 			    size_t len)
 {
-	struct sysctl_args a = { procfs_root_fd, path, NULL, buf, len };
+	struct sysctl_args a = {procfs_root_fd, path, NULL, buf, len};
 
 	if (nlw_sysctl_path_valid(path) < 0 || !buf)
 		return -EINVAL;

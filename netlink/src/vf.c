@@ -42,7 +42,8 @@ static bool put_vf_vlan(struct nlmsghdr *nlh, const struct nlw_vf_params *p)
 	struct nlattr *list;
 
 	if (!p->vlan_proto || p->vlan_proto == NLW_VLAN_PROTO_8021Q) {
-		legacy = (struct ifla_vf_vlan){ .vf = (uint32_t)p->vf, .vlan = p->vlan, .qos = p->qos };
+		legacy =
+		    (struct ifla_vf_vlan){.vf = (uint32_t)p->vf, .vlan = p->vlan, .qos = p->qos};
 		return nlw_put(nlh, IFLA_VF_VLAN, sizeof(legacy), &legacy);
 	}
 	memset(&info, 0, sizeof(info));
@@ -63,7 +64,7 @@ static bool put_vf_settings(struct nlmsghdr *nlh, const struct nlw_vf_params *p)
 	bool ok = true;
 
 	if (p->has_mac) {
-		struct ifla_vf_mac m = { .vf = vf };
+		struct ifla_vf_mac m = {.vf = vf};
 
 		memcpy(m.mac, p->mac, 6);
 		ok = nlw_put(nlh, IFLA_VF_MAC, sizeof(m), &m);
@@ -71,22 +72,22 @@ static bool put_vf_settings(struct nlmsghdr *nlh, const struct nlw_vf_params *p)
 	if (ok && p->has_vlan)
 		ok = put_vf_vlan(nlh, p);
 	if (ok && p->has_rate) {
-		struct ifla_vf_rate r = { vf, p->min_tx_rate, p->max_tx_rate };
+		struct ifla_vf_rate r = {vf, p->min_tx_rate, p->max_tx_rate};
 
 		ok = nlw_put(nlh, IFLA_VF_RATE, sizeof(r), &r);
 	}
 	if (ok && p->has_spoofchk) {
-		struct ifla_vf_spoofchk s = { vf, p->spoofchk };
+		struct ifla_vf_spoofchk s = {vf, p->spoofchk};
 
 		ok = nlw_put(nlh, IFLA_VF_SPOOFCHK, sizeof(s), &s);
 	}
 	if (ok && p->has_trust) {
-		struct ifla_vf_trust t = { vf, p->trust };
+		struct ifla_vf_trust t = {vf, p->trust};
 
 		ok = nlw_put(nlh, IFLA_VF_TRUST, sizeof(t), &t);
 	}
 	if (ok && p->has_link_state) {
-		struct ifla_vf_link_state l = { vf, (uint32_t)p->link_state };
+		struct ifla_vf_link_state l = {vf, (uint32_t)p->link_state};
 
 		ok = nlw_put(nlh, IFLA_VF_LINK_STATE, sizeof(l), &l);
 	}
@@ -115,18 +116,18 @@ int nlw_vf_set(struct nlw_sock *sock, int pf_ifindex, const struct nlw_vf_params
 }
 
 static const struct nlw_policy vf_policy[IFLA_VF_MAX + 1] = {
-	[IFLA_VF_MAC] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_mac), 0 },
-	[IFLA_VF_VLAN] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_vlan), 0 },
-	[IFLA_VF_VLAN_LIST] = { NLW_ATTR_NESTED, 0, 0 },
-	[IFLA_VF_TX_RATE] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_tx_rate), 0 },
-	[IFLA_VF_RATE] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_rate), 0 },
-	[IFLA_VF_SPOOFCHK] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_spoofchk), 0 },
-	[IFLA_VF_TRUST] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_trust), 0 },
-	[IFLA_VF_LINK_STATE] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_link_state), 0 },
+    [IFLA_VF_MAC] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_mac), 0},
+    [IFLA_VF_VLAN] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_vlan), 0},
+    [IFLA_VF_VLAN_LIST] = {NLW_ATTR_NESTED, 0, 0},
+    [IFLA_VF_TX_RATE] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_tx_rate), 0},
+    [IFLA_VF_RATE] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_rate), 0},
+    [IFLA_VF_SPOOFCHK] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_spoofchk), 0},
+    [IFLA_VF_TRUST] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_trust), 0},
+    [IFLA_VF_LINK_STATE] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_link_state), 0},
 };
 
 static const struct nlw_policy vlan_list_policy[IFLA_VF_VLAN_INFO_MAX + 1] = {
-	[IFLA_VF_VLAN_INFO] = { NLW_ATTR_BINARY, sizeof(struct ifla_vf_vlan_info), 0 },
+    [IFLA_VF_VLAN_INFO] = {NLW_ATTR_BINARY, sizeof(struct ifla_vf_vlan_info), 0},
 };
 
 /* Drivers report an unsupported boolean as ~0U. */
@@ -178,23 +179,27 @@ static int parse_one_vf(const struct nlattr *nest, struct nlw_vf_info *v)
 		v->min_tx_rate = r->min_tx_rate;
 		v->max_tx_rate = r->max_tx_rate;
 	} else if (tb[IFLA_VF_TX_RATE]) {
-		v->max_tx_rate = ((const struct ifla_vf_tx_rate *)mnl_attr_get_payload(
-					  tb[IFLA_VF_TX_RATE]))->rate;
+		v->max_tx_rate =
+		    ((const struct ifla_vf_tx_rate *)mnl_attr_get_payload(tb[IFLA_VF_TX_RATE]))
+			->rate;
 	}
 	if (tb[IFLA_VF_SPOOFCHK])
-		v->spoofchk = vf_bool(((const struct ifla_vf_spoofchk *)mnl_attr_get_payload(
-					       tb[IFLA_VF_SPOOFCHK]))->setting);
+		v->spoofchk = vf_bool(
+		    ((const struct ifla_vf_spoofchk *)mnl_attr_get_payload(tb[IFLA_VF_SPOOFCHK]))
+			->setting);
 	if (tb[IFLA_VF_TRUST])
-		v->trust = vf_bool(((const struct ifla_vf_trust *)mnl_attr_get_payload(
-					    tb[IFLA_VF_TRUST]))->setting);
+		v->trust =
+		    vf_bool(((const struct ifla_vf_trust *)mnl_attr_get_payload(tb[IFLA_VF_TRUST]))
+				->setting);
 	if (tb[IFLA_VF_LINK_STATE])
 		v->link_state = ((const struct ifla_vf_link_state *)mnl_attr_get_payload(
-					 tb[IFLA_VF_LINK_STATE]))->link_state;
+				     tb[IFLA_VF_LINK_STATE]))
+				    ->link_state;
 	return 0;
 }
 
 static const struct nlw_policy vf_link_policy[IFLA_MAX + 1] = {
-	[IFLA_VFINFO_LIST] = { NLW_ATTR_NESTED, 0, 0 },
+    [IFLA_VFINFO_LIST] = {NLW_ATTR_NESTED, 0, 0},
 };
 
 int nlw_vf_parse(const struct nlmsghdr *nlh, struct nlw_vf_info **ret, unsigned *ret_n)
@@ -208,7 +213,7 @@ int nlw_vf_parse(const struct nlmsghdr *nlh, struct nlw_vf_info **ret, unsigned 
 	    nlw_attr_parse(nlh, sizeof(struct ifinfomsg), vf_link_policy, IFLA_MAX, tb) < 0)
 		return -EBADMSG;
 	if (tb[IFLA_VFINFO_LIST]) {
-		mnl_attr_for_each_nested(a, tb[IFLA_VFINFO_LIST]) {
+		mnl_attr_for_each_nested (a, tb[IFLA_VFINFO_LIST]) {
 			if (mnl_attr_get_type(a) != IFLA_VF_INFO)
 				continue;
 			if (n == cap) {
@@ -249,10 +254,9 @@ static int vf_get_cb(const struct nlmsghdr *nlh, void *data)
 	return r;
 }
 
-int nlw_vf_list(struct nlw_sock *sock, int pf_ifindex, struct nlw_vf_info **ret,
-		unsigned *ret_n)
+int nlw_vf_list(struct nlw_sock *sock, int pf_ifindex, struct nlw_vf_info **ret, unsigned *ret_n)
 {
-	struct vf_get g = { 0 };
+	struct vf_get g = {0};
 	union nlw_req req;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;

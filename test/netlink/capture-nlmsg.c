@@ -49,7 +49,7 @@ static uint32_t rec_portid(void *p)
 	return r->ops->portid(r->priv);
 }
 
-static const struct nlw_transport_ops rec_ops = { rec_send, rec_recv, rec_portid, NULL };
+static const struct nlw_transport_ops rec_ops = {rec_send, rec_recv, rec_portid, NULL};
 
 static FILE *start(struct rec *r, const char *dir, const char *name)
 {
@@ -76,20 +76,24 @@ static void check(int r, const char *what)
 
 int main(int argc, char **argv)
 {
-	static const unsigned char mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
-	struct nlw_bridge_params bp = { .name = "br0", .mtu = 1400 };
-	struct nlw_veth_params vp = { .name = "vh0", .mtu = 1400, .mac = mac,
-				      .peer_name = "eth0", .peer_netns_fd = -1 };
-	struct nlw_brport_params pf = { .has_hairpin = true, .hairpin = true };
-	struct nlw_route rt = { .table = 254, .protocol = 77, .priority = 100, .mtu = 1400,
-				.advmss = 1360, .has_gw = true };
-	struct nlw_route_filter f = { .family = AF_INET, .protocol = 77 };
+	static const unsigned char mac[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+	struct nlw_bridge_params bp = {.name = "br0", .mtu = 1400};
+	struct nlw_veth_params vp = {
+	    .name = "vh0", .mtu = 1400, .mac = mac, .peer_name = "eth0", .peer_netns_fd = -1};
+	struct nlw_brport_params pf = {.has_hairpin = true, .hairpin = true};
+	struct nlw_route rt = {.table = 254,
+			       .protocol = 77,
+			       .priority = 100,
+			       .mtu = 1400,
+			       .advmss = 1360,
+			       .has_gw = true};
+	struct nlw_route_filter f = {.family = AF_INET, .protocol = 77};
 	struct ip_prefix a;
 	struct nlw_sock *s;
 	struct nlw_link br, l;
 	struct nlw_addr *addrs;
 	struct nlw_route *routes;
-	struct rec r = { 0 };
+	struct rec r = {0};
 	unsigned n;
 
 	if (argc != 2 || unshare(CLONE_NEWNET) < 0) {

@@ -119,10 +119,10 @@ static uint32_t fake_portid(void *priv)
 }
 
 static const struct nlw_transport_ops fake_ops = {
-	.send = fake_send,
-	.recv = fake_recv,
-	.portid = fake_portid,
-	.close = NULL,
+    .send = fake_send,
+    .recv = fake_recv,
+    .portid = fake_portid,
+    .close = NULL,
 };
 
 int fake_nl_sock(struct fake_nl *f, int protocol, struct nlw_sock **ret)
@@ -227,7 +227,7 @@ const struct nlattr *fake_nl_attr(const struct nlmsghdr *nlh, size_t hdr_len, ui
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each(a, nlh, hdr_len)
+	mnl_attr_for_each (a, nlh, hdr_len)
 		if (mnl_attr_get_type(a) == type)
 			return a;
 	return NULL;
@@ -239,7 +239,7 @@ const struct nlattr *fake_nl_nested(const struct nlattr *nest, uint16_t type)
 
 	if (!nest)
 		return NULL;
-	mnl_attr_for_each_nested(a, nest)
+	mnl_attr_for_each_nested (a, nest)
 		if (mnl_attr_get_type(a) == type)
 			return a;
 	return NULL;
@@ -252,7 +252,7 @@ unsigned fake_nl_nested_count(const struct nlattr *nest, uint16_t type)
 
 	if (!nest)
 		return 0;
-	mnl_attr_for_each_nested(a, nest)
+	mnl_attr_for_each_nested (a, nest)
 		n += mnl_attr_get_type(a) == type;
 	return n;
 }

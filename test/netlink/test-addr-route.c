@@ -105,8 +105,8 @@ static void test_addr_add_v6_flags(void **state)
 {
 	struct fx *x = *state;
 	struct ip_prefix p = pfx("2001:db8::7/64");
-	struct nlw_addr_opts o = { .flags = NLW_ADDR_NODAD | NLW_ADDR_NOPREFIXROUTE,
-				   .scope = RT_SCOPE_LINK };
+	struct nlw_addr_opts o = {.flags = NLW_ADDR_NODAD | NLW_ADDR_NOPREFIXROUTE,
+				  .scope = RT_SCOPE_LINK};
 	const struct nlmsghdr *req;
 
 	fake_nl_reply_ack(x->f);
@@ -133,7 +133,7 @@ static void test_addr_add_v6_flags(void **state)
 
 static void test_dad_decision(void **state)
 {
-	struct nlw_addr a[3] = { 0 };
+	struct nlw_addr a[3] = {0};
 
 	(void)state;
 	a[0].prefix = pfx("10.0.0.1/24");
@@ -151,9 +151,13 @@ static void test_dad_decision(void **state)
 static void test_route_add_request(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_route r = { .dst = pfx("10.20.0.0/16"), .has_gw = true, .oif = 4,
-			       .priority = 50, .mtu = 1400, .advmss = 1360,
-			       .flags = NLW_ROUTE_ONLINK };
+	struct nlw_route r = {.dst = pfx("10.20.0.0/16"),
+			      .has_gw = true,
+			      .oif = 4,
+			      .priority = 50,
+			      .mtu = 1400,
+			      .advmss = 1360,
+			      .flags = NLW_ROUTE_ONLINK};
 	const struct nlmsghdr *req;
 	const struct rtmsg *rtm;
 	const struct nlattr *m;
@@ -198,8 +202,8 @@ static void test_route_add_request(void **state)
 static void test_route_special(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_route r = { .dst = pfx("::/0"), .table = 1000, .protocol = 201,
-			       .type = NLW_ROUTE_BLACKHOLE };
+	struct nlw_route r = {
+	    .dst = pfx("::/0"), .table = 1000, .protocol = 201, .type = NLW_ROUTE_BLACKHOLE};
 	const struct nlmsghdr *req;
 	const struct rtmsg *rtm;
 
@@ -209,7 +213,7 @@ static void test_route_special(void **state)
 	rtm = mnl_nlmsg_get_payload(req);
 	assert_int_equal(rtm->rtm_family, AF_INET6);
 	assert_int_equal(rtm->rtm_dst_len, 0);
-	assert_null(fake_nl_attr(req, RTM_HDR, RTA_DST)); /* default route: no RTA_DST */
+	assert_null(fake_nl_attr(req, RTM_HDR, RTA_DST));  /* default route: no RTA_DST */
 	assert_int_equal(rtm->rtm_table, RT_TABLE_UNSPEC); /* > 255: only RTA_TABLE */
 	assert_int_equal(mnl_attr_get_u32(fake_nl_attr(req, RTM_HDR, RTA_TABLE)), 1000);
 	assert_int_equal(rtm->rtm_type, RTN_BLACKHOLE);
@@ -217,7 +221,7 @@ static void test_route_special(void **state)
 	assert_null(fake_nl_attr(req, RTM_HDR, RTA_METRICS));
 
 	/* Delete: unset fields are wildcards. */
-	r = (struct nlw_route){ .dst = pfx("10.0.0.0/8") };
+	r = (struct nlw_route){.dst = pfx("10.0.0.0/8")};
 	fake_nl_reply_error(x->f, -ESRCH, NULL);
 	assert_int_equal(nlw_route_del(x->s, &r), -ESRCH);
 	rtm = mnl_nlmsg_get_payload(last_req(x));
@@ -227,9 +231,9 @@ static void test_route_special(void **state)
 	assert_int_equal(rtm->rtm_type, RTN_UNSPEC);
 
 	/* A blackhole cannot have a gateway or device. */
-	r = (struct nlw_route){ .dst = pfx("10.0.0.0/8"), .type = NLW_ROUTE_BLACKHOLE, .oif = 3 };
+	r = (struct nlw_route){.dst = pfx("10.0.0.0/8"), .type = NLW_ROUTE_BLACKHOLE, .oif = 3};
 	assert_int_equal(nlw_route_add(x->s, &r), -EINVAL);
-	r = (struct nlw_route){ 0 };
+	r = (struct nlw_route){0};
 	assert_int_equal(nlw_route_add(x->s, &r), -EINVAL);
 	assert_int_equal(fake_nl_nrequests(x->f), 2);
 }
@@ -260,13 +264,13 @@ static void add_route_msg(struct fake_nl *f, int family, const char *dst, uint8_
 static void test_route_list_filter(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_route_filter f = { .table = 254, .protocol = 77 };
+	struct nlw_route_filter f = {.table = 254, .protocol = 77};
 	struct nlw_route *v = NULL;
 	const struct nlmsghdr *req;
 	unsigned n = 0;
 
 	add_route_msg(x->f, AF_INET, "10.1.0.0", 16, 254, 77, 3, 0);
-	add_route_msg(x->f, AF_INET, "10.2.0.0", 16, 254, RTPROT_KERNEL, 3, 0); /* other proto */
+	add_route_msg(x->f, AF_INET, "10.2.0.0", 16, 254, RTPROT_KERNEL, 3, 0);	   /* other proto */
 	add_route_msg(x->f, AF_INET6, "2001:db8::", 64, 254, 77, 3, RTM_F_CLONED); /* cache */
 	add_route_msg(x->f, AF_INET6, NULL, 0, 254, 77, 4, 0);
 	add_route_msg(x->f, AF_INET, "10.3.0.0", 16, 1000, 77, 3, 0); /* other table */
@@ -301,7 +305,7 @@ static void test_route_parse_rejects(void **state)
 	struct fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWROUTE, 0);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	unsigned char six[6] = { 0 };
+	unsigned char six[6] = {0};
 	struct nlw_route r;
 
 	rtm->rtm_family = AF_INET;
@@ -317,7 +321,7 @@ static void test_route_parse_rejects(void **state)
 static void test_neigh_requests(void **state)
 {
 	struct fx *x = *state;
-	static const unsigned char mac[6] = { 2, 0, 0, 0, 0, 9 };
+	static const unsigned char mac[6] = {2, 0, 0, 0, 0, 9};
 	const struct nlmsghdr *req;
 	const struct ndmsg *nd;
 	union ip_addr ip;
@@ -329,7 +333,8 @@ static void test_neigh_requests(void **state)
 	assert_int_equal(nlw_neigh_add_permanent(x->s, 6, AF_INET6, &ip, mac), 0);
 	req = last_req(x);
 	assert_int_equal(req->nlmsg_type, RTM_NEWNEIGH);
-	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
+	assert_int_equal(req->nlmsg_flags,
+			 NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
 	nd = mnl_nlmsg_get_payload(req);
 	assert_int_equal(nd->ndm_family, AF_INET6);
 	assert_int_equal(nd->ndm_ifindex, 6);
@@ -363,14 +368,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_addr_add_v4),
-		T(test_addr_add_v6_flags),
-		cmocka_unit_test(test_dad_decision),
-		T(test_route_add_request),
-		T(test_route_special),
-		T(test_route_list_filter),
-		T(test_route_parse_rejects),
-		T(test_neigh_requests),
+	    T(test_addr_add_v4),
+	    T(test_addr_add_v6_flags),
+	    cmocka_unit_test(test_dad_decision),
+	    T(test_route_add_request),
+	    T(test_route_special),
+	    T(test_route_list_filter),
+	    T(test_route_parse_rejects),
+	    T(test_neigh_requests),
 #undef T
 	};
 

@@ -81,7 +81,8 @@ static const char *sh(int netns_fd, const char *fmt, ...)
 	FILE *p;
 
 	if (netns_fd >= 0)
-		snprintf(pre, sizeof(pre), "nsenter --net=/proc/%d/fd/%d ", (int)getpid(), netns_fd);
+		snprintf(pre, sizeof(pre), "nsenter --net=/proc/%d/fd/%d ", (int)getpid(),
+			 netns_fd);
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
@@ -100,15 +101,19 @@ static const char *sh(int netns_fd, const char *fmt, ...)
 	return out;
 }
 
-static const unsigned char MAC1[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
-static const unsigned char MAC2[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee };
+static const unsigned char MAC1[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+static const unsigned char MAC2[6] = {0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee};
 
 /* veth "vh0" in H with peer "eth0" in P. */
 static int make_veth(struct fx *x, unsigned mtu)
 {
 	struct nlw_veth_params p = {
-		.name = "vh0", .mtu = mtu, .mac = MAC1, .peer_name = "eth0",
-		.peer_netns_fd = x->pod, .peer_mac = MAC2,
+	    .name = "vh0",
+	    .mtu = mtu,
+	    .mac = MAC1,
+	    .peer_name = "eth0",
+	    .peer_netns_fd = x->pod,
+	    .peer_mac = MAC2,
 	};
 	struct nlw_link l;
 
@@ -147,7 +152,7 @@ static void test_veth_peer_in_netns(void **state)
 			    nlw_mac_fmt(MAC2, mac));
 	/* A second create with the same name fails with EEXIST and the kernel's reason. */
 	{
-		struct nlw_veth_params p = { .name = "vh0", .peer_name = "vh1", .peer_netns_fd = -1 };
+		struct nlw_veth_params p = {.name = "vh0", .peer_name = "vh1", .peer_netns_fd = -1};
 
 		assert_int_equal(nlw_link_add_veth(x->hs, &p), -EEXIST);
 	}
@@ -157,7 +162,7 @@ static void test_bridge_master_up(void **state)
 {
 	struct fx *x = *state;
 	/* No vlan_filtering here: a kernel without it refuses even "0" (see test_bridge_vlans). */
-	struct nlw_bridge_params bp = { .name = "br0", .mtu = 1450, .mac = MAC2 };
+	struct nlw_bridge_params bp = {.name = "br0", .mtu = 1450, .mac = MAC2};
 	struct nlw_link br, port;
 	int vh;
 
@@ -189,15 +194,17 @@ static void test_bridge_master_up(void **state)
 static void test_veth_master_up_at_create(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_bridge_params bp = { .name = "br1" };
+	struct nlw_bridge_params bp = {.name = "br1"};
 	struct nlw_link br, l;
 
 	assert_int_equal(nlw_link_add_bridge(x->hs, &bp), 0);
 	assert_int_equal(nlw_link_get_by_name(x->hs, "br1", &br), 0);
 	{
-		struct nlw_veth_params p = { .name = "vh5", .peer_name = "eth5",
-					     .peer_netns_fd = x->pod, .master = br.ifindex,
-					     .up = true };
+		struct nlw_veth_params p = {.name = "vh5",
+					    .peer_name = "eth5",
+					    .peer_netns_fd = x->pod,
+					    .master = br.ifindex,
+					    .up = true};
 
 		assert_int_equal(nlw_link_add_veth(x->hs, &p), 0);
 	}
@@ -209,10 +216,13 @@ static void test_veth_master_up_at_create(void **state)
 static void test_bridge_port_flags(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_bridge_params bp = { .name = "br0" };
-	struct nlw_brport_params pf = { .has_hairpin = true, .hairpin = true,
-					.has_learning = true, .learning = false,
-					.has_isolated = true, .isolated = true };
+	struct nlw_bridge_params bp = {.name = "br0"};
+	struct nlw_brport_params pf = {.has_hairpin = true,
+				       .hairpin = true,
+				       .has_learning = true,
+				       .learning = false,
+				       .has_isolated = true,
+				       .isolated = true};
 	struct nlw_link br, port;
 	int vh;
 
@@ -238,12 +248,12 @@ static void test_bridge_port_flags(void **state)
 static void test_bridge_vlans(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_bridge_params bp = { .name = "br0" };
+	struct nlw_bridge_params bp = {.name = "br0"};
 	struct nlw_bridge_vlan add[] = {
-		{ .vid = 10, .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED },
-		{ .vid = 20, .vid_end = 22 },
+	    {.vid = 10, .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED},
+	    {.vid = 20, .vid_end = 22},
 	};
-	struct nlw_bridge_vlan del = { .vid = 21 }, *v = NULL;
+	struct nlw_bridge_vlan del = {.vid = 21}, *v = NULL;
 	struct nlw_link br;
 	unsigned n = 0;
 	int vh, r;
@@ -252,7 +262,8 @@ static void test_bridge_vlans(void **state)
 	assert_int_equal(nlw_link_get_by_name(x->hs, "br0", &br), 0);
 	r = nlw_bridge_set_vlan_filtering(x->hs, br.ifindex, true);
 	if (r == -EOPNOTSUPP) {
-		/* CONFIG_BRIDGE_VLAN_FILTERING=n (as on the CI kernel): requests are unit-tested. */
+		/* CONFIG_BRIDGE_VLAN_FILTERING=n (as on the CI kernel): requests are unit-tested.
+		 */
 		fprintf(stderr, "kernel without bridge VLAN filtering: %s\n",
 			nlw_sock_ext_ack(x->hs) ? nlw_sock_ext_ack(x->hs) : "EOPNOTSUPP");
 		skip();
@@ -273,7 +284,8 @@ static void test_bridge_vlans(void **state)
 
 		for (unsigned i = 0; i < n; i++) {
 			if (v[i].vid == 10)
-				assert_int_equal(v[i].flags, NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED), seen |= 1;
+				assert_int_equal(v[i].flags, NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED),
+				    seen |= 1;
 			if (v[i].vid == 20 || v[i].vid == 22)
 				assert_int_equal(v[i].flags, 0), seen |= v[i].vid == 20 ? 2 : 4;
 			assert_int_not_equal(v[i].vid, 21);
@@ -285,7 +297,7 @@ static void test_bridge_vlans(void **state)
 			    "[1,10,20,22]");
 	/* Bad input never reaches the kernel. */
 	{
-		struct nlw_bridge_vlan bad = { .vid = 4095 };
+		struct nlw_bridge_vlan bad = {.vid = 4095};
 
 		assert_int_equal(nlw_bridge_vlan_add(x->hs, vh, &bad, 1), -EINVAL);
 	}
@@ -323,7 +335,8 @@ static void test_link_setters(void **state)
 	assert_int_equal(nlw_link_get_by_index(x->hs, vh, &l), 0);
 	assert_false(l.flags & IFF_UP);
 	assert_string_equal(sh(-1, "ip -j link show dev renamed0 | jq -r '.[0].flags | "
-				   "index(\"UP\") == null'"), "true");
+				   "index(\"UP\") == null'"),
+			    "true");
 	/* Errors: unknown index, invalid MTU from the kernel. */
 	assert_int_equal(nlw_link_set_mtu(x->hs, 9999, 1300), -ENODEV);
 	assert_int_equal(nlw_link_set_mtu(x->hs, vh, 10), -EINVAL);
@@ -355,11 +368,20 @@ static void test_macvlan_vxlan(void **state)
 {
 	struct fx *x = *state;
 	int vh = make_veth(x, 0);
-	struct nlw_macvlan_params mp = { .name = "mv0", .parent = vh, .mode = NLW_MACVLAN_BRIDGE,
-					 .mtu = 1400, .mac = MAC2, .netns_fd = x->pod };
-	struct nlw_vxlan_params vp = { .name = "vx0", .vni = 42, .family = AF_INET,
-				       .has_local = true, .local = { 10, 1, 1, 1 }, .dev = vh,
-				       .port = 4789, .learning = false };
+	struct nlw_macvlan_params mp = {.name = "mv0",
+					.parent = vh,
+					.mode = NLW_MACVLAN_BRIDGE,
+					.mtu = 1400,
+					.mac = MAC2,
+					.netns_fd = x->pod};
+	struct nlw_vxlan_params vp = {.name = "vx0",
+				      .vni = 42,
+				      .family = AF_INET,
+				      .has_local = true,
+				      .local = {10, 1, 1, 1},
+				      .dev = vh,
+				      .port = 4789,
+				      .learning = false};
 	struct nlw_link l;
 
 	assert_int_equal(nlw_link_add_macvlan(x->hs, &mp), 0);
@@ -369,7 +391,8 @@ static void test_macvlan_vxlan(void **state)
 	assert_int_equal(l.macvlan_mode, NLW_MACVLAN_BRIDGE);
 	assert_int_equal(l.mtu, 1400);
 	assert_string_equal(sh(x->pod, "ip -j -d link show dev mv0 | "
-				       "jq -r '.[0].linkinfo.info_data.mode'"), "bridge");
+				       "jq -r '.[0].linkinfo.info_data.mode'"),
+			    "bridge");
 	assert_int_equal(nlw_link_add_vxlan(x->hs, &vp), 0);
 	assert_int_equal(nlw_link_get_by_name(x->hs, "vx0", &l), 0);
 	assert_string_equal(l.kind, "vxlan");
@@ -393,7 +416,7 @@ static struct ip_prefix pfx(const char *s)
 static void test_addresses(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_addr_opts nodad = { .flags = NLW_ADDR_NODAD };
+	struct nlw_addr_opts nodad = {.flags = NLW_ADDR_NODAD};
 	struct ip_prefix v4 = pfx("10.10.0.2/24"), v6 = pfx("2001:db8::2/64");
 	struct nlw_addr *a = NULL;
 	unsigned n = 0;
@@ -409,7 +432,8 @@ static void test_addresses(void **state)
 	assert_true(ip_addr_equal(AF_INET, &a[0].prefix.addr, &v4.addr));
 	free(a);
 	assert_string_equal(sh(-1, "ip -j addr show dev vh0 | jq -r '.[0].addr_info[] | "
-				   "select(.family==\"inet\") | .broadcast'"), "10.10.0.255");
+				   "select(.family==\"inet\") | .broadcast'"),
+			    "10.10.0.255");
 	assert_int_equal(nlw_addr_list(x->hs, vh, AF_INET6, &a, &n), 0);
 	/* 2001:db8::2 (nodad) and possibly a link-local fe80:: */
 	{
@@ -426,7 +450,8 @@ static void test_addresses(void **state)
 	free(a);
 	assert_string_equal(sh(-1, "ip -j addr show dev vh0 | jq -r '[.[0].addr_info[] | "
 				   "select(.family==\"inet6\" and .scope==\"global\") | .local] "
-				   "| join(\",\")'"), "2001:db8::2");
+				   "| join(\",\")'"),
+			    "2001:db8::2");
 	assert_int_equal(nlw_addr_del(x->hs, vh, &v4), 0);
 	assert_int_equal(nlw_addr_del(x->hs, vh, &v4), -EADDRNOTAVAIL);
 	assert_int_equal(nlw_addr_list(x->hs, vh, AF_INET, &a, &n), 0);
@@ -456,11 +481,16 @@ static void test_routes(void **state)
 {
 	struct fx *x = *state;
 	struct ip_prefix v4 = pfx("10.10.0.2/24");
-	struct nlw_route r = { .dst = pfx("10.20.0.0/16"), .has_gw = true, .table = 100,
-			       .protocol = 77, .priority = 100, .mtu = 1400, .advmss = 1360 };
-	struct nlw_route bh = { .dst = pfx("10.30.0.0/16"), .type = NLW_ROUTE_BLACKHOLE,
-				.table = 100, .protocol = 77 };
-	struct nlw_route_filter f = { .family = AF_INET, .table = 100, .protocol = 77 };
+	struct nlw_route r = {.dst = pfx("10.20.0.0/16"),
+			      .has_gw = true,
+			      .table = 100,
+			      .protocol = 77,
+			      .priority = 100,
+			      .mtu = 1400,
+			      .advmss = 1360};
+	struct nlw_route bh = {
+	    .dst = pfx("10.30.0.0/16"), .type = NLW_ROUTE_BLACKHOLE, .table = 100, .protocol = 77};
+	struct nlw_route_filter f = {.family = AF_INET, .table = 100, .protocol = 77};
 	struct nlw_route *v = NULL;
 	unsigned n = 0;
 	int vh = make_veth(x, 0);
@@ -497,7 +527,7 @@ static void test_routes(void **state)
 	assert_string_equal(sh(-1, "ip -j route show table 100 10.30.0.0/16 | jq -r '.[0].type'"),
 			    "blackhole");
 	/* Filter by protocol: the kernel's own (proto kernel) routes are not ours. */
-	f = (struct nlw_route_filter){ .protocol = 77 };
+	f = (struct nlw_route_filter){.protocol = 77};
 	assert_int_equal(nlw_route_list(x->hs, &f, &v, &n), 0);
 	assert_int_equal(n, 2);
 	free(v);
@@ -505,11 +535,12 @@ static void test_routes(void **state)
 	r.mtu = 1300;
 	assert_int_equal(nlw_route_replace(x->hs, &r), 0);
 	assert_string_equal(sh(-1, "ip -j route show table 100 10.20.0.0/16 | "
-				   "jq -r '.[0].metrics[0].mtu'"), "1300");
+				   "jq -r '.[0].metrics[0].mtu'"),
+			    "1300");
 	assert_int_equal(nlw_route_del(x->hs, &r), 0);
 	assert_int_equal(nlw_route_del(x->hs, &r), -ESRCH);
 	assert_int_equal(nlw_route_del(x->hs, &bh), 0);
-	f = (struct nlw_route_filter){ .table = 100 };
+	f = (struct nlw_route_filter){.table = 100};
 	assert_int_equal(nlw_route_list(x->hs, &f, &v, &n), 0);
 	assert_int_equal(n, 0);
 	free(v);
@@ -519,9 +550,9 @@ static void test_routes_v6_default_append(void **state)
 {
 	struct fx *x = *state;
 	struct ip_prefix v6 = pfx("2001:db8::2/64");
-	struct nlw_addr_opts nodad = { .flags = NLW_ADDR_NODAD };
-	struct nlw_route r = { .dst = pfx("::/0"), .has_gw = true, .protocol = 98 };
-	struct nlw_route_filter f = { .family = AF_INET6, .protocol = 98 };
+	struct nlw_addr_opts nodad = {.flags = NLW_ADDR_NODAD};
+	struct nlw_route r = {.dst = pfx("::/0"), .has_gw = true, .protocol = 98};
+	struct nlw_route_filter f = {.family = AF_INET6, .protocol = 98};
 	struct nlw_route *v = NULL;
 	unsigned n = 0;
 	int vh = make_veth(x, 0);
@@ -556,7 +587,8 @@ static void test_neighbours(void **state)
 	assert_int_equal(st, NUD_PERMANENT);
 	assert_memory_equal(mac, MAC2, 6);
 	assert_string_equal(sh(-1, "ip -j neigh show dev vh0 | jq -c '.[0] | [.dst, .lladdr, "
-				   ".state[0]]'"), "[\"10.10.0.9\",\"02:aa:bb:cc:dd:ee\",\"PERMANENT\"]");
+				   ".state[0]]'"),
+			    "[\"10.10.0.9\",\"02:aa:bb:cc:dd:ee\",\"PERMANENT\"]");
 	assert_int_equal(nlw_neigh_del(x->hs, vh, AF_INET, &ip), 0);
 	assert_int_equal(nlw_neigh_get(x->hs, vh, AF_INET, &ip, mac, &st), -ENOENT);
 	assert_int_equal(nlw_neigh_del(x->hs, vh, AF_INET, &ip), -ENOENT);
@@ -568,18 +600,18 @@ static void test_sysctl_per_netns(void **state)
 	char buf[32];
 
 	assert_int_equal(nlw_sysctl_set_in_netns(x->pod, -1, "net/ipv4/ip_forward", "1"), 0);
-	assert_int_equal(nlw_sysctl_get_in_netns(x->pod, -1, "net/ipv4/ip_forward", buf,
-						 sizeof(buf)), 0);
+	assert_int_equal(
+	    nlw_sysctl_get_in_netns(x->pod, -1, "net/ipv4/ip_forward", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "1");
 	/* H is untouched: a fresh netns starts with forwarding off. */
 	assert_int_equal(nlw_sysctl_get(-1, "net/ipv4/ip_forward", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0");
 	assert_string_equal(sh(x->pod, "cat /proc/sys/net/ipv4/ip_forward"), "1");
-	assert_int_equal(nlw_sysctl_set_in_netns(x->pod, -1, "net/ipv6/conf/eth0/accept_dad",
-						 "0"), -ENOENT);
+	assert_int_equal(nlw_sysctl_set_in_netns(x->pod, -1, "net/ipv6/conf/eth0/accept_dad", "0"),
+			 -ENOENT);
 	make_veth(x, 0);
-	assert_int_equal(nlw_sysctl_set_in_netns(x->pod, -1, "net/ipv6/conf/eth0/accept_dad",
-						 "0"), 0);
+	assert_int_equal(nlw_sysctl_set_in_netns(x->pod, -1, "net/ipv6/conf/eth0/accept_dad", "0"),
+			 0);
 	assert_string_equal(sh(x->pod, "cat /proc/sys/net/ipv6/conf/eth0/accept_dad"), "0");
 	assert_int_equal(nlw_sysctl_set(-1, "net/../../etc/passwd", "x"), -EINVAL);
 	assert_int_equal(nlw_sysctl_set(-1, "kernel/hostname", "x"), -EINVAL);
@@ -625,22 +657,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_veth_peer_in_netns),
-		T(test_bridge_master_up),
-		T(test_veth_master_up_at_create),
-		T(test_bridge_port_flags),
-		T(test_bridge_vlans),
-		T(test_link_setters),
-		T(test_move_and_delete),
-		T(test_macvlan_vxlan),
-		T(test_addresses),
-		T(test_dad_state),
-		T(test_routes),
-		T(test_routes_v6_default_append),
-		T(test_neighbours),
-		T(test_sysctl_per_netns),
-		T(test_netns_handles),
-		T(test_netns_run_returns),
+	    T(test_veth_peer_in_netns), T(test_bridge_master_up), T(test_veth_master_up_at_create),
+	    T(test_bridge_port_flags),	T(test_bridge_vlans),	  T(test_link_setters),
+	    T(test_move_and_delete),	T(test_macvlan_vxlan),	  T(test_addresses),
+	    T(test_dad_state),		T(test_routes),		  T(test_routes_v6_default_append),
+	    T(test_neighbours),		T(test_sysctl_per_netns), T(test_netns_handles),
+	    T(test_netns_run_returns),
 #undef T
 	};
 

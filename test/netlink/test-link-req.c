@@ -45,8 +45,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const unsigned char MAC1[6] = { 0x02, 1, 2, 3, 4, 5 };
-static const unsigned char MAC2[6] = { 0x02, 9, 8, 7, 6, 5 };
+static const unsigned char MAC1[6] = {0x02, 1, 2, 3, 4, 5};
+static const unsigned char MAC2[6] = {0x02, 9, 8, 7, 6, 5};
 #define IFI_LEN sizeof(struct ifinfomsg)
 
 /* Send one request answered by ACK and return it. */
@@ -67,9 +67,14 @@ static const struct nlattr *info_data(const struct nlmsghdr *nlh)
 static void test_veth_request(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_veth_params p = { .name = "vethab12", .mtu = 1450, .mac = MAC1, .master = 4,
-				     .up = true, .peer_name = "eth0", .peer_netns_fd = 17,
-				     .peer_mac = MAC2 };
+	struct nlw_veth_params p = {.name = "vethab12",
+				    .mtu = 1450,
+				    .mac = MAC1,
+				    .master = 4,
+				    .up = true,
+				    .peer_name = "eth0",
+				    .peer_netns_fd = 17,
+				    .peer_mac = MAC2};
 	const struct nlmsghdr *req;
 	const struct nlattr *peer, *attr;
 	struct nlw_link l;
@@ -82,8 +87,7 @@ static void test_veth_request(void **state)
 	assert_int_equal(nlw_link_add_veth(x->s, &p), 0);
 	req = last_req(x);
 	assert_int_equal(fake_nl_nrequests(x->f), 1); /* ONE request */
-	assert_int_equal(req->nlmsg_flags,
-			 NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
+	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
 	/* Our own parser reads a create request like a reply. */
 	assert_int_equal(nlw_link_parse(req, &l), 0);
 	assert_string_equal(l.name, "vethab12");
@@ -92,18 +96,29 @@ static void test_veth_request(void **state)
 	assert_memory_equal(l.mac, MAC1, 6);
 	assert_int_equal(l.master, 4);
 	assert_int_equal(l.flags, IFF_UP);
-	assert_int_equal(((const struct ifinfomsg *)mnl_nlmsg_get_payload(req))->ifi_change, IFF_UP);
+	assert_int_equal(((const struct ifinfomsg *)mnl_nlmsg_get_payload(req))->ifi_change,
+			 IFF_UP);
 	peer = fake_nl_nested(info_data(req), VETH_INFO_PEER);
 	assert_non_null(peer);
 	/* VETH_INFO_PEER = struct ifinfomsg + the peer's attributes */
-	mnl_attr_for_each_payload((const void *)((const char *)mnl_attr_get_payload(peer) + IFI_LEN),
-				  mnl_attr_get_payload_len(peer) - IFI_LEN) {
+	mnl_attr_for_each_payload (
+	    (const void *)((const char *)mnl_attr_get_payload(peer) + IFI_LEN),
+	    mnl_attr_get_payload_len(peer) - IFI_LEN) {
 		switch (mnl_attr_get_type(attr)) {
-		case IFLA_IFNAME: pname = mnl_attr_get_str(attr); break;
-		case IFLA_MTU: peer_mtu = mnl_attr_get_u32(attr); break;
-		case IFLA_NET_NS_FD: nsfd = (int)mnl_attr_get_u32(attr); break;
-		case IFLA_ADDRESS: pmac = mnl_attr_get_payload(attr); break;
-		default: fail_msg("unexpected peer attribute %u", mnl_attr_get_type(attr));
+		case IFLA_IFNAME:
+			pname = mnl_attr_get_str(attr);
+			break;
+		case IFLA_MTU:
+			peer_mtu = mnl_attr_get_u32(attr);
+			break;
+		case IFLA_NET_NS_FD:
+			nsfd = (int)mnl_attr_get_u32(attr);
+			break;
+		case IFLA_ADDRESS:
+			pmac = mnl_attr_get_payload(attr);
+			break;
+		default:
+			fail_msg("unexpected peer attribute %u", mnl_attr_get_type(attr));
 		}
 	}
 	assert_string_equal(pname, "eth0");
@@ -116,7 +131,7 @@ static void test_veth_request(void **state)
 static void test_veth_minimal_and_invalid(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_veth_params p = { .name = "v0", .peer_name = "v1", .peer_netns_fd = -1 };
+	struct nlw_veth_params p = {.name = "v0", .peer_name = "v1", .peer_netns_fd = -1};
 	const struct nlmsghdr *req;
 	const struct nlattr *peer;
 
@@ -138,8 +153,11 @@ static void test_veth_minimal_and_invalid(void **state)
 static void test_bridge_request(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_bridge_params p = { .name = "cni0", .mtu = 9000, .has_vlan_filtering = true,
-				       .vlan_filtering = true, .up = true };
+	struct nlw_bridge_params p = {.name = "cni0",
+				      .mtu = 9000,
+				      .has_vlan_filtering = true,
+				      .vlan_filtering = true,
+				      .up = true};
 	const struct nlattr *d;
 	struct nlw_link l;
 
@@ -161,8 +179,8 @@ static void test_bridge_request(void **state)
 	assert_int_equal(last_req(x)->nlmsg_type, RTM_NEWLINK);
 	assert_false(last_req(x)->nlmsg_flags & NLM_F_CREATE);
 	assert_int_equal(nlw_link_parse(last_req(x), &l), -EBADMSG); /* no IFLA_IFNAME */
-	assert_int_equal(mnl_attr_get_u8(fake_nl_nested(info_data(last_req(x)),
-							IFLA_BR_VLAN_FILTERING)), 0);
+	assert_int_equal(
+	    mnl_attr_get_u8(fake_nl_nested(info_data(last_req(x)), IFLA_BR_VLAN_FILTERING)), 0);
 }
 
 /* Golden bytes for the simplest builder: RTM_SETLINK master. */
@@ -170,12 +188,49 @@ static void test_set_master_golden(void **state)
 {
 	struct fx *x = *state;
 	static const unsigned char golden[] = {
-		/* nlmsghdr: len 40, RTM_SETLINK (19), REQUEST|ACK, seq (masked), pid 0 */
-		40, 0, 0, 0, 19, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* ifinfomsg: AF_UNSPEC, index 7, flags 0, change 0 */
-		0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* IFLA_MASTER (10) = 3 */
-		8, 0, 10, 0, 3, 0, 0, 0,
+	    /* nlmsghdr: len 40, RTM_SETLINK (19), REQUEST|ACK, seq (masked), pid 0 */
+	    40,
+	    0,
+	    0,
+	    0,
+	    19,
+	    0,
+	    5,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    /* ifinfomsg: AF_UNSPEC, index 7, flags 0, change 0 */
+	    0,
+	    0,
+	    0,
+	    0,
+	    7,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    /* IFLA_MASTER (10) = 3 */
+	    8,
+	    0,
+	    10,
+	    0,
+	    3,
+	    0,
+	    0,
+	    0,
 	};
 	unsigned char got[sizeof(golden)];
 
@@ -235,8 +290,8 @@ static void test_setters(void **state)
 static void test_brport_request(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_brport_params p = { .has_hairpin = true, .hairpin = true,
-				       .has_isolated = true, .isolated = false };
+	struct nlw_brport_params p = {
+	    .has_hairpin = true, .hairpin = true, .has_isolated = true, .isolated = false};
 	const struct nlmsghdr *req;
 	const struct nlattr *pi;
 
@@ -252,7 +307,7 @@ static void test_brport_request(void **state)
 	assert_int_equal(mnl_attr_get_u8(fake_nl_nested(pi, IFLA_BRPORT_MODE)), 1);
 	assert_int_equal(mnl_attr_get_u8(fake_nl_nested(pi, IFLA_BRPORT_ISOLATED)), 0);
 	assert_null(fake_nl_nested(pi, IFLA_BRPORT_LEARNING));
-	p = (struct nlw_brport_params){ 0 };
+	p = (struct nlw_brport_params){0};
 	assert_int_equal(nlw_bridge_port_set(x->s, 8, &p), -EINVAL);
 }
 
@@ -260,10 +315,10 @@ static void test_vlan_requests(void **state)
 {
 	struct fx *x = *state;
 	struct nlw_bridge_vlan v[] = {
-		{ .vid = 10, .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED },
-		{ .vid = 20, .vid_end = 22 },
+	    {.vid = 10, .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED},
+	    {.vid = 20, .vid_end = 22},
 	};
-	struct nlw_bridge_vlan self = { .vid = 10, .flags = NLW_BRVLAN_SELF };
+	struct nlw_bridge_vlan self = {.vid = 10, .flags = NLW_BRVLAN_SELF};
 	const struct bridge_vlan_info *vi[3];
 	const struct nlattr *spec, *a;
 	unsigned n = 0;
@@ -273,7 +328,7 @@ static void test_vlan_requests(void **state)
 	assert_int_equal(last_req(x)->nlmsg_type, RTM_SETLINK);
 	spec = fake_nl_attr(last_req(x), IFI_LEN, IFLA_AF_SPEC);
 	assert_null(fake_nl_nested(spec, IFLA_BRIDGE_FLAGS));
-	mnl_attr_for_each_nested(a, spec) {
+	mnl_attr_for_each_nested (a, spec) {
 		assert_int_equal(mnl_attr_get_type(a), IFLA_BRIDGE_VLAN_INFO);
 		assert_int_equal(mnl_attr_get_payload_len(a), sizeof(struct bridge_vlan_info));
 		assert_true(n < 3);
@@ -296,8 +351,11 @@ static void test_vlan_requests(void **state)
 
 	{
 		static const struct nlw_bridge_vlan bad[] = {
-			{ .vid = 0 }, { .vid = 4095 }, { .vid = 10, .vid_end = 5 },
-			{ .vid = 10, .vid_end = 4095 }, { .vid = 5, .vid_end = 9, .flags = NLW_BRVLAN_PVID },
+		    {.vid = 0},
+		    {.vid = 4095},
+		    {.vid = 10, .vid_end = 5},
+		    {.vid = 10, .vid_end = 4095},
+		    {.vid = 5, .vid_end = 9, .flags = NLW_BRVLAN_PVID},
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -319,8 +377,8 @@ static void add_brvlan_msg(struct fake_nl *f, int ifindex, const uint16_t *vids,
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, "p");
 	spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
 	for (unsigned i = 0; i < n; i++) {
-		struct bridge_vlan_info vi = { .vid = vids[i],
-					       .flags = i == 0 ? BRIDGE_VLAN_INFO_PVID : 0 };
+		struct bridge_vlan_info vi = {.vid = vids[i],
+					      .flags = i == 0 ? BRIDGE_VLAN_INFO_PVID : 0};
 
 		mnl_attr_put(nlh, IFLA_BRIDGE_VLAN_INFO, sizeof(vi), &vi);
 	}
@@ -331,7 +389,7 @@ static void add_brvlan_msg(struct fake_nl *f, int ifindex, const uint16_t *vids,
 static void test_vlan_list(void **state)
 {
 	struct fx *x = *state;
-	static const uint16_t a[] = { 1, 5 }, b[] = { 7, 100, 200 };
+	static const uint16_t a[] = {1, 5}, b[] = {7, 100, 200};
 	struct nlw_bridge_vlan *v = NULL;
 	const struct nlmsghdr *req;
 	unsigned n = 0;
@@ -358,9 +416,13 @@ static void test_vlan_list(void **state)
 static void test_macvlan_vxlan_requests(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_macvlan_params mp = { .name = "mv0", .parent = 2, .netns_fd = 11 };
-	struct nlw_vxlan_params vp = { .name = "vx0", .vni = 4242, .family = AF_INET6,
-				       .has_group = true, .dev = 2, .port = 4789 };
+	struct nlw_macvlan_params mp = {.name = "mv0", .parent = 2, .netns_fd = 11};
+	struct nlw_vxlan_params vp = {.name = "vx0",
+				      .vni = 4242,
+				      .family = AF_INET6,
+				      .has_group = true,
+				      .dev = 2,
+				      .port = 4789};
 	const struct nlattr *d;
 	struct nlw_link l;
 
@@ -461,17 +523,17 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_veth_request),
-		T(test_veth_minimal_and_invalid),
-		T(test_bridge_request),
-		T(test_set_master_golden),
-		T(test_setters),
-		T(test_brport_request),
-		T(test_vlan_requests),
-		T(test_vlan_list),
-		T(test_macvlan_vxlan_requests),
-		T(test_get_reply_parsed),
-		cmocka_unit_test(test_mac_helpers),
+	    T(test_veth_request),
+	    T(test_veth_minimal_and_invalid),
+	    T(test_bridge_request),
+	    T(test_set_master_golden),
+	    T(test_setters),
+	    T(test_brport_request),
+	    T(test_vlan_requests),
+	    T(test_vlan_list),
+	    T(test_macvlan_vxlan_requests),
+	    T(test_get_reply_parsed),
+	    cmocka_unit_test(test_mac_helpers),
 #undef T
 	};
 

@@ -30,7 +30,7 @@ struct blob {
 static struct blob load(const char *name)
 {
 	char path[1024];
-	struct blob b = { 0 };
+	struct blob b = {0};
 	FILE *f;
 	long n;
 
@@ -88,8 +88,8 @@ static void link_fn(const struct nlmsghdr *nlh, void *data)
 static void test_kernel_link_veth_port(void **state)
 {
 	struct blob b = load("link-veth-port.bin");
-	struct nlw_link l = { 0 };
-	static const unsigned char mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	struct nlw_link l = {0};
+	static const unsigned char mac[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
 
 	(void)state;
 	assert_int_equal(each_msg(&b, link_fn, &l), 2); /* reply + ACK */
@@ -112,7 +112,7 @@ static void test_kernel_link_veth_port(void **state)
 static void test_kernel_link_bridge(void **state)
 {
 	struct blob b = load("link-bridge.bin");
-	struct nlw_link l = { 0 };
+	struct nlw_link l = {0};
 
 	(void)state;
 	each_msg(&b, link_fn, &l);
@@ -143,7 +143,7 @@ static void addr_fn(const struct nlmsghdr *nlh, void *data)
 static void test_kernel_addr_dump(void **state)
 {
 	struct blob b = load("addr-dump.bin");
-	struct addrs x = { 0 };
+	struct addrs x = {0};
 	char buf[IP_PREFIX_STRLEN];
 	bool found = false;
 
@@ -168,7 +168,7 @@ static void route_fn(const struct nlmsghdr *nlh, void *data)
 static void test_kernel_route_dump(void **state)
 {
 	struct blob b = load("route-dump.bin");
-	struct nlw_route r = { 0 };
+	struct nlw_route r = {0};
 	char buf[IP_PREFIX_STRLEN], gw[INET6_ADDRSTRLEN];
 
 	(void)state;
@@ -215,7 +215,7 @@ static void test_malformed(void **state)
 	struct ifinfomsg *ifi;
 	struct nlattr *nest;
 	struct nlw_link l;
-	char noz[4] = { 'e', 't', 'h', '0' };
+	char noz[4] = {'e', 't', 'h', '0'};
 
 	(void)state;
 	memset(&m, 0, sizeof(m));
@@ -266,12 +266,9 @@ static void test_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernel_link_veth_port),
-		cmocka_unit_test(test_kernel_link_bridge),
-		cmocka_unit_test(test_kernel_addr_dump),
-		cmocka_unit_test(test_kernel_route_dump),
-		cmocka_unit_test(test_kernel_error),
-		cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_kernel_link_veth_port), cmocka_unit_test(test_kernel_link_bridge),
+	    cmocka_unit_test(test_kernel_addr_dump),	  cmocka_unit_test(test_kernel_route_dump),
+	    cmocka_unit_test(test_kernel_error),	  cmocka_unit_test(test_malformed),
 	};
 
 	return cmocka_run_group_tests_name("nlw-parse", tests, NULL, NULL);

@@ -107,7 +107,7 @@ static void test_get_by_name_dump(void **state)
 static void queue_mode(struct fake_nl *f, int mode)
 {
 	struct nlmsghdr *nlh =
-		fake_nl_msg_begin(f, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET), 0);
+	    fake_nl_msg_begin(f, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET), 0);
 
 	if (mode >= 0)
 		mnl_attr_put_u8(nlh, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, (uint8_t)mode);
@@ -152,7 +152,7 @@ static void test_parse_rejects(void **state)
 	struct fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, T_GET, 0);
 	struct nlw_rdma_dev d;
-	char noz[3] = { 'a', 'b', 'c' };
+	char noz[3] = {'a', 'b', 'c'};
 
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 1);
 	assert_int_equal(nlw_rdma_dev_parse(nlh, &d), -EBADMSG); /* no name */
@@ -164,11 +164,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_get_by_index),
-		T(test_get_by_name_dump),
-		T(test_netns_mode),
-		T(test_set_netns),
-		T(test_parse_rejects),
+	    T(test_get_by_index), T(test_get_by_name_dump), T(test_netns_mode),
+	    T(test_set_netns),	  T(test_parse_rejects),
 #undef T
 	};
 

@@ -92,20 +92,20 @@ static void test_path_rules(void **state)
 		const char *path;
 		int ok;
 	} cases[] = {
-		{ "net/ipv4/ip_forward", 1 },
-		{ "net/ipv6/conf/eth0/accept_dad", 1 },
-		{ "net/ipv4/conf/veth1.100/rp_filter", 1 },
-		{ "net/ipv6/conf/vlan@x/forwarding", 1 },
-		{ "net/ipv4/../../kernel/hostname", 0 },
-		{ "net/ipv4/./ip_forward", 0 },
-		{ "net//ipv4", 0 },
-		{ "net/ipv4/", 0 },
-		{ "/net/ipv4/ip_forward", 0 },
-		{ "kernel/hostname", 0 },
-		{ "net", 0 },
-		{ "net/ipv4/conf/a b/x", 0 },
-		{ "net/ipv4/ip_forward\n", 0 },
-		{ "", 0 },
+	    {"net/ipv4/ip_forward", 1},
+	    {"net/ipv6/conf/eth0/accept_dad", 1},
+	    {"net/ipv4/conf/veth1.100/rp_filter", 1},
+	    {"net/ipv6/conf/vlan@x/forwarding", 1},
+	    {"net/ipv4/../../kernel/hostname", 0},
+	    {"net/ipv4/./ip_forward", 0},
+	    {"net//ipv4", 0},
+	    {"net/ipv4/", 0},
+	    {"/net/ipv4/ip_forward", 0},
+	    {"kernel/hostname", 0},
+	    {"net", 0},
+	    {"net/ipv4/conf/a b/x", 0},
+	    {"net/ipv4/ip_forward\n", 0},
+	    {"", 0},
 	};
 
 	(void)state;
@@ -139,27 +139,30 @@ static void test_sysfs_reads(void **state)
 	char buf[64];
 	unsigned v;
 
-	assert_int_equal(nlw_sysfs_read_str(x->root, "class/net/pf0/device/sriov_numvfs", buf,
-					    sizeof(buf)), 0);
+	assert_int_equal(
+	    nlw_sysfs_read_str(x->root, "class/net/pf0/device/sriov_numvfs", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "4");
 	assert_int_equal(nlw_sysfs_read_u32(x->root, "class/net/pf0/device/sriov_numvfs", &v), 0);
 	assert_int_equal(v, 4);
 	assert_int_equal(nlw_sysfs_read_u32(x->root, "class/net/pf0/device/big", &v), -ERANGE);
-	assert_int_equal(nlw_sysfs_read_str(x->root, "class/net/pf0/device/virtfn0/vendor", buf,
-					    sizeof(buf)), 0);
+	assert_int_equal(
+	    nlw_sysfs_read_str(x->root, "class/net/pf0/device/virtfn0/vendor", buf, sizeof(buf)),
+	    0);
 	assert_string_equal(buf, "0x15b3");
-	assert_int_equal(nlw_sysfs_read_link(x->root, "class/net/pf0/device/virtfn0", buf,
-					     sizeof(buf)), 0);
+	assert_int_equal(
+	    nlw_sysfs_read_link(x->root, "class/net/pf0/device/virtfn0", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "../0000:03:00.2");
-	assert_int_equal(nlw_sysfs_read_link_base(x->root, "class/net/pf0/device", buf,
-						  sizeof(buf)), 0);
+	assert_int_equal(
+	    nlw_sysfs_read_link_base(x->root, "class/net/pf0/device", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0000:03:00.0");
 	assert_int_equal(nlw_sysfs_read_link_base(x->root, "class/net/pf0/device", buf, 5),
 			 -ENOBUFS);
-	assert_int_equal(nlw_sysfs_read_str(x->root, "class/net/pf1/device/sriov_numvfs", buf,
-					    sizeof(buf)), -ENOENT);
-	assert_int_equal(nlw_sysfs_read_link(x->root, "class/net/pf0/device/sriov_numvfs", buf,
-					     sizeof(buf)), -EINVAL); /* not a link */
+	assert_int_equal(
+	    nlw_sysfs_read_str(x->root, "class/net/pf1/device/sriov_numvfs", buf, sizeof(buf)),
+	    -ENOENT);
+	assert_int_equal(
+	    nlw_sysfs_read_link(x->root, "class/net/pf0/device/sriov_numvfs", buf, sizeof(buf)),
+	    -EINVAL); /* not a link */
 	assert_int_equal(nlw_sysfs_read_str(x->root, "../etc/passwd", buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(nlw_sysfs_read_str(x->root, "/etc/passwd", buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(nlw_sysfs_read_str(-1, "class", buf, sizeof(buf)), -EINVAL);
@@ -168,9 +171,9 @@ static void test_sysfs_reads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_path_rules),
-		cmocka_unit_test_setup_teardown(test_sysctl_rw_fixture, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sysfs_reads, setup, teardown),
+	    cmocka_unit_test(test_path_rules),
+	    cmocka_unit_test_setup_teardown(test_sysctl_rw_fixture, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sysfs_reads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("nlw-sysctl", tests, NULL, NULL);

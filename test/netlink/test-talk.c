@@ -46,7 +46,7 @@ static void add_addr_msg(struct fake_nl *f, int ifindex, unsigned char last, uin
 {
 	struct nlmsghdr *nlh = fake_nl_msg_begin(f, RTM_NEWADDR, NLM_F_MULTI | flags);
 	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	unsigned char a[4] = { 10, 0, 0, last };
+	unsigned char a[4] = {10, 0, 0, last};
 
 	ifa->ifa_family = AF_INET;
 	ifa->ifa_prefixlen = 24;
@@ -79,7 +79,7 @@ static void test_ack(void **state)
 static void test_error_ext_ack(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_veth_params p = { .name = "veth0", .peer_name = "eth0", .peer_netns_fd = -1 };
+	struct nlw_veth_params p = {.name = "veth0", .peer_name = "eth0", .peer_netns_fd = -1};
 
 	fake_nl_reply_error(x->f, -EEXIST, "Device name already in use");
 	assert_int_equal(nlw_link_add_veth(x->s, &p), -EEXIST);
@@ -179,7 +179,7 @@ static void test_parse_error_drains(void **state)
 	/* An IPv4 address message without any address attribute: our parser refuses it. */
 	nlh = fake_nl_msg_begin(x->f, RTM_NEWADDR, NLM_F_MULTI);
 	((struct ifaddrmsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifaddrmsg)))
-		->ifa_family = AF_INET;
+	    ->ifa_family = AF_INET;
 	fake_nl_msg_end(x->f);
 	fake_nl_flush(x->f);
 	add_addr_msg(x->f, 5, 2, 0);
@@ -306,20 +306,20 @@ static void test_get_link_enodev_mapping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_ext_ack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_without_ext_ack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_multipart_dump, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dump_intr_retried, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dump_intr_gives_up, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_done_with_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_parse_error_drains, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_get_parse_error_drains_ack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_seq, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_portid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_big_reply_grows_buffer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_reply_is_an_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_get_link_enodev_mapping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ack, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_error_ext_ack, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_error_without_ext_ack, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_multipart_dump, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dump_intr_retried, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dump_intr_gives_up, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_done_with_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_parse_error_drains, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_get_parse_error_drains_ack, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_seq, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_portid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_big_reply_grows_buffer, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_reply_is_an_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_get_link_enodev_mapping, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("nlw-talk", tests, NULL, NULL);

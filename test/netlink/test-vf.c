@@ -42,7 +42,7 @@ static int teardown(void **state)
 }
 
 #define IFI_LEN sizeof(struct ifinfomsg)
-static const unsigned char MAC[6] = { 0x02, 0x10, 0x20, 0x30, 0x40, 0x50 };
+static const unsigned char MAC[6] = {0x02, 0x10, 0x20, 0x30, 0x40, 0x50};
 
 /* The single IFLA_VF_INFO nest of the last request. */
 static const struct nlattr *vf_info(struct fx *x)
@@ -62,11 +62,20 @@ static const struct nlattr *vf_info(struct fx *x)
 static void test_vf_set_all(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_vf_params p = { .vf = 4, .has_mac = true, .has_vlan = true, .vlan = 100,
-				   .qos = 3, .has_spoofchk = true, .spoofchk = false,
-				   .has_trust = true, .trust = true, .has_rate = true,
-				   .min_tx_rate = 10, .max_tx_rate = 1000, .has_link_state = true,
-				   .link_state = NLW_VF_LINK_DISABLE };
+	struct nlw_vf_params p = {.vf = 4,
+				  .has_mac = true,
+				  .has_vlan = true,
+				  .vlan = 100,
+				  .qos = 3,
+				  .has_spoofchk = true,
+				  .spoofchk = false,
+				  .has_trust = true,
+				  .trust = true,
+				  .has_rate = true,
+				  .min_tx_rate = 10,
+				  .max_tx_rate = 1000,
+				  .has_link_state = true,
+				  .link_state = NLW_VF_LINK_DISABLE};
 	const struct nlattr *info, *a;
 	const struct ifla_vf_vlan *vl;
 	const struct ifla_vf_rate *rt;
@@ -93,19 +102,24 @@ static void test_vf_set_all(void **state)
 	assert_int_equal(rt->max_tx_rate, 1000);
 	assert_null(fake_nl_nested(info, IFLA_VF_TX_RATE));
 	assert_int_equal(((const struct ifla_vf_spoofchk *)mnl_attr_get_payload(
-				  fake_nl_nested(info, IFLA_VF_SPOOFCHK)))->setting, 0);
+			      fake_nl_nested(info, IFLA_VF_SPOOFCHK)))
+			     ->setting,
+			 0);
 	assert_int_equal(((const struct ifla_vf_trust *)mnl_attr_get_payload(
-				  fake_nl_nested(info, IFLA_VF_TRUST)))->setting, 1);
+			      fake_nl_nested(info, IFLA_VF_TRUST)))
+			     ->setting,
+			 1);
 	assert_int_equal(((const struct ifla_vf_link_state *)mnl_attr_get_payload(
-				  fake_nl_nested(info, IFLA_VF_LINK_STATE)))->link_state,
+			      fake_nl_nested(info, IFLA_VF_LINK_STATE)))
+			     ->link_state,
 			 IFLA_VF_LINK_STATE_DISABLE);
 }
 
 static void test_vf_vlan_8021ad(void **state)
 {
 	struct fx *x = *state;
-	struct nlw_vf_params p = { .vf = 1, .has_vlan = true, .vlan = 200, .qos = 0,
-				   .vlan_proto = NLW_VLAN_PROTO_8021AD };
+	struct nlw_vf_params p = {
+	    .vf = 1, .has_vlan = true, .vlan = 200, .qos = 0, .vlan_proto = NLW_VLAN_PROTO_8021AD};
 	const struct nlattr *info, *list, *a;
 	const struct ifla_vf_vlan_info *vi;
 
@@ -130,13 +144,13 @@ static void test_vf_invalid(void **state)
 {
 	struct fx *x = *state;
 	static const struct nlw_vf_params bad[] = {
-		{ .vf = 0 },						     /* nothing */
-		{ .vf = -1, .has_trust = true },
-		{ .vf = 0, .has_vlan = true, .vlan = 4096 },
-		{ .vf = 0, .has_vlan = true, .vlan = 5, .qos = 8 },
-		{ .vf = 0, .has_vlan = true, .vlan = 5, .vlan_proto = 0x9100 },
-		{ .vf = 0, .has_rate = true, .min_tx_rate = 100, .max_tx_rate = 10 },
-		{ .vf = 0, .has_link_state = true, .link_state = 3 },
+	    {.vf = 0}, /* nothing */
+	    {.vf = -1, .has_trust = true},
+	    {.vf = 0, .has_vlan = true, .vlan = 4096},
+	    {.vf = 0, .has_vlan = true, .vlan = 5, .qos = 8},
+	    {.vf = 0, .has_vlan = true, .vlan = 5, .vlan_proto = 0x9100},
+	    {.vf = 0, .has_rate = true, .min_tx_rate = 100, .max_tx_rate = 10},
+	    {.vf = 0, .has_link_state = true, .link_state = 3},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -145,7 +159,7 @@ static void test_vf_invalid(void **state)
 	/* The driver's refusal comes back with the kernel's text. */
 	fake_nl_reply_error(x->f, -EOPNOTSUPP, "VF trust not supported");
 	{
-		struct nlw_vf_params p = { .vf = 0, .has_trust = true, .trust = true };
+		struct nlw_vf_params p = {.vf = 0, .has_trust = true, .trust = true};
 
 		assert_int_equal(nlw_vf_set(x->s, 3, &p), -EOPNOTSUPP);
 	}
@@ -163,12 +177,12 @@ static void queue_pf_reply(struct fake_nl *f)
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, "pf0");
 	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
 	for (uint32_t vf = 0; vf < 2; vf++) {
-		struct ifla_vf_mac m = { .vf = vf };
-		struct ifla_vf_vlan v = { .vf = vf, .vlan = vf ? 0 : 42, .qos = vf ? 0 : 2 };
-		struct ifla_vf_rate r = { vf, 0, vf ? 500 : 0 };
-		struct ifla_vf_spoofchk s = { vf, vf ? UINT32_MAX : 1 };
-		struct ifla_vf_trust t = { vf, 0 };
-		struct ifla_vf_link_state ls = { vf, vf ? IFLA_VF_LINK_STATE_ENABLE : 0 };
+		struct ifla_vf_mac m = {.vf = vf};
+		struct ifla_vf_vlan v = {.vf = vf, .vlan = vf ? 0 : 42, .qos = vf ? 0 : 2};
+		struct ifla_vf_rate r = {vf, 0, vf ? 500 : 0};
+		struct ifla_vf_spoofchk s = {vf, vf ? UINT32_MAX : 1};
+		struct ifla_vf_trust t = {vf, 0};
+		struct ifla_vf_link_state ls = {vf, vf ? IFLA_VF_LINK_STATE_ENABLE : 0};
 
 		memcpy(m.mac, MAC, 6);
 		m.mac[5] = (unsigned char)vf;
@@ -176,8 +190,8 @@ static void queue_pf_reply(struct fake_nl *f)
 		mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(m), &m);
 		mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(v), &v);
 		if (vf == 1) {
-			struct ifla_vf_vlan_info vi = { .vf = 1, .vlan = 300, .qos = 1,
-							.vlan_proto = htons(0x88a8) };
+			struct ifla_vf_vlan_info vi = {
+			    .vf = 1, .vlan = 300, .qos = 1, .vlan_proto = htons(0x88a8)};
 
 			vl = mnl_attr_nest_start(nlh, IFLA_VF_VLAN_LIST);
 			mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
@@ -240,7 +254,7 @@ static void test_vf_parse_malformed(void **state)
 	struct nlattr *list, *info;
 	struct nlw_vf_info *v = NULL;
 	unsigned n = 0;
-	uint32_t shortmac[2] = { 0, 0 };
+	uint32_t shortmac[2] = {0, 0};
 
 	(void)ifi;
 	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
@@ -262,11 +276,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_vf_set_all),
-		T(test_vf_vlan_8021ad),
-		T(test_vf_invalid),
-		T(test_vf_list_parse),
-		T(test_vf_parse_malformed),
+	    T(test_vf_set_all),	   T(test_vf_vlan_8021ad),     T(test_vf_invalid),
+	    T(test_vf_list_parse), T(test_vf_parse_malformed),
 #undef T
 	};
 

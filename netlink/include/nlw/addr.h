@@ -10,21 +10,21 @@
 
 struct nlw_sock;
 
-#define NLW_ADDR_NODAD (1U << 0)	    /* IFA_F_NODAD (IPv6) */
+#define NLW_ADDR_NODAD (1U << 0)	 /* IFA_F_NODAD (IPv6) */
 #define NLW_ADDR_NOPREFIXROUTE (1U << 1) /* IFA_F_NOPREFIXROUTE */
 
 /* Options for nlw_addr_add; NULL means defaults (scope universe, no flags). */
 struct nlw_addr_opts {
-	unsigned flags;		/* NLW_ADDR_* */
-	unsigned char scope;	/* enum nlw_scope (RT_SCOPE_*); 0 = universe */
+	unsigned flags;	     /* NLW_ADDR_* */
+	unsigned char scope; /* enum nlw_scope (RT_SCOPE_*); 0 = universe */
 };
 
 /* An address as read back. */
 struct nlw_addr {
 	int ifindex;
-	struct ip_prefix prefix;	/* IFA_LOCAL (v4) / IFA_ADDRESS (v6) with ifa_prefixlen */
+	struct ip_prefix prefix; /* IFA_LOCAL (v4) / IFA_ADDRESS (v6) with ifa_prefixlen */
 	unsigned char scope;
-	uint32_t flags;			/* IFA_F_* (IFA_FLAGS if present, else ifa_flags) */
+	uint32_t flags; /* IFA_F_* (IFA_FLAGS if present, else ifa_flags) */
 };
 
 /*

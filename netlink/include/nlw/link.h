@@ -26,18 +26,18 @@ struct nlw_sock;
 struct nlw_link {
 	int ifindex;
 	char name[IFNAMSIZ];
-	char kind[NLW_KIND_MAX];     /* IFLA_INFO_KIND: "veth", "bridge", ... or "" */
+	char kind[NLW_KIND_MAX];       /* IFLA_INFO_KIND: "veth", "bridge", ... or "" */
 	char slave_kind[NLW_KIND_MAX]; /* IFLA_INFO_SLAVE_KIND: "bridge" for a port */
 	char alias[NLW_ALIAS_MAX];
 	unsigned mtu;
 	unsigned char mac[NLW_MAC_LEN];
-	bool has_mac;		/* IFLA_ADDRESS present and 6 bytes */
-	int master;		/* IFLA_MASTER, 0 if none */
-	unsigned flags;		/* ifi_flags: IFF_UP, IFF_RUNNING, ... */
+	bool has_mac;		 /* IFLA_ADDRESS present and 6 bytes */
+	int master;		 /* IFLA_MASTER, 0 if none */
+	unsigned flags;		 /* ifi_flags: IFF_UP, IFF_RUNNING, ... */
 	unsigned char operstate; /* IF_OPER_* */
-	int link;		/* IFLA_LINK: peer ifindex of a veth, parent of macvlan */
-	int link_netnsid;	/* IFLA_LINK_NETNSID, -1 if absent (peer in same netns) */
-	bool promisc;		/* IFF_PROMISC in flags */
+	int link;		 /* IFLA_LINK: peer ifindex of a veth, parent of macvlan */
+	int link_netnsid;	 /* IFLA_LINK_NETNSID, -1 if absent (peer in same netns) */
+	bool promisc;		 /* IFF_PROMISC in flags */
 	/* kind == "bridge" (IFLA_INFO_DATA) */
 	bool has_vlan_filtering;
 	bool vlan_filtering;
@@ -47,10 +47,10 @@ struct nlw_link {
 	bool learning;
 	bool isolated;
 	/* kind == "macvlan" */
-	uint32_t macvlan_mode;	/* IFLA_MACVLAN_MODE, 0 if absent */
+	uint32_t macvlan_mode; /* IFLA_MACVLAN_MODE, 0 if absent */
 	/* kind == "vxlan" */
-	uint32_t vxlan_id;	/* IFLA_VXLAN_ID, 0 if absent */
-	uint16_t vxlan_port;	/* IFLA_VXLAN_PORT in host byte order, 0 if absent */
+	uint32_t vxlan_id;   /* IFLA_VXLAN_ID, 0 if absent */
+	uint16_t vxlan_port; /* IFLA_VXLAN_PORT in host byte order, 0 if absent */
 };
 
 /*
@@ -64,14 +64,14 @@ int nlw_link_get_by_index(struct nlw_sock *sock, int ifindex, struct nlw_link *r
 /* veth pair. name/peer_name are required; unset numbers/pointers = kernel default. */
 struct nlw_veth_params {
 	const char *name;
-	unsigned mtu;			/* 0: default */
-	const unsigned char *mac;	/* NLW_MAC_LEN bytes or NULL (random) */
-	int master;			/* ifindex to enslave to at creation, 0: none */
-	bool up;			/* bring the host side up at creation */
+	unsigned mtu;		  /* 0: default */
+	const unsigned char *mac; /* NLW_MAC_LEN bytes or NULL (random) */
+	int master;		  /* ifindex to enslave to at creation, 0: none */
+	bool up;		  /* bring the host side up at creation */
 	const char *peer_name;
-	int peer_netns_fd;		/* -1: same netns; else peer created directly there */
-	unsigned peer_mtu;		/* 0: same as mtu */
-	const unsigned char *peer_mac;	/* NULL: random */
+	int peer_netns_fd;	       /* -1: same netns; else peer created directly there */
+	unsigned peer_mtu;	       /* 0: same as mtu */
+	const unsigned char *peer_mac; /* NULL: random */
 };
 
 /*
@@ -83,8 +83,8 @@ int nlw_link_add_veth(struct nlw_sock *sock, const struct nlw_veth_params *param
 
 struct nlw_bridge_params {
 	const char *name;
-	unsigned mtu;			/* 0: default */
-	const unsigned char *mac;	/* NULL: kernel chooses */
+	unsigned mtu;		  /* 0: default */
+	const unsigned char *mac; /* NULL: kernel chooses */
 	bool has_vlan_filtering;
 	bool vlan_filtering;
 	bool up;
@@ -97,7 +97,7 @@ int nlw_link_add_bridge(struct nlw_sock *sock, const struct nlw_bridge_params *p
 int nlw_bridge_set_vlan_filtering(struct nlw_sock *sock, int ifindex, bool on);
 
 enum nlw_macvlan_mode {
-	NLW_MACVLAN_PRIVATE = 1,	/* values equal MACVLAN_MODE_* */
+	NLW_MACVLAN_PRIVATE = 1, /* values equal MACVLAN_MODE_* */
 	NLW_MACVLAN_VEPA = 2,
 	NLW_MACVLAN_BRIDGE = 4,
 	NLW_MACVLAN_PASSTHRU = 8,
@@ -106,11 +106,11 @@ enum nlw_macvlan_mode {
 
 struct nlw_macvlan_params {
 	const char *name;
-	int parent;			/* ifindex of the lower device (IFLA_LINK) */
-	enum nlw_macvlan_mode mode;	/* 0: bridge */
+	int parent;		    /* ifindex of the lower device (IFLA_LINK) */
+	enum nlw_macvlan_mode mode; /* 0: bridge */
 	unsigned mtu;
 	const unsigned char *mac;
-	int netns_fd;			/* -1: current netns; else created there */
+	int netns_fd; /* -1: current netns; else created there */
 };
 
 /* Create a macvlan. Errors: -EEXIST, -ENODEV (parent), -EINVAL. */
@@ -118,14 +118,14 @@ int nlw_link_add_macvlan(struct nlw_sock *sock, const struct nlw_macvlan_params 
 
 struct nlw_vxlan_params {
 	const char *name;
-	uint32_t vni;			/* 0..2^24-1 */
-	int family;			/* AF_INET/AF_INET6 of local/group, 0: neither */
+	uint32_t vni; /* 0..2^24-1 */
+	int family;   /* AF_INET/AF_INET6 of local/group, 0: neither */
 	bool has_local;
-	uint8_t local[16];		/* struct in_addr / in6_addr bytes */
-	bool has_group;			/* multicast group or unicast remote */
+	uint8_t local[16]; /* struct in_addr / in6_addr bytes */
+	bool has_group;	   /* multicast group or unicast remote */
 	uint8_t group[16];
-	int dev;			/* underlay ifindex, 0: none */
-	uint16_t port;			/* UDP port (host order), 0: kernel default */
+	int dev;       /* underlay ifindex, 0: none */
+	uint16_t port; /* UDP port (host order), 0: kernel default */
 	bool learning;
 	unsigned mtu;
 	const unsigned char *mac;

@@ -16,9 +16,9 @@ struct nlmsghdr;
 struct nlw_rdma_dev {
 	uint32_t index;
 	char name[NLW_RDMA_NAME_MAX];
-	uint32_t nports;	/* RDMA_NLDEV_ATTR_PORT_INDEX in a device message */
-	uint64_t node_guid;	/* 0 if absent */
-	char protocol[16];	/* "roce", "ib", "iw" or "" */
+	uint32_t nports;    /* RDMA_NLDEV_ATTR_PORT_INDEX in a device message */
+	uint64_t node_guid; /* 0 if absent */
+	char protocol[16];  /* "roce", "ib", "iw" or "" */
 };
 
 /* Get one device by index (RDMA_NLDEV_CMD_GET doit). Errors: -ENODEV (-EINVAL mapped). */

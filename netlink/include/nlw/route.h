@@ -27,10 +27,10 @@ enum nlw_route_type {
 struct nlw_route {
 	struct ip_prefix dst;
 	bool has_gw;
-	union ip_addr gw;	/* same family as dst */
+	union ip_addr gw; /* same family as dst */
 	bool has_prefsrc;
 	union ip_addr prefsrc;
-	int oif;		/* 0: none */
+	int oif; /* 0: none */
 	uint32_t table;
 	unsigned char scope;	/* enum nlw_scope (RT_SCOPE_*) */
 	unsigned char protocol; /* RTPROT_* */
@@ -69,5 +69,5 @@ struct nlw_route_filter {
  * and re-checked here; cached/cloned routes are skipped). *ret is owned by
  * the caller (free()). Errors: -EAGAIN (dump interrupted 5 times), -ENOMEM.
  */
-int nlw_route_list(struct nlw_sock *sock, const struct nlw_route_filter *f,
-		   struct nlw_route **ret, unsigned *ret_n);
+int nlw_route_list(struct nlw_sock *sock, const struct nlw_route_filter *f, struct nlw_route **ret,
+		   unsigned *ret_n);

@@ -39,14 +39,14 @@ struct nlw_transport_ops {
 struct nlw_sock {
 	const struct nlw_transport_ops *ops;
 	void *priv;
-	int protocol;		 /* NETLINK_ROUTE, NETLINK_RDMA, ... */
-	uint32_t seq;		 /* last sequence number used */
-	bool strict_chk;	 /* NETLINK_GET_STRICT_CHK accepted by the kernel */
-	int fd;			 /* real socket fd, -1 for a fake transport */
-	void *rbuf;		 /* receive buffer, grows on demand (peek) */
+	int protocol;	 /* NETLINK_ROUTE, NETLINK_RDMA, ... */
+	uint32_t seq;	 /* last sequence number used */
+	bool strict_chk; /* NETLINK_GET_STRICT_CHK accepted by the kernel */
+	int fd;		 /* real socket fd, -1 for a fake transport */
+	void *rbuf;	 /* receive buffer, grows on demand (peek) */
 	size_t rbuf_len;
 	char ext_ack[NLW_EXT_ACK_MAX]; /* "" when the last request had none */
-	uint32_t ext_ack_offset; /* NLMSGERR_ATTR_OFFS of the last error, 0 if none */
+	uint32_t ext_ack_offset;       /* NLMSGERR_ATTR_OFFS of the last error, 0 if none */
 };
 
 /*

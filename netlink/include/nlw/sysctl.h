@@ -33,8 +33,7 @@ int nlw_sysctl_set(int procfs_root_fd, const char *path, const char *value);
 int nlw_sysctl_get(int procfs_root_fd, const char *path, char *buf, size_t len);
 
 /* As nlw_sysctl_set/get but opened inside netns_fd (borrowed). */
-int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path,
-			    const char *value);
+int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path, const char *value);
 int nlw_sysctl_get_in_netns(int netns_fd, int procfs_root_fd, const char *path, char *buf,
 			    size_t len);
 

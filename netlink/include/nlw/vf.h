@@ -26,9 +26,9 @@ struct nlw_vf_params {
 	bool has_mac;
 	unsigned char mac[6];
 	bool has_vlan;
-	uint16_t vlan;		/* 0..4095 (0 clears) */
-	uint8_t qos;		/* 0..7 */
-	uint16_t vlan_proto;	/* NLW_VLAN_PROTO_*, 0 means 802.1Q */
+	uint16_t vlan;	     /* 0..4095 (0 clears) */
+	uint8_t qos;	     /* 0..7 */
+	uint16_t vlan_proto; /* NLW_VLAN_PROTO_*, 0 means 802.1Q */
 	bool has_spoofchk, spoofchk;
 	bool has_trust, trust;
 	bool has_rate;
@@ -52,9 +52,9 @@ struct nlw_vf_info {
 	unsigned char mac[6];
 	uint16_t vlan;
 	uint8_t qos;
-	uint16_t vlan_proto;	/* host order; 0x8100 when only legacy IFLA_VF_VLAN is present */
-	int spoofchk;		/* -1 unknown (driver reports ~0), else 0/1 */
-	int trust;		/* -1 unknown, else 0/1 */
+	uint16_t vlan_proto; /* host order; 0x8100 when only legacy IFLA_VF_VLAN is present */
+	int spoofchk;	     /* -1 unknown (driver reports ~0), else 0/1 */
+	int trust;	     /* -1 unknown, else 0/1 */
 	uint32_t min_tx_rate, max_tx_rate;
 	enum nlw_vf_link_state link_state;
 };
@@ -64,8 +64,7 @@ struct nlw_vf_info {
  * owned by the caller (free()), NULL when there are no VFs.
  * Errors: -ENODEV, -EBADMSG (malformed VF attributes), -ENOMEM.
  */
-int nlw_vf_list(struct nlw_sock *sock, int pf_ifindex, struct nlw_vf_info **ret,
-		unsigned *ret_n);
+int nlw_vf_list(struct nlw_sock *sock, int pf_ifindex, struct nlw_vf_info **ret, unsigned *ret_n);
 
 /* One VF by number. Errors: as nlw_vf_list, -ENOENT (the PF does not report vf). */
 int nlw_vf_get(struct nlw_sock *sock, int pf_ifindex, int vf, struct nlw_vf_info *ret);
