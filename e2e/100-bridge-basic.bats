@@ -32,7 +32,9 @@ with_prev() {
 }
 
 leases() {
-	find "$STATE/ipam/pwnet" -type f ! -name 'last_reserved_ip*' ! -name lock 2>/dev/null | wc -l
+	# lease files are named by address (podwire's host-local keeps an index in .podwire/)
+	find "$STATE/ipam/pwnet" -maxdepth 1 -type f -name '[0-9a-f]*[.:]*' \
+		! -name 'last_reserved_ip*' 2>/dev/null | wc -l
 }
 
 add_check_del() { # CONF: the full cycle with the reference's assertions

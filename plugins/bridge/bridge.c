@@ -315,6 +315,9 @@ static void pod_sysctls(struct cni_ctx *ctx, struct bridge_add *a, bool has_v6)
 	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
 	if (!has_v6)
 		return;
+	/* The IPv6 twin of arp_notify: unsolicited NA when the address comes up. */
+	snprintf(path, sizeof(path), "net/ipv6/conf/%s/ndisc_notify", ctx->ifname);
+	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
 	sysctl_try(a->netns_fd, ctx->procfs_fd, "net/ipv6/conf/lo/disable_ipv6", "0");
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/disable_ipv6", ctx->ifname);
 	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "0");
