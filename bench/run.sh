@@ -193,6 +193,17 @@ write_conf() {
 
 # --- leftover and duplicate checks ---------------------------------------------
 
+# lease_files DIR: the reservations in a host-local network dir: one file per
+# address at the top (not lock, not last_reserved_ip.N), plus podwire's
+# per-attachment index entries (.podwire/@<id>:<ifname>); podwire's
+# .podwire/state is bookkeeping that stays, and entries for the prefilled
+# leases (ids prefill-N) belong to those.
+lease_files() {
+	find "$1" -maxdepth 1 -type f ! -name lock ! -name 'last_reserved_ip.*'
+	[ -d "$1/.podwire" ] && find "$1/.podwire" -type f -name '@*' ! -name '@prefill-*'
+	return 0
+}
+
 # check_clean WHAT BRIDGE LEASEDIR [KEEP]: no veth in the host netns, no lease
 # files beyond KEEP prefilled ones, no nft set elements; then drop the bridge.
 check_clean() {
@@ -206,10 +217,10 @@ check_clean() {
 		done
 	fi
 	if [ -d "$dir" ]; then
-		n=$(find "$dir" -type f ! -name lock ! -name 'last_reserved_ip.*' | wc -l)
+		n=$(lease_files "$dir" | wc -l)
 		if [ "$n" -ne "$keep" ]; then
 			fail "$what: $((n - keep)) lease file(s) left in $dir"
-			[ "$keep" -eq 0 ] && find "$dir" -type f ! -name lock ! -name 'last_reserved_ip.*' -delete
+			[ "$keep" -eq 0 ] && lease_files "$dir" | xargs -r rm -f
 		fi
 	fi
 	n=$(in_host nft -j list ruleset 2>/dev/null |
