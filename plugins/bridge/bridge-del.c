@@ -80,10 +80,14 @@ static int del_pod_link(struct cni_ctx *ctx)
 	return 0;
 }
 
-/* The host end, for an empty/vanished netns: only if it is a veth. */
+/*
+ * The host end, still there when CNI_NETNS is empty but the pod netns lives
+ * on: only a veth carrying this attachment's alias (set by ADD).
+ */
 static int del_host_link(struct cni_ctx *ctx, const char *name)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *host = NULL;
+	char alias[NLW_ALIAS_MAX];
 	struct nlw_link l;
 	int r;
 
@@ -93,7 +97,8 @@ static int del_host_link(struct cni_ctx *ctx, const char *name)
 	r = nlw_link_get_by_name(host, name, &l);
 	if (r == -ENODEV)
 		return 0;
-	if (r >= 0 && strcmp(l.kind, "veth") != 0)
+	bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
+	if (r >= 0 && (strcmp(l.kind, "veth") != 0 || strcmp(l.alias, alias) != 0))
 		return 0; /* not ours */
 	if (r >= 0)
 		r = nlw_link_del(host, l.ifindex);

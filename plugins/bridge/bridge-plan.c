@@ -32,6 +32,12 @@ void bridge_host_veth_name(const char *container_id, const char *ifname, unsigne
 	snprintf(buf, IFNAMSIZ, "veth%08x", h);
 }
 
+void bridge_veth_alias(const char *container_id, const char *ifname, char *buf)
+{
+	/* Truncated alike on ADD and DEL, so a long container ID still compares equal. */
+	snprintf(buf, NLW_ALIAS_MAX, "podwire:%s/%s", container_id, ifname);
+}
+
 /* First address of the subnet of p (the reference's "network + 1"). */
 static void first_host(const struct ip_prefix *p, union ip_addr *ret)
 {

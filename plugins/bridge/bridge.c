@@ -171,6 +171,13 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 	if (r < 0)
 		return r;
 	r = nlw_link_get_by_name(a->host, a->host_name, &a->hveth);
+	if (r >= 0) {
+		char alias[NLW_ALIAS_MAX];
+
+		/* The tag DEL checks before deleting a host veth found by its derived name. */
+		bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
+		r = nlw_link_set_alias(a->host, a->hveth.ifindex, alias);
+	}
 	if (r >= 0)
 		r = nlw_link_get_by_name(a->pod, ctx->ifname, &a->cveth);
 	if (r < 0)

@@ -13,6 +13,7 @@
 
 #include "base/ipaddr.h"
 #include "cni/plugin.h"
+#include "nlw/link.h"
 
 
 #define BRIDGE_DEFAULT_NAME "cni0"
@@ -86,6 +87,9 @@ extern const char *const bridge_cni_args_keys[];
 void bridge_host_veth_name(const char *container_id, const char *ifname, unsigned attempt,
 			   char buf[IFNAMSIZ]);
 
+/* Alias of the host veth, "podwire:<containerID>/<ifname>" (NLW_ALIAS_MAX bytes). */
+void bridge_veth_alias(const char *container_id, const char *ifname, char *buf);
+
 /* Gateway on the bridge for one family (gateway address with the subnet prefix). */
 struct bridge_gw {
 	struct ip_prefix addr;
@@ -114,7 +118,6 @@ int bridge_plan_l3(const struct bridge_conf *c, struct cni_result *r, struct bri
 bool bridge_addr_conflicts(const struct ip_prefix *existing, const struct ip_prefix *want);
 
 /* VLAN entries for the host port (vlan as PVID/untagged, trunk tagged). Returns count. */
-struct nlw_bridge_vlan;
 unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_vlan *out,
 				unsigned max);
 
@@ -145,8 +148,6 @@ int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t 
 int bridge_result_addrs(const struct cni_result *r, struct ip_prefix **ret, size_t *ret_n);
 
 /* ---- handler state (bridge.c, bridge-del.c, bridge-check.c) ---- */
-#include "nlw/link.h"
-
 #define SWAP_FIELD(x, y)                                                                           \
 	do {                                                                                       \
 		__typeof__(x) _swap_tmp = (x);                                                     \

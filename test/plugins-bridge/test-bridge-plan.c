@@ -42,6 +42,21 @@ static void test_veth_name(void **state)
 	assert_string_not_equal(c, d);
 }
 
+static void test_veth_alias(void **state)
+{
+	char a[NLW_ALIAS_MAX], b[NLW_ALIAS_MAX], longid[300];
+
+	(void)state;
+	bridge_veth_alias("c1", "eth0", a);
+	assert_string_equal(a, "podwire:c1/eth0");
+	memset(longid, 'f', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	bridge_veth_alias(longid, "eth0", a);
+	bridge_veth_alias(longid, "eth0", b);
+	assert_int_equal(strlen(a), NLW_ALIAS_MAX - 1);
+	assert_string_equal(a, b);
+}
+
 static struct cni_result *ipam_result(const char *const *addrs, size_t n)
 {
 	struct cni_result *r = cni_result_new(CNI_V110);
@@ -238,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_veth_name),
+		cmocka_unit_test(test_veth_alias),
 		cmocka_unit_test(test_plan_default_gateway_dual_stack),
 		cmocka_unit_test(test_plan_keeps_ipam_gateway_and_default_route),
 		cmocka_unit_test(test_plan_not_gateway),
