@@ -108,10 +108,9 @@ TMP=""
 PODS_MADE=0
 
 cleanup() {
-	local ns
-	for ns in $("$IP" netns list 2>/dev/null | awk '{print $1}' | grep "^${ID}" || true); do
-		"$IP" netns del "$ns" 2>/dev/null || true
-	done
+	# One ip process for all of them (-force: keep going past a failed line).
+	"$IP" netns list 2>/dev/null | awk -v p="^${ID}" '$1 ~ p {print "netns del " $1}' |
+		"$IP" -force -batch - 2>/dev/null || true
 	[ -n "$TMP" ] && rm -rf "$TMP"
 	return 0
 }
