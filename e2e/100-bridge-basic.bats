@@ -148,6 +148,27 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	! ip -n "$HOST_NS" link show "$hostveth" 2>/dev/null
 }
 
+@test "an existing bridge is reused; its MAC survives an ADD/DEL cycle and differs from the port's" {
+	ip -n "$HOST_NS" link add br0 type bridge
+	ip -n "$HOST_NS" link set br0 up
+	idx=$(ip -n "$HOST_NS" -j link show br0 | jq '.[0].ifindex')
+	mac=$(ip -n "$HOST_NS" -j link show br0 | jq -r '.[0].address')
+	c=$(conf)
+	run_plugin bridge ADD <<<"$c"
+	[ "$(ip -n "$HOST_NS" -j link show br0 | jq '.[0].ifindex')" = "$idx" ]
+	assert_json '.interfaces[0].mac' "$mac"
+	hostveth_mac=$(jq -r '.interfaces[1].mac' <<<"$output")
+	[ "$hostveth_mac" != "$mac" ]
+	run_plugin bridge DEL <<<"$(with_prev "$c")"
+	[ "$(ip -n "$HOST_NS" -j link show br0 | jq -r '.[0].address')" = "$mac" ]
+}
+
+@test "a new bridge keeps its own MAC (pinned before the first port joined)" {
+	c=$(conf)
+	run_plugin bridge ADD <<<"$c"
+	[ "$(jq -r '.interfaces[0].mac' <<<"$output")" != "$(jq -r '.interfaces[1].mac' <<<"$output")" ]
+}
+
 @test "DEL of an attachment never added succeeds" {
 	run_plugin bridge DEL eth0 never-added <<<"$(conf)"
 	! ip -n "$HOST_NS" link show br0 2>/dev/null

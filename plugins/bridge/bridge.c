@@ -119,6 +119,7 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	}
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "look up bridge '%s'", a->conf.bridge);
+	memcpy(a->br_mac_before, a->br.mac, 6);
 	if (strcmp(a->br.kind, "bridge") != 0)
 		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
 				  "bridge: \"%s\" already exists but is not a bridge (kind '%s')",
@@ -435,6 +436,13 @@ static int configure_pod(struct cni_ctx *ctx, struct bridge_add *a)
 	return 0;
 }
 
+static bool mac_is_zero(const unsigned char mac[6])
+{
+	static const unsigned char zero[6];
+
+	return memcmp(mac, zero, 6) == 0;
+}
+
 /* Put gw on link ifindex (the reference's ensureAddr), honouring forceAddress. */
 static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_link *link,
 		       const struct ip_prefix *gw)
@@ -475,11 +483,15 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 	if (r < 0 && r != -EEXIST)
 		return bridge_fail(ctx, a->host, r, "add gateway %s to '%s'", want, link->name);
 	/*
-	 * Pin the MAC so it stops following the lowest port MAC. Read now, with
-	 * our port attached: an empty bridge has an all-zero MAC (reference quirk).
+	 * Pin the MAC so it stops following the lowest port MAC: the one the
+	 * bridge had before our port joined (as the reference does), unless that
+	 * was all-zero (an empty existing bridge; the reference then fails with
+	 * EINVAL): then the current one.
 	 */
 	r = nlw_link_get_by_index(a->host, link->ifindex, &now);
-	if (r >= 0 && now.has_mac && memcmp(now.mac, (unsigned char[6]){ 0 }, 6) != 0)
+	if (r >= 0 && link->ifindex == a->br.ifindex && !mac_is_zero(a->br_mac_before))
+		memcpy(now.mac, a->br_mac_before, 6);
+	if (r >= 0 && now.has_mac && !mac_is_zero(now.mac))
 		r = nlw_link_set_mac(a->host, link->ifindex, now.mac);
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "pin MAC of '%s'", link->name);

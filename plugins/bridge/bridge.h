@@ -160,6 +160,7 @@ struct bridge_add {
 	int netns_fd;
 	struct nlw_sock *host, *pod;
 	struct nlw_link br, hveth, cveth;
+	unsigned char br_mac_before[6]; /* bridge MAC before our port joined */
 	char host_name[IFNAMSIZ];
 	bool created_bridge;
 	struct cni_result *result;
