@@ -144,6 +144,21 @@ sources() {
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$c")"
 }
 
+@test "GC of an L3 network: masquerade elements and leases of stale attachments go" {
+	[ -x "$PODWIRE_BIN/host-local" ] || skip "podwire host-local not built (the reference one has no GC)"
+	POD2="${PW_ID}q"
+	pw_netns_new "$POD2"
+	c=$(jq -c '.cniVersion = "1.1.0"' <<<"$(conf '{"ipMasq":true}')")
+	run_plugin bridge ADD eth0 keep <<<"$c"
+	PW_NETNS="/var/run/netns/$POD2" run_plugin bridge ADD eth0 stale <<<"$c"
+	[ -f "$STATE/ipam/pwnet/10.1.2.3" ]
+	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "keep", "ifname": "eth0"}]}' <<<"$c")"
+	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'comment "keep/eth0"'
+	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'stale/eth0'
+	[ -f "$STATE/ipam/pwnet/10.1.2.2" ]
+	[ ! -f "$STATE/ipam/pwnet/10.1.2.3" ]
+}
+
 @test "STATUS succeeds for L2 and asks the IPAM plugin for L3" {
 	run_plugin bridge STATUS <<<'{"cniVersion":"1.1.0","name":"pwnet","type":"bridge","ipam":{}}'
 	c='{"cniVersion":"1.1.0","name":"pwnet","type":"bridge","ipam":{"type":"fail"},"code":50,"msg":"ipam unavailable","failOn":["STATUS"],"logLevel":"error"}'
