@@ -17,6 +17,7 @@
 #include <linux/rtnetlink.h>
 
 #include "bridge.h"
+#include "cni/plugin.h"
 #include "cni/result.h"
 #include "fake-nl.h"
 #include "nlw/link.h"
@@ -249,6 +250,35 @@ static void test_port_vlan_request(void **state)
 	fake_nl_free(f);
 }
 
+/* DEL/CHECK find the host veth and pod MAC in prevResult, else derive the name. */
+static void test_find_attachment(void **state)
+{
+	static const unsigned char want_mac[6] = { 0x02, 0, 0, 0, 0, 0x07 };
+	struct bridge_conf c = { .bridge = "br0" };
+	struct cni_ctx ctx = { .container_id = "c1", .ifname = "eth0" };
+	char name[IFNAMSIZ], derived[IFNAMSIZ];
+	unsigned char mac[6];
+	bool has_mac = true;
+
+	(void)state;
+	bridge_host_veth_name("c1", "eth0", 0, derived);
+	bridge_find_attachment(&ctx, &c, name, mac, &has_mac);
+	assert_string_equal(name, derived);
+	assert_false(has_mac);
+
+	ctx.prev_result = cni_result_new(CNI_V110);
+	assert_true(cni_result_add_iface(ctx.prev_result, "br0", "02:00:00:00:00:01", NULL) >= 0);
+	assert_true(cni_result_add_iface(ctx.prev_result, "veth0badc0de", "02:00:00:00:00:02", NULL) >= 0);
+	assert_true(cni_result_add_iface(ctx.prev_result, "eth1", "02:00:00:00:00:05", "/ns") >= 0);
+	assert_true(cni_result_add_iface(ctx.prev_result, "eth0", "02:00:00:00:00:07", "/ns") >= 0);
+	assert_true(cni_result_add_iface(ctx.prev_result, "br0.100", "02:00:00:00:00:09", NULL) >= 0);
+	bridge_find_attachment(&ctx, &c, name, mac, &has_mac);
+	assert_string_equal(name, "veth0badc0de"); /* a reference-made random name works too */
+	assert_true(has_mac);
+	assert_memory_equal(mac, want_mac, 6);
+	cni_result_free(ctx.prev_result);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_addr_conflicts),
 		cmocka_unit_test(test_port_vlans),
 		cmocka_unit_test(test_port_vlan_request),
+		cmocka_unit_test(test_find_attachment),
 	};
 
 	return cmocka_run_group_tests_name("bridge-plan", tests, NULL, NULL);
