@@ -97,22 +97,20 @@ int disk_index_read(int idxfd, const char *id, const char *ifname, struct ipam_a
 	return 0;
 }
 
+static char *index_content(const struct ipam_addr *a, size_t n);
+
 static int index_write(int idxfd, const char *id, const char *ifname, const struct ipam_addr *a,
 		       size_t n)
 {
-	char name[NAME_MAX + 1], buf[INET6_ADDRSTRLEN];
+	char name[NAME_MAX + 1];
 	_cleanup_free_ char *content = NULL;
-	size_t len;
 
 	if (n == 0)
 		return disk_index_remove(idxfd, id, ifname);
 	index_name(id, ifname, name, sizeof(name));
-	content = malloc_multiply(n + 1, INET6_ADDRSTRLEN + 1);
+	content = index_content(a, n);
 	if (!content)
 		return -ENOMEM;
-	len = (size_t)sprintf(content, "%s", INDEX_MAGIC);
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)sprintf(content + len, "%s\n", ipam_addr_fmt(&a[i], buf));
 	return disk_replace_file(idxfd, name, content);
 }
 
@@ -263,7 +261,13 @@ static int owner_cmp(const void *x, const void *y)
 	return strcmp(a->ifname, b->ifname);
 }
 
-static int clear_index(int idxfd)
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Remove index files whose name is not in keep[0..n) (sorted). */
+static int prune_index(int idxfd, char **keep, size_t n)
 {
 	struct dirent *de;
 	DIR *d;
@@ -278,33 +282,78 @@ static int clear_index(int idxfd)
 		close(fd);
 		return r;
 	}
-	while ((de = readdir(d)))
-		if (de->d_name[0] == '@' && unlinkat(idxfd, de->d_name, 0) < 0 && errno != ENOENT)
+	while ((de = readdir(d))) {
+		char *name = de->d_name;
+
+		if (name[0] != '@' || bsearch(&name, keep, n, sizeof(*keep), name_cmp))
+			continue;
+		if (unlinkat(idxfd, name, 0) < 0 && errno != ENOENT)
 			r = -errno;
+	}
 	closedir(d);
 	return r;
 }
 
-/* Write the index of leases[0..n) (sorted), one file per owner. */
-static int write_groups(int idxfd, const struct ipam_lease *l, size_t n)
+static char *index_content(const struct ipam_addr *a, size_t n)
+{
+	char buf[INET6_ADDRSTRLEN], *content = malloc_multiply(n + 1, INET6_ADDRSTRLEN + 1);
+	size_t len;
+
+	if (!content)
+		return NULL;
+	len = (size_t)sprintf(content, "%s", INDEX_MAGIC);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(content + len, "%s\n", ipam_addr_fmt(&a[i], buf));
+	return content;
+}
+
+/* Write one owner's index unless it already says exactly that. */
+static int sync_group(int idxfd, const struct ipam_lease *l, const struct ipam_addr *a, size_t n,
+		      char **ret_name)
+{
+	_cleanup_free_ char *want = index_content(a, n), *have = NULL;
+	char name[NAME_MAX + 1];
+	int r;
+
+	if (!want)
+		return -ENOMEM;
+	index_name(l->id, l->ifname, name, sizeof(name));
+	*ret_name = strdup(name);
+	if (!*ret_name)
+		return -ENOMEM;
+	r = disk_read_file(idxfd, name, INDEX_MAX, &have);
+	if (r >= 0 && streq(have, want))
+		return 0;
+	return disk_replace_file(idxfd, name, want);
+}
+
+/*
+ * Bring the index in line with leases[0..n) (sorted by owner): rewrite only
+ * the owners whose index differs, then drop index files of owners gone.
+ */
+static int sync_index(int idxfd, const struct ipam_lease *l, size_t n)
 {
 	_cleanup_free_ struct ipam_addr *a = malloc_multiply(n, sizeof(*a));
-	size_t i = 0;
+	char **names = calloc(n + 1, sizeof(char *));
+	size_t i = 0, k = 0;
+	int r = (a || !n) && names ? 0 : -ENOMEM;
 
-	if (!a && n)
-		return -ENOMEM;
-	while (i < n) {
-		size_t j = i, k = 0;
-		int r;
+	while (r >= 0 && i < n) {
+		size_t j = i, m = 0;
 
 		while (j < n && owner_cmp(&l[i], &l[j]) == 0)
-			a[k++] = l[j++].ip;
-		r = index_write(idxfd, l[i].id, l[i].ifname, a, k);
-		if (r < 0)
-			return r;
+			a[m++] = l[j++].ip;
+		r = sync_group(idxfd, &l[i], a, m, &names[k++]);
 		i = j;
 	}
-	return 0;
+	if (r >= 0) {
+		qsort(names, k, sizeof(*names), name_cmp);
+		r = prune_index(idxfd, names, k);
+	}
+	for (size_t x = 0; names && x < k; x++)
+		free(names[x]);
+	free(names);
+	return r;
 }
 
 int disk_rebuild_index(int dirfd, int idxfd)
@@ -327,9 +376,7 @@ int disk_rebuild_index(int dirfd, int idxfd)
 		}
 	}
 	qsort(l, kept, sizeof(*l), owner_cmp);
-	r = clear_index(idxfd);
-	if (r >= 0)
-		r = write_groups(idxfd, l, kept);
+	r = sync_index(idxfd, l, kept);
 	ipam_leases_free(l, n);
 	return r;
 }
