@@ -8,6 +8,7 @@
  * in bridge-del.c and bridge-check.c.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +76,10 @@ int bridge_open_sockets(struct cni_ctx *ctx, int netns_fd, struct nlw_sock **hos
 	return 0;
 }
 
-/* Best-effort sysctl: the reference ignores these errors too (logged). */
-static void sysctl_try(int netns_fd, int procfs_fd, const char *path, const char *value)
+/* Best-effort host sysctl: the reference ignores these errors too (logged). */
+static void sysctl_try(int procfs_fd, const char *path, const char *value)
 {
-	int r = netns_fd >= 0 ? nlw_sysctl_set_in_netns(netns_fd, procfs_fd, path, value)
-			      : nlw_sysctl_set(procfs_fd, path, value);
+	int r = nlw_sysctl_set(procfs_fd, path, value);
 
 	if (r < 0)
 		cni_log_debug("sysctl %s=%s: %s, ignoring", path, value, strerror(-r));
@@ -130,7 +130,7 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 			return bridge_fail(ctx, a->host, r, "set promisc on '%s'", a->conf.bridge);
 	}
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->conf.bridge);
-	sysctl_try(-1, ctx->procfs_fd, path, "0");
+	sysctl_try(ctx->procfs_fd, path, "0");
 	if (!(a->br.flags & IFF_UP)) {
 		r = nlw_link_set_up(a->host, a->br.ifindex);
 		if (r < 0)
@@ -194,7 +194,7 @@ static int setup_port(struct cni_ctx *ctx, struct bridge_add *a)
 	int r;
 
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->host_name);
-	sysctl_try(-1, ctx->procfs_fd, path, "0");
+	sysctl_try(ctx->procfs_fd, path, "0");
 	r = nlw_bridge_port_set(a->host, a->hveth.ifindex,
 				&(struct nlw_brport_params){ .has_hairpin = true,
 							     .hairpin = a->conf.hairpin_mode,
@@ -315,28 +315,63 @@ static int run_ipam(struct cni_ctx *ctx, struct bridge_add *a)
 	return 0;
 }
 
+#define POD_SYSCTLS_MAX 8
+
+struct sysctl_batch {
+	int procfs_fd;
+	size_t n;
+	char path[POD_SYSCTLS_MAX][96];
+	const char *value[POD_SYSCTLS_MAX];
+};
+
+_printf_(3, 4) static void batch_put(struct sysctl_batch *b, const char *value, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->n >= POD_SYSCTLS_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->path[b->n], sizeof(b->path[b->n]), fmt, ap);
+	va_end(ap);
+	b->value[b->n++] = value;
+}
+
+/* Runs inside the pod netns: /proc/sys/net files belong to the opener's netns. */
+static int batch_write(void *arg)
+{
+	struct sysctl_batch *b = arg;
+
+	for (size_t i = 0; i < b->n; i++) {
+		int r = nlw_sysctl_set(b->procfs_fd, b->path[i], b->value[i]);
+
+		if (r < 0) /* best effort, as the reference */
+			cni_log_debug("sysctl %s=%s: %s, ignoring", b->path[i], b->value[i],
+				      strerror(-r));
+	}
+	return 0;
+}
+
+/* The pod interface's sysctls, all in one visit of the pod netns. */
 static void pod_sysctls(struct cni_ctx *ctx, struct bridge_add *a, bool has_v6)
 {
-	char path[96];
+	struct sysctl_batch b = { .procfs_fd = ctx->procfs_fd };
+	int r;
 
-	snprintf(path, sizeof(path), "net/ipv4/conf/%s/arp_notify", ctx->ifname);
-	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
-	if (!has_v6)
-		return;
-	/* The IPv6 twin of arp_notify: unsolicited NA when the address comes up. */
-	snprintf(path, sizeof(path), "net/ipv6/conf/%s/ndisc_notify", ctx->ifname);
-	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
-	sysctl_try(a->netns_fd, ctx->procfs_fd, "net/ipv6/conf/lo/disable_ipv6", "0");
-	snprintf(path, sizeof(path), "net/ipv6/conf/%s/disable_ipv6", ctx->ifname);
-	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "0");
-	snprintf(path, sizeof(path), "net/ipv6/conf/%s/keep_addr_on_down", ctx->ifname);
-	sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
-	if (a->conf.enable_dad) {
-		snprintf(path, sizeof(path), "net/ipv6/conf/%s/enhanced_dad", ctx->ifname);
-		sysctl_try(a->netns_fd, ctx->procfs_fd, path, "1");
+	batch_put(&b, "1", "net/ipv4/conf/%s/arp_notify", ctx->ifname);
+	if (has_v6) {
+		/* The IPv6 twin of arp_notify: unsolicited NA when the address comes up. */
+		batch_put(&b, "1", "net/ipv6/conf/%s/ndisc_notify", ctx->ifname);
+		batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", "lo");
+		batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", ctx->ifname);
+		batch_put(&b, "1", "net/ipv6/conf/%s/keep_addr_on_down", ctx->ifname);
+		if (a->conf.enable_dad)
+			batch_put(&b, "1", "net/ipv6/conf/%s/enhanced_dad", ctx->ifname);
+		batch_put(&b, a->conf.enable_dad ? "1" : "0", "net/ipv6/conf/%s/accept_dad",
+			  ctx->ifname);
 	}
-	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_dad", ctx->ifname);
-	sysctl_try(a->netns_fd, ctx->procfs_fd, path, a->conf.enable_dad ? "1" : "0");
+	r = nlw_netns_run(a->netns_fd, batch_write, &b);
+	if (r < 0)
+		cni_log_debug("sysctls in '%s': %s, ignoring", ctx->netns, strerror(-r));
 }
 
 static bool result_has_v6(const struct cni_result *r)
