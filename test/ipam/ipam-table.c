@@ -55,6 +55,17 @@ static void check_file(const struct ipam_step *s, const char *dir, const char *n
 	free(path);
 }
 
+static void put_file(const struct ipam_step *s, const char *dir)
+{
+	char *path = subst(s->file, dir);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(s->content, f);
+	fclose(f);
+	free(path);
+}
+
 static void set_env(const struct ipam_step *s)
 {
 	setenv("CNI_COMMAND", s->cmd, 1);
@@ -118,6 +129,10 @@ void ipam_table_run(const struct ipam_case *cases, size_t n, const struct cni_pl
 
 			if (!s->cmd && !s->file)
 				break;
+			if (s->cmd && strcmp(s->cmd, "PUT") == 0) {
+				put_file(s, dir);
+				continue;
+			}
 			if (!s->cmd) {
 				check_file(s, dir, cases[c].name);
 				continue;

@@ -6,7 +6,8 @@
  *
  * Configs and paths may contain @DIR@, replaced by the test's temporary
  * directory. A step with cmd NULL checks a file instead: `file` must hold
- * exactly `content` (NULL: must not exist).
+ * exactly `content` (NULL: must not exist); cmd "PUT" writes `content` to
+ * `file` (a lease written behind the plugin's back, e.g. by the reference).
  */
 #pragma once
 
@@ -53,6 +54,7 @@ struct ipam_case {
 #define NET1 "\"ranges\":[[{\"subnet\":\"10.1.2.0/24\"}]]"
 
 #define FILE_IS(path, c) { .file = "@DIR@/mynet/" path, .content = c }
+#define PUT(path, c) { .cmd = "PUT", .file = "@DIR@/mynet/" path, .content = c }
 
 static const struct ipam_case host_local_cases[] = {
 	{ "dual-stack add/check/del (reference case 1)",
@@ -92,6 +94,28 @@ static const struct ipam_case host_local_cases[] = {
 	    { "DEL", "c1", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } },
 	    FILE_IS("10.1.2.2", NULL),
 	    FILE_IS("10.1.2.3", "c1\r\neth1") } },
+	{ "legacy ID-only lease: CHECK finds it, DEL frees it (reference case 4)",
+	  { { "ADD", "other", "eth0", NULL, HL("1.1.0", NET1), 0, { "10.1.2.2/24" } },
+	    PUT("10.1.2.9", "dummy"),
+	    { "CHECK", "dummy", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } },
+	    { "ADD", "dummy", "eth0", NULL, HL("1.1.0", NET1), 102,
+	      { "10.1.2.9 has been allocated to dummy" } },
+	    { "DEL", "dummy", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } },
+	    FILE_IS("10.1.2.9", NULL),
+	    FILE_IS("10.1.2.2", "other\r\neth0") } },
+	{ "a lease the reference wrote is seen by the duplicate check and DEL",
+	  { { "ADD", "c1", "eth0", NULL, HL("1.1.0", NET1), 0, { "10.1.2.2/24" } },
+	    PUT("10.1.2.50", "c9\r\neth0"),
+	    { "ADD", "c9", "eth0", NULL, HL("1.1.0", NET1), 102,
+	      { "10.1.2.50 has been allocated to c9" } },
+	    { "DEL", "c9", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } },
+	    FILE_IS("10.1.2.50", NULL),
+	    FILE_IS("10.1.2.2", "c1\r\neth0") } },
+	{ "DEL needs no valid ranges: a broken config still releases",
+	  { { "ADD", "c1", "eth0", NULL, HL("1.1.0", NET1), 0, { "10.1.2.2/24" } },
+	    { "DEL", "c1", "eth0", NULL, HL("1.1.0", "\"ranges\":\"garbage\",\"routes\":7"), 0,
+	      { NULL } },
+	    FILE_IS("10.1.2.2", NULL) } },
 	{ "DEL of unknown container succeeds (reference case 5)",
 	  { { "DEL", "nobody", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } } } },
 	{ "requested IP via args.cni.ips (reference case 8)",
