@@ -46,7 +46,7 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 
 	cni_log_set_level(CNI_LOG_ERROR);

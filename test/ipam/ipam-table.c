@@ -71,8 +71,9 @@ static void set_env(const struct ipam_step *s)
 	setenv("CNI_COMMAND", s->cmd, 1);
 	setenv("CNI_CONTAINERID", s->cid, 1);
 	setenv("CNI_IFNAME", s->ifname, 1);
-	setenv("CNI_NETNS", strcmp(s->cmd, "ADD") == 0 || strcmp(s->cmd, "CHECK") == 0
-				    ? "/proc/self/ns/net" : "",
+	setenv("CNI_NETNS",
+	       strcmp(s->cmd, "ADD") == 0 || strcmp(s->cmd, "CHECK") == 0 ? "/proc/self/ns/net"
+									  : "",
 	       1);
 	setenv("CNI_NETNS_OVERRIDE", "1", 1);
 	setenv("CNI_PATH", getenv("PODWIRE_BIN") ? getenv("PODWIRE_BIN") : "/nonexistent", 1);
@@ -80,8 +81,8 @@ static void set_env(const struct ipam_step *s)
 }
 
 /* Run one step; returns the compact output (owned). */
-static char *run_step(const struct ipam_step *s, const struct cni_plugin_ops *ops,
-		      const char *dir, const char *name)
+static char *run_step(const struct ipam_step *s, const struct cni_plugin_ops *ops, const char *dir,
+		      const char *name)
 {
 	char *conf = subst(s->conf, dir), *raw = NULL, *out;
 	size_t len = 0;

@@ -124,9 +124,14 @@ static int f_is_free(void *d, const struct ipam_addr *ip)
 }
 
 static const struct ipam_store_ops fake_ops = {
-	.lock = f_lock, .unlock = f_unlock, .reserve = f_reserve,
-	.release_by_id = f_release_by_id, .release_ip = f_release_ip,
-	.get_by_id = f_get_by_id, .last_reserved = f_last, .is_free = f_is_free,
+    .lock = f_lock,
+    .unlock = f_unlock,
+    .reserve = f_reserve,
+    .release_by_id = f_release_by_id,
+    .release_ip = f_release_ip,
+    .get_by_id = f_get_by_id,
+    .last_reserved = f_last,
+    .is_free = f_is_free,
 };
 
 static void fake_done(struct fake_store *f)
@@ -139,8 +144,8 @@ static void set_from(struct ipam_range_set *s, const char *const *subnets)
 {
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; subnets[i]; i++) {
-		struct ipam_range_spec spec = { .subnet = subnets[i] };
-		struct cni_error err = { 0 };
+		struct ipam_range_spec spec = {.subnet = subnets[i]};
+		struct cni_error err = {0};
 		struct ipam_range r;
 
 		assert_int_equal(ipam_range_init(&spec, "t", &r, &err), 0);
@@ -162,10 +167,10 @@ static void take(struct fake_store *f, const char *ip, const char *owner)
 static int alloc(struct fake_store *f, const struct ipam_range_set *s, unsigned set_id,
 		 const char *id, const char *requested, char *out, size_t len, unsigned *code)
 {
-	struct ipam_store st = { &fake_ops, f };
+	struct ipam_store st = {&fake_ops, f};
 	struct ipam_addr req;
-	struct ipam_alloc_request ar = { s, set_id, id, "eth0", NULL };
-	struct cni_error err = { 0 };
+	struct ipam_alloc_request ar = {s, set_id, id, "eth0", NULL};
+	struct cni_error err = {0};
 	struct cni_ip ip;
 	char buf[IP_PREFIX_STRLEN];
 	int r;
@@ -191,26 +196,28 @@ struct rr_case {
 };
 
 static const struct rr_case rr[] = {
-	{ { "192.168.1.0/29" }, NULL, { NULL }, "192.168.1.2/29" },
-	{ { "2001:db8:1::/64" }, NULL, { NULL }, "2001:db8:1::2/64" },
-	{ { "10.0.0.0/30" }, NULL, { NULL }, "10.0.0.2/30" },
-	{ { "192.168.1.0/29" }, NULL, { "192.168.1.2" }, "192.168.1.3/29" },
-	{ { "192.168.1.0/29" }, "192.168.1.5", { NULL }, "192.168.1.6/29" },
-	{ { "192.168.1.0/29" }, "192.168.1.3", { "192.168.1.4", "192.168.1.5" }, "192.168.1.6/29" },
-	{ { "192.168.1.0/29" }, "192.168.1.5", { "192.168.1.6" }, "192.168.1.2/29" },
-	{ { "192.168.1.0/29" }, "10.0.0.128", { "192.168.1.2" }, "192.168.1.3/29" },
-	{ { "192.168.1.0/29" }, "192.168.1.3",
-	  { "192.168.1.2", "192.168.1.4", "192.168.1.5", "192.168.1.6" }, "192.168.1.3/29" },
-	{ { "10.0.0.0/30", "10.0.1.0/30" }, NULL, { NULL }, "10.0.0.2/30" },
-	{ { "10.0.0.0/30", "10.0.1.0/30" }, "10.0.0.2", { NULL }, "10.0.1.2/30" },
-	{ { "10.0.0.0/30", "10.0.1.0/30", "10.0.2.0/30" }, "10.0.2.2", { NULL }, "10.0.0.2/30" },
+    {{"192.168.1.0/29"}, NULL, {NULL}, "192.168.1.2/29"},
+    {{"2001:db8:1::/64"}, NULL, {NULL}, "2001:db8:1::2/64"},
+    {{"10.0.0.0/30"}, NULL, {NULL}, "10.0.0.2/30"},
+    {{"192.168.1.0/29"}, NULL, {"192.168.1.2"}, "192.168.1.3/29"},
+    {{"192.168.1.0/29"}, "192.168.1.5", {NULL}, "192.168.1.6/29"},
+    {{"192.168.1.0/29"}, "192.168.1.3", {"192.168.1.4", "192.168.1.5"}, "192.168.1.6/29"},
+    {{"192.168.1.0/29"}, "192.168.1.5", {"192.168.1.6"}, "192.168.1.2/29"},
+    {{"192.168.1.0/29"}, "10.0.0.128", {"192.168.1.2"}, "192.168.1.3/29"},
+    {{"192.168.1.0/29"},
+     "192.168.1.3",
+     {"192.168.1.2", "192.168.1.4", "192.168.1.5", "192.168.1.6"},
+     "192.168.1.3/29"},
+    {{"10.0.0.0/30", "10.0.1.0/30"}, NULL, {NULL}, "10.0.0.2/30"},
+    {{"10.0.0.0/30", "10.0.1.0/30"}, "10.0.0.2", {NULL}, "10.0.1.2/30"},
+    {{"10.0.0.0/30", "10.0.1.0/30", "10.0.2.0/30"}, "10.0.2.2", {NULL}, "10.0.0.2/30"},
 };
 
 static void test_round_robin_table(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(rr) / sizeof(rr[0]); i++) {
-		struct fake_store f = { 0 };
+		struct fake_store f = {0};
 		struct ipam_range_set s;
 		char out[256];
 		unsigned code;
@@ -231,8 +238,8 @@ static void test_round_robin_table(void **state)
 
 static void test_exhaustion(void **state)
 {
-	const char *sub[] = { "192.168.1.0/29", NULL };
-	struct fake_store f = { 0 };
+	const char *sub[] = {"192.168.1.0/29", NULL};
+	struct fake_store f = {0};
 	struct ipam_range_set s;
 	char out[256], id[16];
 	unsigned code;
@@ -254,8 +261,8 @@ static void test_exhaustion(void **state)
 
 static void test_exhaustion_two_ranges(void **state)
 {
-	const char *sub[] = { "10.0.0.0/30", "10.0.1.0/30", NULL };
-	struct fake_store f = { 0 };
+	const char *sub[] = {"10.0.0.0/30", "10.0.1.0/30", NULL};
+	struct fake_store f = {0};
 	struct ipam_range_set s;
 	char out[256];
 	unsigned code;
@@ -273,8 +280,8 @@ static void test_exhaustion_two_ranges(void **state)
 
 static void test_release_not_reused_at_once(void **state)
 {
-	const char *sub[] = { "192.168.1.0/29", NULL };
-	struct fake_store f = { 0 };
+	const char *sub[] = {"192.168.1.0/29", NULL};
+	struct fake_store f = {0};
 	struct ipam_range_set s;
 	char out[256];
 	unsigned code;
@@ -292,8 +299,8 @@ static void test_release_not_reused_at_once(void **state)
 
 static void test_requested(void **state)
 {
-	const char *sub[] = { "192.168.1.0/29", NULL };
-	struct fake_store f = { 0 };
+	const char *sub[] = {"192.168.1.0/29", NULL};
+	struct fake_store f = {0};
 	struct ipam_range_set s;
 	char out[256];
 	unsigned code;
@@ -319,8 +326,8 @@ static void test_requested(void **state)
 
 static void test_duplicate(void **state)
 {
-	const char *sub[] = { "192.168.1.0/29", NULL }, *sub2[] = { "10.9.0.0/24", NULL };
-	struct fake_store f = { 0 };
+	const char *sub[] = {"192.168.1.0/29", NULL}, *sub2[] = {"10.9.0.0/24", NULL};
+	struct fake_store f = {0};
 	struct ipam_range_set s, s2;
 	char out[256];
 	unsigned code;
@@ -331,8 +338,9 @@ static void test_duplicate(void **state)
 	assert_int_equal(alloc(&f, &s, 0, "c1", NULL, out, sizeof(out), &code), 0);
 	assert_int_equal(alloc(&f, &s, 0, "c1", NULL, out, sizeof(out), &code), -EEXIST);
 	assert_int_equal(code, CNI_ERR_IPAM_CONFLICT);
-	assert_string_equal(out, "192.168.1.2 has been allocated to c1, duplicate allocation is not "
-				 "allowed");
+	assert_string_equal(out,
+			    "192.168.1.2 has been allocated to c1, duplicate allocation is not "
+			    "allowed");
 	/* Another set is fine for the same attachment. */
 	assert_int_equal(alloc(&f, &s2, 1, "c1", NULL, out, sizeof(out), &code), 0);
 	ipam_range_set_done(&s);
@@ -342,9 +350,9 @@ static void test_duplicate(void **state)
 
 static void test_has_free(void **state)
 {
-	const char *sub[] = { "10.0.0.0/30", NULL };
-	struct fake_store f = { 0 };
-	struct ipam_store st = { &fake_ops, &f };
+	const char *sub[] = {"10.0.0.0/30", NULL};
+	struct fake_store f = {0};
+	struct ipam_store st = {&fake_ops, &f};
 	struct ipam_range_set s;
 
 	(void)state;
@@ -359,13 +367,13 @@ static void test_has_free(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_robin_table),
-		cmocka_unit_test(test_exhaustion),
-		cmocka_unit_test(test_exhaustion_two_ranges),
-		cmocka_unit_test(test_release_not_reused_at_once),
-		cmocka_unit_test(test_requested),
-		cmocka_unit_test(test_duplicate),
-		cmocka_unit_test(test_has_free),
+	    cmocka_unit_test(test_round_robin_table),
+	    cmocka_unit_test(test_exhaustion),
+	    cmocka_unit_test(test_exhaustion_two_ranges),
+	    cmocka_unit_test(test_release_not_reused_at_once),
+	    cmocka_unit_test(test_requested),
+	    cmocka_unit_test(test_duplicate),
+	    cmocka_unit_test(test_has_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,7 +107,7 @@ static void test_examples(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_examples),
+	    cmocka_unit_test(test_examples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

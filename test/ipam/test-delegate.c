@@ -49,8 +49,12 @@ static int parent_status(struct cni_ctx *ctx)
 }
 
 static const struct cni_plugin_ops parent_ops = {
-	.name = "parent", .add = parent_add, .del = parent_del, .check = parent_check,
-	.gc = parent_gc, .status = parent_status,
+    .name = "parent",
+    .add = parent_add,
+    .del = parent_del,
+    .check = parent_check,
+    .gc = parent_gc,
+    .status = parent_status,
 };
 
 static int undo_del(void *arg)
@@ -72,7 +76,9 @@ static int failing_add(struct cni_ctx *ctx)
 }
 
 static const struct cni_plugin_ops failing_ops = {
-	.name = "failing", .add = failing_add, .del = parent_del,
+    .name = "failing",
+    .add = failing_add,
+    .del = parent_del,
 };
 
 static char *mkdir_tmp(void)
@@ -209,10 +215,10 @@ static void test_undo_releases_lease(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_host_local_both_ways),
-		cmocka_unit_test(test_static_both_ways),
-		cmocka_unit_test(test_foreign_type),
-		cmocka_unit_test(test_undo_releases_lease),
+	    cmocka_unit_test(test_host_local_both_ways),
+	    cmocka_unit_test(test_static_both_ways),
+	    cmocka_unit_test(test_foreign_type),
+	    cmocka_unit_test(test_undo_releases_lease),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

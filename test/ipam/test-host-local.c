@@ -58,7 +58,7 @@ static void test_table(void **state)
 
 static void test_resolv_conf(void **state)
 {
-	struct cni_dns dns = { 0 };
+	struct cni_dns dns = {0};
 	char path[128];
 
 	(void)state;
@@ -82,8 +82,8 @@ static void test_resolv_conf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_resolv_conf),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_resolv_conf),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

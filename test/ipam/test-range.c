@@ -14,11 +14,10 @@
 
 #include "ipam/range.h"
 
-static struct ipam_range mk(const char *subnet, const char *start, const char *end,
-			    const char *gw)
+static struct ipam_range mk(const char *subnet, const char *start, const char *end, const char *gw)
 {
-	struct ipam_range_spec spec = { subnet, start, end, gw };
-	struct cni_error err = { 0 };
+	struct ipam_range_spec spec = {subnet, start, end, gw};
+	struct cni_error err = {0};
 	struct ipam_range r;
 
 	if (ipam_range_init(&spec, "t", &r, &err) < 0)
@@ -40,13 +39,13 @@ struct canon_case {
 };
 
 static const struct canon_case canon[] = {
-	{ "192.0.2.0/24", NULL, NULL, NULL, "192.0.2.1", "192.0.2.254", "192.0.2.1" },
-	{ "192.0.2.0/25", NULL, NULL, NULL, "192.0.2.1", "192.0.2.126", "192.0.2.1" },
-	{ "2001:DB8:1::/64", NULL, NULL, NULL, "2001:db8:1::1", "2001:db8:1:0:ffff:ffff:ffff:ffff",
-	  "2001:db8:1::1" },
-	{ "192.0.2.0/24", "192.0.2.10", "192.0.2.50", "192.0.2.254", "192.0.2.10", "192.0.2.50",
-	  "192.0.2.254" },
-	{ "10.0.0.0/30", NULL, NULL, NULL, "10.0.0.1", "10.0.0.2", "10.0.0.1" },
+    {"192.0.2.0/24", NULL, NULL, NULL, "192.0.2.1", "192.0.2.254", "192.0.2.1"},
+    {"192.0.2.0/25", NULL, NULL, NULL, "192.0.2.1", "192.0.2.126", "192.0.2.1"},
+    {"2001:DB8:1::/64", NULL, NULL, NULL, "2001:db8:1::1", "2001:db8:1:0:ffff:ffff:ffff:ffff",
+     "2001:db8:1::1"},
+    {"192.0.2.0/24", "192.0.2.10", "192.0.2.50", "192.0.2.254", "192.0.2.10", "192.0.2.50",
+     "192.0.2.254"},
+    {"10.0.0.0/30", NULL, NULL, NULL, "10.0.0.1", "10.0.0.2", "10.0.0.1"},
 };
 
 static void test_canonical(void **state)
@@ -68,35 +67,35 @@ struct bad_case {
 };
 
 static const struct bad_case bad[] = {
-	{ NULL, NULL, NULL, NULL, "p.subnet: required key missing" },
-	{ "10.0.0.0/33", NULL, NULL, NULL, "p.subnet: not a CIDR: '10.0.0.0/33'" },
-	{ "10.0.0.0", NULL, NULL, NULL, "p.subnet: not a CIDR: '10.0.0.0'" },
-	{ "192.0.2.12/24", NULL, NULL, NULL,
-	  "p.subnet: '192.0.2.12/24': network has host bits set; for a subnet mask of length 24 "
-	  "the network address is 192.0.2.0" },
-	{ "2001:DB8:1::24:19ff:fee1:c44a/64", NULL, NULL, NULL,
-	  "for a subnet mask of length 64 the network address is 2001:db8:1::" },
-	{ "2001:DB8:24:19ff::/63", NULL, NULL, NULL,
-	  "for a subnet mask of length 63 the network address is 2001:db8:24:19fe::" },
-	{ "192.168.127.0/23", NULL, NULL, NULL,
-	  "for a subnet mask of length 23 the network address is 192.168.126.0" },
-	{ "192.0.2.0/31", NULL, NULL, NULL, "p.subnet: network 192.0.2.0/31 too small" },
-	{ "192.0.2.0/32", NULL, NULL, NULL, "too small to allocate from" },
-	{ "2001:db8::/127", NULL, NULL, NULL, "too small to allocate from" },
-	{ "192.0.2.0/24", "192.0.3.1", NULL, NULL,
-	  "p.rangeStart: '192.0.3.1' not in network 192.0.2.0/24" },
-	{ "192.0.2.0/24", NULL, "192.0.3.1", NULL,
-	  "p.rangeEnd: '192.0.3.1' not in network 192.0.2.0/24" },
-	{ "192.0.2.0/24", "192.0.2.50", "192.0.2.40", NULL,
-	  "p.rangeStart: '192.0.2.50' is after rangeEnd '192.0.2.40'" },
-	{ "192.0.2.0/24", "nope", NULL, NULL, "p.rangeStart: not an IP address: 'nope'" },
-	{ "192.0.2.0/24", "192.0.2.0", NULL, NULL,
-	  "p.rangeStart: '192.0.2.0' is the network address of 192.0.2.0/24" },
-	{ "192.0.2.0/24", NULL, "192.0.2.255", NULL,
-	  "p.rangeEnd: '192.0.2.255' is the broadcast address of 192.0.2.0/24" },
-	{ "192.0.2.0/24", NULL, NULL, "2001:db8::1", "p.gateway: '2001:db8::1' is not of the family" },
-	{ "192.0.2.0/24", NULL, NULL, "x", "p.gateway: not an IP address: 'x'" },
-	{ "192.0.2.0/24", NULL, NULL, "192.0.2.255", "is the broadcast address" },
+    {NULL, NULL, NULL, NULL, "p.subnet: required key missing"},
+    {"10.0.0.0/33", NULL, NULL, NULL, "p.subnet: not a CIDR: '10.0.0.0/33'"},
+    {"10.0.0.0", NULL, NULL, NULL, "p.subnet: not a CIDR: '10.0.0.0'"},
+    {"192.0.2.12/24", NULL, NULL, NULL,
+     "p.subnet: '192.0.2.12/24': network has host bits set; for a subnet mask of length 24 "
+     "the network address is 192.0.2.0"},
+    {"2001:DB8:1::24:19ff:fee1:c44a/64", NULL, NULL, NULL,
+     "for a subnet mask of length 64 the network address is 2001:db8:1::"},
+    {"2001:DB8:24:19ff::/63", NULL, NULL, NULL,
+     "for a subnet mask of length 63 the network address is 2001:db8:24:19fe::"},
+    {"192.168.127.0/23", NULL, NULL, NULL,
+     "for a subnet mask of length 23 the network address is 192.168.126.0"},
+    {"192.0.2.0/31", NULL, NULL, NULL, "p.subnet: network 192.0.2.0/31 too small"},
+    {"192.0.2.0/32", NULL, NULL, NULL, "too small to allocate from"},
+    {"2001:db8::/127", NULL, NULL, NULL, "too small to allocate from"},
+    {"192.0.2.0/24", "192.0.3.1", NULL, NULL,
+     "p.rangeStart: '192.0.3.1' not in network 192.0.2.0/24"},
+    {"192.0.2.0/24", NULL, "192.0.3.1", NULL,
+     "p.rangeEnd: '192.0.3.1' not in network 192.0.2.0/24"},
+    {"192.0.2.0/24", "192.0.2.50", "192.0.2.40", NULL,
+     "p.rangeStart: '192.0.2.50' is after rangeEnd '192.0.2.40'"},
+    {"192.0.2.0/24", "nope", NULL, NULL, "p.rangeStart: not an IP address: 'nope'"},
+    {"192.0.2.0/24", "192.0.2.0", NULL, NULL,
+     "p.rangeStart: '192.0.2.0' is the network address of 192.0.2.0/24"},
+    {"192.0.2.0/24", NULL, "192.0.2.255", NULL,
+     "p.rangeEnd: '192.0.2.255' is the broadcast address of 192.0.2.0/24"},
+    {"192.0.2.0/24", NULL, NULL, "2001:db8::1", "p.gateway: '2001:db8::1' is not of the family"},
+    {"192.0.2.0/24", NULL, NULL, "x", "p.gateway: not an IP address: 'x'"},
+    {"192.0.2.0/24", NULL, NULL, "192.0.2.255", "is the broadcast address"},
 };
 
 static void test_errors(void **state)
@@ -104,8 +103,8 @@ static void test_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const struct bad_case *c = &bad[i];
-		struct ipam_range_spec spec = { c->subnet, c->start, c->end, c->gw };
-		struct cni_error err = { 0 };
+		struct ipam_range_spec spec = {c->subnet, c->start, c->end, c->gw};
+		struct cni_error err = {0};
 		struct ipam_range r;
 
 		assert_int_equal(ipam_range_init(&spec, "p", &r, &err), -EINVAL);
@@ -172,12 +171,12 @@ static void test_overlap(void **state)
 static void test_set_validate(void **state)
 {
 	struct ipam_range r[] = {
-		mk("10.1.0.0/22", NULL, NULL, NULL),
-		mk("10.1.2.0/24", NULL, NULL, NULL),
-		mk("2001:db8::/64", NULL, NULL, NULL),
+	    mk("10.1.0.0/22", NULL, NULL, NULL),
+	    mk("10.1.2.0/24", NULL, NULL, NULL),
+	    mk("2001:db8::/64", NULL, NULL, NULL),
 	};
-	struct ipam_range_set s = { r, 2 }, mixed = { &r[1], 2 }, empty = { NULL, 0 };
-	struct cni_error err = { 0 };
+	struct ipam_range_set s = {r, 2}, mixed = {&r[1], 2}, empty = {NULL, 0};
+	struct cni_error err = {0};
 
 	(void)state;
 	assert_int_equal(ipam_range_set_validate(&s, "ipam.ranges[0]", &err), -EINVAL);
@@ -194,9 +193,9 @@ static void test_set_validate(void **state)
 
 static void test_set_fmt(void **state)
 {
-	struct ipam_range r[] = { mk("192.168.1.0/29", NULL, NULL, NULL),
-				  mk("192.168.2.0/29", NULL, NULL, NULL) };
-	struct ipam_range_set s = { r, 2 };
+	struct ipam_range r[] = {mk("192.168.1.0/29", NULL, NULL, NULL),
+				 mk("192.168.2.0/29", NULL, NULL, NULL)};
+	struct ipam_range_set s = {r, 2};
 	char *str = ipam_range_set_fmt(&s);
 
 	(void)state;
@@ -227,7 +226,7 @@ static void walk(const struct ipam_range_set *s, const char *last, char *out, si
 static void test_iterator(void **state)
 {
 	struct ipam_range r = mk("192.168.1.0/29", NULL, NULL, NULL);
-	struct ipam_range_set s = { &r, 1 };
+	struct ipam_range_set s = {&r, 1};
 	char out[512];
 
 	(void)state;
@@ -245,7 +244,7 @@ static void test_iterator(void **state)
 static void test_iterator_multi_range(void **state)
 {
 	struct ipam_range r[2];
-	struct ipam_range_set s = { r, 2 };
+	struct ipam_range_set s = {r, 2};
 	char out[512];
 
 	(void)state;
@@ -302,16 +301,16 @@ static void test_arith(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_canonical),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_gateway_outside_subnet_allowed),
-		cmocka_unit_test(test_contains),
-		cmocka_unit_test(test_overlap),
-		cmocka_unit_test(test_set_validate),
-		cmocka_unit_test(test_set_fmt),
-		cmocka_unit_test(test_iterator),
-		cmocka_unit_test(test_iterator_multi_range),
-		cmocka_unit_test(test_arith),
+	    cmocka_unit_test(test_canonical),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_gateway_outside_subnet_allowed),
+	    cmocka_unit_test(test_contains),
+	    cmocka_unit_test(test_overlap),
+	    cmocka_unit_test(test_set_validate),
+	    cmocka_unit_test(test_set_fmt),
+	    cmocka_unit_test(test_iterator),
+	    cmocka_unit_test(test_iterator_multi_range),
+	    cmocka_unit_test(test_arith),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,15 +55,15 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct ipam_addr A(const char *s)
-{
+static struct ipam_addr A(const char *s) {
 	struct ipam_addr a;
 
 	assert_int_equal(ip_addr_parse(s, &a.family, &a.addr), 0);
 	return a;
 }
 
-static char *slurp(const struct fixture *f, const char *name)
+static char *
+slurp(const struct fixture *f, const char *name)
 {
 	static char buf[512];
 	char path[256];
@@ -282,13 +282,13 @@ static void test_path_safety(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_rescan_for_own_changes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_foreign_leases, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_index_entry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_and_release_ip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_last_reserved, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_path_safety, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_layout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_rescan_for_own_changes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_foreign_leases, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_index_entry, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_and_release_ip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_last_reserved, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_path_safety, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

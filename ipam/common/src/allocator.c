@@ -48,8 +48,8 @@ static int allocate_requested(const struct ipam_store *st, const struct ipam_all
 	ipam_addr_fmt(ip, buf);
 	idx = ipam_range_set_find(req->set, ip->family, &ip->addr);
 	if (idx < 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "%s not in range set %s", buf, set);
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s not in range set %s",
+				  buf, set);
 	range = &req->set->ranges[idx];
 	if (ip_addr_equal(ip->family, &ip->addr, &range->gateway))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,

@@ -91,7 +91,8 @@ static int parse_subnet(const char *s, const char *path, struct ip_prefix *ret,
 
 /* Parse an optional address key that must lie in the subnet. 0 = absent. */
 static int parse_in_subnet(const char *s, const char *path, const char *key,
-			   const struct ip_prefix *subnet, union ip_addr *ret, struct cni_error *err)
+			   const struct ip_prefix *subnet, union ip_addr *ret,
+			   struct cni_error *err)
 {
 	char pbuf[IP_PREFIX_STRLEN];
 	union ip_addr a;
@@ -160,8 +161,8 @@ static int parse_gateway(const char *s, const char *path, struct ipam_range *r,
 	return check_reserved(r, &a, path, "gateway", err);
 }
 
-int ipam_range_init(const struct ipam_range_spec *spec, const char *path,
-		    struct ipam_range *ret, struct cni_error *err)
+int ipam_range_init(const struct ipam_range_spec *spec, const char *path, struct ipam_range *ret,
+		    struct cni_error *err)
 {
 	char b1[INET6_ADDRSTRLEN], b2[INET6_ADDRSTRLEN];
 	struct ipam_range r;
@@ -179,7 +180,8 @@ int ipam_range_init(const struct ipam_range_spec *spec, const char *path,
 	if (family == AF_INET)
 		ipam_addr_dec(family, &r.end);
 	r1 = parse_in_subnet(spec->range_start, path, "rangeStart", &r.subnet, &r.start, err);
-	r2 = r1 < 0 ? r1 : parse_in_subnet(spec->range_end, path, "rangeEnd", &r.subnet, &r.end, err);
+	r2 = r1 < 0 ? r1
+		    : parse_in_subnet(spec->range_end, path, "rangeEnd", &r.subnet, &r.end, err);
 	if (r2 < 0)
 		return -EINVAL;
 	if ((r1 > 0 && check_reserved(&r, &r.start, path, "rangeStart", err) < 0) ||
@@ -188,7 +190,8 @@ int ipam_range_init(const struct ipam_range_spec *spec, const char *path,
 	if (ipam_addr_cmp(family, &r.start, &r.end) > 0)
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "%s.rangeStart: '%s' is after rangeEnd '%s'", path,
-				  ip_addr_fmt(family, &r.start, b1), ip_addr_fmt(family, &r.end, b2));
+				  ip_addr_fmt(family, &r.start, b1),
+				  ip_addr_fmt(family, &r.end, b2));
 	*ret = r;
 	return 0;
 }
@@ -207,7 +210,8 @@ bool ipam_range_overlaps(const struct ipam_range *a, const struct ipam_range *b)
 
 	if (family != ipam_range_family(b))
 		return false;
-	return ipam_range_contains(a, family, &b->start) || ipam_range_contains(a, family, &b->end) ||
+	return ipam_range_contains(a, family, &b->start) ||
+	       ipam_range_contains(a, family, &b->end) ||
 	       ipam_range_contains(b, family, &a->start) || ipam_range_contains(b, family, &a->end);
 }
 
@@ -221,14 +225,13 @@ const char *ipam_range_fmt(const struct ipam_range *r, char *buf)
 	return buf;
 }
 
-int ipam_range_set_validate(const struct ipam_range_set *s, const char *path,
-			    struct cni_error *err)
+int ipam_range_set_validate(const struct ipam_range_set *s, const char *path, struct cni_error *err)
 {
 	char b1[IPAM_RANGE_STRLEN], b2[IPAM_RANGE_STRLEN];
 
 	if (s->n == 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "%s: empty range set", path);
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: empty range set",
+				  path);
 	for (size_t i = 0; i < s->n; i++) {
 		if (ipam_range_family(&s->ranges[i]) != ipam_range_family(&s->ranges[0]))
 			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
@@ -319,8 +322,7 @@ static bool iter_step(struct ipam_iter *it)
 	if (!it->have_cur) {
 		it->cur = r->start;
 		it->have_cur = true;
-	} else if (ip_addr_equal(family, &it->cur, &r->end) ||
-		   !ipam_addr_inc(family, &it->cur)) {
+	} else if (ip_addr_equal(family, &it->cur, &r->end) || !ipam_addr_inc(family, &it->cur)) {
 		it->idx = (it->idx + 1) % it->set->n;
 		it->cur = it->set->ranges[it->idx].start;
 	}

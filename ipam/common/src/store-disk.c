@@ -75,8 +75,7 @@ static int open_subdir(int parent, const char *name, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-int ipam_disk_store_open(const char *data_dir, const char *network,
-			 struct ipam_disk_store **ret)
+int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_disk_store **ret)
 {
 	_cleanup_close_ int rootfd = -1;
 	struct ipam_disk_store *s;
@@ -220,9 +219,8 @@ static int dir_stamp(int dirfd, char *buf, size_t len)
 	if (fstat(dirfd, &st) < 0)
 		return -errno;
 	snprintf(buf, len, STATE_MAGIC "%llu %lld.%09ld %lld.%09ld %lld\n",
-		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
-		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
-		 (long long)st.st_size);
+		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (long long)st.st_size);
 	return 0;
 }
 
@@ -264,8 +262,8 @@ static int disk_lock(void *data)
 
 	if (s->lockfd < 0) {
 		/* The reference opens and flock()s this very file. */
-		s->lockfd = openat(s->dirfd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-				   0600);
+		s->lockfd =
+		    openat(s->dirfd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (s->lockfd < 0)
 			return -errno;
 	}
@@ -392,7 +390,8 @@ static int disk_reserve(void *data, const char *id, const char *ifname, const st
 	r = format_owner(id, ifname, owner, sizeof(owner));
 	if (r < 0)
 		return r;
-	/* Index first: a crash in between leaves an entry that fails verification, never a lease nobody can find. */
+	/* Index first: a crash in between leaves an entry that fails verification, never a lease
+	 * nobody can find. */
 	r = disk_index_update(s->idxfd, id, ifname, ip, true);
 	if (r < 0)
 		return r;
@@ -524,13 +523,13 @@ int ipam_disk_store_probe(struct ipam_disk_store *s)
 }
 
 const struct ipam_store_ops ipam_disk_store_ops = {
-	.lock = disk_lock,
-	.unlock = disk_unlock,
-	.reserve = disk_reserve,
-	.release_by_id = disk_release_by_id,
-	.release_ip = disk_release_ip,
-	.get_by_id = disk_get_by_id,
-	.last_reserved = disk_last_reserved,
-	.is_free = disk_is_free,
-	.list = disk_list,
+    .lock = disk_lock,
+    .unlock = disk_unlock,
+    .reserve = disk_reserve,
+    .release_by_id = disk_release_by_id,
+    .release_ip = disk_release_ip,
+    .get_by_id = disk_get_by_id,
+    .last_reserved = disk_last_reserved,
+    .is_free = disk_is_free,
+    .list = disk_list,
 };

@@ -127,7 +127,8 @@ int disk_index_update(int idxfd, const char *id, const char *ifname, const struc
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
-		bool same = a[i].family == ip->family && ip_addr_equal(ip->family, &a[i].addr, &ip->addr);
+		bool same =
+		    a[i].family == ip->family && ip_addr_equal(ip->family, &a[i].addr, &ip->addr);
 
 		found |= same;
 		if (!same || add)

@@ -110,8 +110,8 @@ static int run_inprocess(struct cni_ctx *ctx, const struct cni_plugin_ops *ops,
 static int run_exec(struct cni_ctx *ctx, enum cni_command cmd, char **ret_out)
 {
 	_cleanup_free_ char *path = NULL;
-	char cmd_env[32], *overrides[] = { cmd_env, NULL };
-	struct cni_exec_request req = { 0 };
+	char cmd_env[32], *overrides[] = {cmd_env, NULL};
+	struct cni_exec_request req = {0};
 	char **env;
 	size_t len = 0;
 	int r;
@@ -150,7 +150,7 @@ static int exec_add(struct cni_ctx *ctx, struct cni_result **ret)
 		return 0;
 	/* The delegate allocated but we cannot use its answer: give it back. */
 	{
-		struct cni_error keep = { 0 };
+		struct cni_error keep = {0};
 
 		cni_error_move(&keep, &ctx->err);
 		(void)ipam_delegate_del(ctx);

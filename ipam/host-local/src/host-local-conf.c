@@ -16,10 +16,10 @@
 #define MAX_REQUESTED 64
 
 static const char *const ipam_keys[] = {
-	"type", "ranges", "subnet", "rangeStart", "rangeEnd", "gateway",
-	"routes", "dataDir", "resolvConf", NULL,
+    "type",    "ranges", "subnet",  "rangeStart", "rangeEnd",
+    "gateway", "routes", "dataDir", "resolvConf", NULL,
 };
-static const char *const range_keys[] = { "subnet", "rangeStart", "rangeEnd", "gateway", NULL };
+static const char *const range_keys[] = {"subnet", "rangeStart", "rangeEnd", "gateway", NULL};
 
 static int invalid_type(struct cni_ctx *ctx, const char *path, const char *want, const json_t *v)
 {
@@ -33,7 +33,7 @@ static int invalid_type(struct cni_ctx *ctx, const char *path, const char *want,
 static int conf_range(struct cni_ctx *ctx, const json_t *o, const char *path, bool warn_unknown,
 		      struct ipam_range *ret)
 {
-	struct ipam_range_spec spec = { 0 };
+	struct ipam_range_spec spec = {0};
 
 	if (!json_is_object(o)) {
 		invalid_type(ctx, path, "a range object", o);
@@ -71,7 +71,7 @@ static int runtime_string(struct cni_ctx *ctx, const json_t *o, const char *path
 static int runtime_range(struct cni_ctx *ctx, const json_t *o, const char *path,
 			 struct ipam_range *ret)
 {
-	struct ipam_range_spec spec = { 0 };
+	struct ipam_range_spec spec = {0};
 
 	if (!json_is_object(o)) {
 		invalid_type(ctx, path, "a range object", o);
@@ -111,15 +111,15 @@ static int push_set(struct host_local_conf *c, struct ipam_range_set *set, const
 
 static int too_many(struct cni_ctx *ctx, const char *path)
 {
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -E2BIG,
-			  "%s: more than %d range sets", path, IPAM_MAX_RANGE_SETS);
+	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -E2BIG, "%s: more than %d range sets",
+			  path, IPAM_MAX_RANGE_SETS);
 }
 
 /* A JSON list of ranges forming one set; runtime selects the key rules. */
 static int parse_set(struct cni_ctx *ctx, const json_t *arr, const char *path, bool runtime,
 		     struct host_local_conf *c)
 {
-	_cleanup_(ipam_range_set_done) struct ipam_range_set set = { 0 };
+	_cleanup_(ipam_range_set_done) struct ipam_range_set set = {0};
 	char p[PATH_LEN];
 	size_t i;
 	json_t *o;
@@ -129,12 +129,13 @@ static int parse_set(struct cni_ctx *ctx, const json_t *arr, const char *path, b
 	if (json_array_size(arr) > IPAM_MAX_RANGES)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -E2BIG,
 				  "%s: more than %d ranges", path, IPAM_MAX_RANGES);
-	json_array_foreach(arr, i, o) {
+	json_array_foreach (arr, i, o) {
 		struct ipam_range range;
 		int r;
 
 		snprintf(p, sizeof(p), "%s[%zu]", path, i);
-		r = runtime ? runtime_range(ctx, o, p, &range) : conf_range(ctx, o, p, true, &range);
+		r = runtime ? runtime_range(ctx, o, p, &range)
+			    : conf_range(ctx, o, p, true, &range);
 		if (r < 0)
 			return r;
 		r = ipam_range_set_add(&set, &range);
@@ -150,13 +151,13 @@ static int parse_set(struct cni_ctx *ctx, const json_t *arr, const char *path, b
 static int parse_flat(struct cni_ctx *ctx, const json_t *arr, const char *path,
 		      struct host_local_conf *c)
 {
-	struct ipam_range_set fam[2] = { { 0 } };
+	struct ipam_range_set fam[2] = {{0}};
 	char p[PATH_LEN];
 	int r = 0, first = -1;
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(arr, i, o) {
+	json_array_foreach (arr, i, o) {
 		struct ipam_range range;
 		int f;
 
@@ -200,16 +201,16 @@ static int parse_runtime_ranges(struct cni_ctx *ctx, struct host_local_conf *c)
 		return invalid_type(ctx, path, "a list of range sets", arr);
 	if (json_array_size(arr) > IPAM_MAX_RANGES)
 		return too_many(ctx, path);
-	json_array_foreach(arr, i, o) {
+	json_array_foreach (arr, i, o) {
 		flat &= json_is_object(o);
 		nested &= json_is_array(o);
 	}
 	if (flat && json_array_size(arr) > 0)
 		return parse_flat(ctx, arr, path, c);
 	if (!nested)
-		return invalid_type(ctx, path,
-				    "a list of range sets or a flat list of ranges", arr);
-	json_array_foreach(arr, i, o) {
+		return invalid_type(ctx, path, "a list of range sets or a flat list of ranges",
+				    arr);
+	json_array_foreach (arr, i, o) {
 		int r;
 
 		snprintf(p, sizeof(p), "%s[%zu]", path, i);
@@ -222,7 +223,7 @@ static int parse_runtime_ranges(struct cni_ctx *ctx, struct host_local_conf *c)
 
 static int parse_legacy_range(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
-	_cleanup_(ipam_range_set_done) struct ipam_range_set set = { 0 };
+	_cleanup_(ipam_range_set_done) struct ipam_range_set set = {0};
 	struct ipam_range range;
 	int r;
 
@@ -251,7 +252,7 @@ static int parse_conf_ranges(struct cni_ctx *ctx, const json_t *ipam, struct hos
 
 	if (cni_conf_get_array(ctx, ipam, "ipam", "ranges", IPAM_MAX_RANGE_SETS, &arr, NULL) < 0)
 		return -EINVAL;
-	json_array_foreach(arr, i, o) {
+	json_array_foreach (arr, i, o) {
 		int r;
 
 		snprintf(p, sizeof(p), "ipam.ranges[%zu]", i);
@@ -339,12 +340,13 @@ static int parse_requested(struct cni_ctx *ctx, struct host_local_conf *c)
 
 	for (i = 0; i < ctx->conf.n_args_cni_ips; i++) {
 		snprintf(p, sizeof(p), "args.cni.ips[%zu]", i);
-		if (push_requested(ctx, c, p, ctx->conf.args_cni_ips[i], CNI_ERR_INVALID_CONFIG) < 0)
+		if (push_requested(ctx, c, p, ctx->conf.args_cni_ips[i], CNI_ERR_INVALID_CONFIG) <
+		    0)
 			return -EINVAL;
 	}
 	if (ips && !json_is_null(ips) && !json_is_array(ips))
 		return invalid_type(ctx, "runtimeConfig.ips", "a list of addresses", ips);
-	json_array_foreach(ips, i, v) {
+	json_array_foreach (ips, i, v) {
 		snprintf(p, sizeof(p), "runtimeConfig.ips[%zu]", i);
 		if (push_requested(ctx, c, p, json_string_value(v), CNI_ERR_INVALID_CONFIG) < 0)
 			return -EINVAL;
@@ -382,7 +384,7 @@ static int parse_store(struct cni_ctx *ctx, const json_t *ipam, struct host_loca
 
 int host_local_conf_parse(struct cni_ctx *ctx, unsigned what, struct host_local_conf *ret)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	const json_t *ipam = ctx->conf.ipam;
 	int r;
 

@@ -13,7 +13,7 @@
 #include "ipam/host-local.h"
 #include "ipam/store-disk.h"
 
-static const char *const host_local_args[] = { "IP", NULL };
+static const char *const host_local_args[] = {"IP", NULL};
 
 static int open_store(struct cni_ctx *ctx, const struct host_local_conf *c, unsigned code,
 		      struct ipam_disk_store **ret)
@@ -58,10 +58,9 @@ static int leftover_requested(struct cni_ctx *ctx, const struct host_local_conf 
 
 	for (size_t i = 0; i < c->n_requested; i++)
 		if (!used[i] && len < sizeof(list))
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-						len ? " " : "",
-						ip_addr_fmt(c->requested[i].family,
-							    &c->requested[i].addr, buf));
+			len += (size_t)snprintf(
+			    list + len, sizeof(list) - len, "%s%s", len ? " " : "",
+			    ip_addr_fmt(c->requested[i].family, &c->requested[i].addr, buf));
 	if (len == 0)
 		return 0;
 	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
@@ -72,16 +71,16 @@ static int leftover_requested(struct cni_ctx *ctx, const struct host_local_conf 
 static void release_result(const struct ipam_store *st, const struct cni_result *res)
 {
 	for (size_t i = 0; i < res->n_ips; i++) {
-		struct ipam_addr a = { .family = res->ips[i].address.family,
-				       .addr = res->ips[i].address.addr };
+		struct ipam_addr a = {.family = res->ips[i].address.family,
+				      .addr = res->ips[i].address.addr};
 
 		(void)st->ops->release_ip(st->data, &a);
 	}
 }
 
 /* One address per range set, under one lock. On failure nothing stays reserved. */
-static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c,
-			const struct ipam_store *st, struct cni_result *res)
+static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c, const struct ipam_store *st,
+			struct cni_result *res)
 {
 	_cleanup_free_ bool *used = calloc(c->n_requested + 1, sizeof(bool));
 	int r = 0;
@@ -90,10 +89,12 @@ static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c,
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_sets && r >= 0; i++) {
 		const struct ip_prefix *want = take_requested(c, used, &c->sets[i]);
-		struct ipam_addr req = { 0 };
+		struct ipam_addr req = {0};
 		struct ipam_alloc_request ar = {
-			.set = &c->sets[i], .set_id = (unsigned)i,
-			.id = ctx->container_id, .ifname = ctx->ifname,
+		    .set = &c->sets[i],
+		    .set_id = (unsigned)i,
+		    .id = ctx->container_id,
+		    .ifname = ctx->ifname,
 		};
 		struct cni_ip ip;
 
@@ -185,7 +186,7 @@ static int load_dns(struct cni_ctx *ctx, const struct host_local_conf *c, struct
 
 static int host_local_add(struct cni_ctx *ctx)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	_cleanup_(ipam_disk_store_freep) struct ipam_disk_store *ds = NULL;
 	_cleanup_(cni_result_freep) struct cni_result *res = NULL;
 	struct ipam_store st;
@@ -223,7 +224,7 @@ static int host_local_add(struct cni_ctx *ctx)
 
 static int host_local_del(struct cni_ctx *ctx)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	_cleanup_(ipam_disk_store_freep) struct ipam_disk_store *ds = NULL;
 	struct ipam_store st;
 	int r;
@@ -247,7 +248,7 @@ static int host_local_del(struct cni_ctx *ctx)
 
 static int host_local_check(struct cni_ctx *ctx)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	_cleanup_(ipam_disk_store_freep) struct ipam_disk_store *ds = NULL;
 	_cleanup_free_ struct ipam_addr *held = NULL;
 	struct ipam_store st;
@@ -315,7 +316,7 @@ static int gc_leases(struct cni_ctx *ctx, const struct ipam_store *st)
 
 static int host_local_gc(struct cni_ctx *ctx)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	_cleanup_(ipam_disk_store_freep) struct ipam_disk_store *ds = NULL;
 	struct ipam_store st;
 	int r;
@@ -361,7 +362,7 @@ static int status_sets(struct cni_ctx *ctx, const struct host_local_conf *c,
 
 static int host_local_status(struct cni_ctx *ctx)
 {
-	_cleanup_(host_local_conf_done) struct host_local_conf c = { 0 };
+	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	_cleanup_(ipam_disk_store_freep) struct ipam_disk_store *ds = NULL;
 	struct ipam_store st;
 	int r;
@@ -387,12 +388,12 @@ static int host_local_status(struct cni_ctx *ctx)
 }
 
 const struct cni_plugin_ops ipam_host_local_ops = {
-	.name = "host-local",
-	.about = "podwire host-local IPAM (reference-compatible lease files)",
-	.cni_args_keys = host_local_args,
-	.add = host_local_add,
-	.del = host_local_del,
-	.check = host_local_check,
-	.gc = host_local_gc,
-	.status = host_local_status,
+    .name = "host-local",
+    .about = "podwire host-local IPAM (reference-compatible lease files)",
+    .cni_args_keys = host_local_args,
+    .add = host_local_add,
+    .del = host_local_del,
+    .check = host_local_check,
+    .gc = host_local_gc,
+    .status = host_local_status,
 };

@@ -59,7 +59,7 @@ int host_local_parse_resolv_conf(const char *path, struct cni_dns *ret)
 {
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	_cleanup_free_ char *line = NULL;
-	struct cni_dns dns = { 0 };
+	struct cni_dns dns = {0};
 	size_t cap = 0;
 	int r = 0;
 

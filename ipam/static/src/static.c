@@ -16,14 +16,14 @@
 
 #define PATH_LEN 96
 
-static const char *const static_keys[] = { "type", "addresses", "routes", "dns", NULL };
-static const char *const address_keys[] = { "address", "gateway", NULL };
-static const char *const static_args[] = { "IP", "GATEWAY", NULL };
+static const char *const static_keys[] = {"type", "addresses", "routes", "dns", NULL};
+static const char *const address_keys[] = {"address", "gateway", NULL};
+static const char *const static_args[] = {"IP", "GATEWAY", NULL};
 
-static int add_address(struct cni_ctx *ctx, struct cni_result *res, const char *what,
-		       const char *s, unsigned code)
+static int add_address(struct cni_ctx *ctx, struct cni_result *res, const char *what, const char *s,
+		       unsigned code)
 {
-	struct cni_ip ip = { .interface = -1 };
+	struct cni_ip ip = {.interface = -1};
 
 	if (!s || ip_prefix_parse(s, &ip.address) < 0)
 		return cni_errorf(&ctx->err, code, -EINVAL,
@@ -54,10 +54,10 @@ static int conf_addresses(struct cni_ctx *ctx, const json_t *ipam, struct cni_re
 	char p[PATH_LEN];
 	size_t i;
 
-	if (cni_conf_get_array(ctx, ipam, "ipam", "addresses", CNI_RESULT_MAX_ENTRIES, &arr,
-			       NULL) < 0)
+	if (cni_conf_get_array(ctx, ipam, "ipam", "addresses", CNI_RESULT_MAX_ENTRIES, &arr, NULL) <
+	    0)
 		return -EINVAL;
-	json_array_foreach(arr, i, o) {
+	json_array_foreach (arr, i, o) {
 		const char *addr = NULL, *gw = NULL;
 
 		snprintf(p, sizeof(p), "ipam.addresses[%zu]", i);
@@ -106,7 +106,7 @@ static int override_addresses(struct cni_ctx *ctx, struct cni_result *res)
 				  "runtimeConfig.ips: expected a list of CIDR strings");
 	if (json_array_size(ips) > 0)
 		drop_ips(res);
-	json_array_foreach(ips, i, v) {
+	json_array_foreach (ips, i, v) {
 		snprintf(p, sizeof(p), "runtimeConfig.ips[%zu]", i);
 		if (add_address(ctx, res, p, json_string_value(v), CNI_ERR_INVALID_CONFIG) < 0)
 			return -EINVAL;
@@ -117,7 +117,8 @@ static int override_addresses(struct cni_ctx *ctx, struct cni_result *res)
 /* CNI_ARGS IP=cidr[,cidr...] appends; GATEWAY=ip[,ip...] fills matching subnets. */
 static int env_addresses(struct cni_ctx *ctx, struct cni_result *res)
 {
-	const char *ips = cni_args_get(&ctx->args, "IP"), *gws = cni_args_get(&ctx->args, "GATEWAY");
+	const char *ips = cni_args_get(&ctx->args, "IP"),
+		   *gws = cni_args_get(&ctx->args, "GATEWAY");
 	_cleanup_free_ char *a = ips ? strdup(ips) : NULL, *g = gws ? strdup(gws) : NULL;
 	char *save = NULL, *tok;
 
@@ -163,8 +164,8 @@ static int conf_extras(struct cni_ctx *ctx, const json_t *ipam, struct cni_resul
 {
 	const json_t *routes = NULL, *dns = NULL;
 
-	if (cni_conf_get_array(ctx, ipam, "ipam", "routes", CNI_RESULT_MAX_ENTRIES, &routes,
-			       NULL) < 0 ||
+	if (cni_conf_get_array(ctx, ipam, "ipam", "routes", CNI_RESULT_MAX_ENTRIES, &routes, NULL) <
+		0 ||
 	    cni_conf_get_object(ctx, ipam, "ipam", "dns", &dns, NULL) < 0)
 		return -EINVAL;
 	if (ipam_parse_routes(routes, "ipam", res, &ctx->err) < 0)
@@ -247,8 +248,9 @@ static int static_check(struct cni_ctx *ctx)
 			return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -ENOENT,
 					  "static: address %s missing from prevResult",
 					  ip_prefix_fmt(&ip->address, buf));
-		if (ip->has_gateway && (!p->has_gateway ||
-					!ip_addr_equal(ip->address.family, &ip->gateway, &p->gateway)))
+		if (ip->has_gateway &&
+		    (!p->has_gateway ||
+		     !ip_addr_equal(ip->address.family, &ip->gateway, &p->gateway)))
 			return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
 					  "static: gateway of %s differs from prevResult",
 					  ip_prefix_fmt(&ip->address, buf));
@@ -257,10 +259,10 @@ static int static_check(struct cni_ctx *ctx)
 }
 
 const struct cni_plugin_ops ipam_static_ops = {
-	.name = "static",
-	.about = "podwire static IPAM",
-	.cni_args_keys = static_args,
-	.add = static_add,
-	.del = static_del,
-	.check = static_check,
+    .name = "static",
+    .about = "podwire static IPAM",
+    .cni_args_keys = static_args,
+    .add = static_add,
+    .del = static_del,
+    .check = static_check,
 };

@@ -30,9 +30,9 @@ struct ipam_addr {
 
 struct ipam_range {
 	struct ip_prefix subnet; /* network address: host bits zero */
-	union ip_addr start;     /* inclusive */
-	union ip_addr end;       /* inclusive */
-	union ip_addr gateway;   /* never allocated */
+	union ip_addr start;	 /* inclusive */
+	union ip_addr end;	 /* inclusive */
+	union ip_addr gateway;	 /* never allocated */
 };
 
 struct ipam_range_set {
@@ -68,8 +68,8 @@ const char *ipam_addr_fmt(const struct ipam_addr *a, char *buf);
  * rangeStart <= rangeEnd. `path` ("ipam.ranges[0][1]") prefixes messages,
  * which name the key and value. Returns 0, or -EINVAL with err set (code 7).
  */
-int ipam_range_init(const struct ipam_range_spec *spec, const char *path,
-		    struct ipam_range *ret, struct cni_error *err);
+int ipam_range_init(const struct ipam_range_spec *spec, const char *path, struct ipam_range *ret,
+		    struct cni_error *err);
 
 /* True if addr lies in [start, end] of r (same family). */
 bool ipam_range_contains(const struct ipam_range *r, int family, const union ip_addr *addr);
@@ -107,9 +107,9 @@ void ipam_range_set_done(struct ipam_range_set *s);
  */
 struct ipam_iter {
 	const struct ipam_range_set *set;
-	size_t idx;          /* current range */
-	bool have_cur;       /* cur is meaningful */
-	bool have_start;     /* start_ip recorded */
+	size_t idx;	 /* current range */
+	bool have_cur;	 /* cur is meaningful */
+	bool have_start; /* start_ip recorded */
 	bool done;
 	union ip_addr cur;
 	union ip_addr start_ip;

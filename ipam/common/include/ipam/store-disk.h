@@ -46,8 +46,7 @@ bool ipam_disk_valid_component(const char *s, size_t max);
  * 0700, and it may not be a symlink. Returns 0 and *ret, -EINVAL for a bad
  * data_dir or network name, or the -errno of the failing call.
  */
-int ipam_disk_store_open(const char *data_dir, const char *network,
-			 struct ipam_disk_store **ret);
+int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_disk_store **ret);
 /* Close (and unlock). Accepts NULL; returns NULL. */
 struct ipam_disk_store *ipam_disk_store_free(struct ipam_disk_store *s);
 static inline void ipam_disk_store_freep(struct ipam_disk_store **s)
@@ -59,7 +58,7 @@ static inline void ipam_disk_store_freep(struct ipam_disk_store **s)
 /* The generic handle for the allocator. */
 static inline struct ipam_store ipam_disk_store_handle(struct ipam_disk_store *s)
 {
-	return (struct ipam_store){ .ops = &ipam_disk_store_ops, .data = s };
+	return (struct ipam_store){.ops = &ipam_disk_store_ops, .data = s};
 }
 
 /*

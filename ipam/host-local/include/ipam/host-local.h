@@ -20,18 +20,18 @@ extern const struct cni_plugin_ops ipam_host_local_ops;
 /* What the handlers need from the config, all owned. */
 struct host_local_conf {
 	struct ipam_range_set *sets; /* runtimeConfig.ipRanges, legacy range, ranges */
-	char **set_paths;            /* JSON path of each set, for messages */
+	char **set_paths;	     /* JSON path of each set, for messages */
 	size_t n_sets;
-	struct cni_result *extra;    /* routes (and dns from resolvConf, on ADD) */
+	struct cni_result *extra; /* routes (and dns from resolvConf, on ADD) */
 	char *data_dir;
-	char *resolv_conf;           /* NULL when unset */
+	char *resolv_conf;	     /* NULL when unset */
 	struct ip_prefix *requested; /* requested addresses, in precedence order */
 	size_t n_requested;
 };
 
 enum host_local_parse {
-	HOST_LOCAL_PARSE_STORE = 0,        /* dataDir only (DEL, GC) */
-	HOST_LOCAL_PARSE_RANGES = 1u << 0, /* ranges and routes (CHECK, STATUS) */
+	HOST_LOCAL_PARSE_STORE = 0,	     /* dataDir only (DEL, GC) */
+	HOST_LOCAL_PARSE_RANGES = 1u << 0,   /* ranges and routes (CHECK, STATUS) */
 	HOST_LOCAL_PARSE_REQUESTS = 1u << 1, /* requested addresses (ADD) */
 };
 
