@@ -536,7 +536,7 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 /* The "<bridge>.<vlan>" gateway veth of an L3 VLAN network (created once, shared). */
 static int ensure_vlan_gw_link(struct cni_ctx *ctx, struct bridge_add *a, struct nlw_link *ret)
 {
-	char name[IFNAMSIZ + 8], peer[IFNAMSIZ], mac[18];
+	char name[IFNAMSIZ + 16], peer[IFNAMSIZ], mac[18]; /* bridge "." vid: fits */
 	struct nlw_link p;
 	int r;
 
