@@ -478,16 +478,20 @@ static bool mac_is_zero(const unsigned char mac[6])
 	return memcmp(mac, zero, 6) == 0;
 }
 
-/* Put gw on link ifindex (the reference's ensureAddr), honouring forceAddress. */
-static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_link *link,
-		       const struct ip_prefix *gw)
+/*
+ * ensureAddr's conflict rule over the link's addresses of gw's family: a
+ * conflicting one is an error, or removed with forceAddress. *ret_present
+ * tells whether gw itself (same address and prefix) is there.
+ */
+static int clear_conflicts(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_link *link,
+			   const struct ip_prefix *gw, bool *ret_present)
 {
 	_cleanup_free_ struct nlw_addr *list = NULL;
 	char want[IP_PREFIX_STRLEN], have[IP_PREFIX_STRLEN];
-	struct nlw_link now;
 	unsigned n = 0;
 	int r;
 
+	*ret_present = false;
 	r = nlw_addr_list(a->host, link->ifindex, gw->family, &list, &n);
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "list addresses of '%s'", link->name);
@@ -495,8 +499,10 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 	for (unsigned i = 0; i < n; i++) {
 		const struct ip_prefix *p = &list[i].prefix;
 
-		if (p->prefixlen == gw->prefixlen && ip_addr_equal(p->family, &p->addr, &gw->addr))
-			return 0; /* already there: nothing to do, MAC pin included */
+		if (p->prefixlen == gw->prefixlen && ip_addr_equal(p->family, &p->addr, &gw->addr)) {
+			*ret_present = true;
+			continue;
+		}
 		if (!bridge_addr_conflicts(p, gw) || (p->family == AF_INET6 && list[i].scope != 0))
 			continue;
 		if (!a->conf.force_address)
@@ -509,20 +515,30 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 			return bridge_fail(ctx, a->host, r, "remove address %s from '%s'",
 					   ip_prefix_fmt(p, have), link->name);
 	}
+	return 0;
+}
+
+static int add_gw_addr(struct nlw_sock *s, int ifindex, const struct ip_prefix *gw)
+{
 	/*
 	 * No DAD for the gateway: it is ours by configuration, and a tentative
 	 * gateway would leave pods without IPv6 for a second after the first ADD.
 	 */
-	r = nlw_addr_add(a->host, link->ifindex, gw,
-			 &(struct nlw_addr_opts){ .flags = gw->family == AF_INET6 ? NLW_ADDR_NODAD : 0 });
-	if (r < 0 && r != -EEXIST)
-		return bridge_fail(ctx, a->host, r, "add gateway %s to '%s'", want, link->name);
-	/*
-	 * Pin the MAC so it stops following the lowest port MAC: the one the
-	 * bridge had before our port joined (as the reference does), unless that
-	 * was all-zero (an empty existing bridge; the reference then fails with
-	 * EINVAL): then the current one.
-	 */
+	return nlw_addr_add(s, ifindex, gw,
+			    &(struct nlw_addr_opts){ .flags = gw->family == AF_INET6 ? NLW_ADDR_NODAD : 0 });
+}
+
+/*
+ * Pin the MAC so it stops following the lowest port MAC: the one the bridge
+ * had before our port joined (as the reference does), unless that was
+ * all-zero (an empty existing bridge; the reference then fails with EINVAL):
+ * then the current one.
+ */
+static int pin_mac(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_link *link)
+{
+	struct nlw_link now;
+	int r;
+
 	r = nlw_link_get_by_index(a->host, link->ifindex, &now);
 	if (r >= 0 && link->ifindex == a->br.ifindex && !mac_is_zero(a->br_mac_before))
 		memcpy(now.mac, a->br_mac_before, 6);
@@ -531,6 +547,42 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "pin MAC of '%s'", link->name);
 	return 0;
+}
+
+/* Put gw on the link (the reference's ensureAddr), honouring forceAddress. */
+static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_link *link,
+		       const struct ip_prefix *gw)
+{
+	char want[IP_PREFIX_STRLEN];
+	bool present;
+	int r;
+
+	ip_prefix_fmt(gw, want);
+	if (gw->family == AF_INET) {
+		/*
+		 * Steady state without a dump: IPv4 answers EEXIST only for the same
+		 * address and mask. Conflicts are looked for after a fresh add.
+		 */
+		r = add_gw_addr(a->host, link->ifindex, gw);
+		if (r == -EEXIST)
+			return 0; /* already there: nothing to do, MAC pin included */
+		if (r < 0)
+			return bridge_fail(ctx, a->host, r, "add gateway %s to '%s'", want, link->name);
+		r = clear_conflicts(ctx, a, link, gw, &present);
+		if (r < 0) {
+			(void)nlw_addr_del(a->host, link->ifindex, gw);
+			return r;
+		}
+		return pin_mac(ctx, a, link);
+	}
+	/* IPv6 answers EEXIST for the same address with any prefix: look first. */
+	r = clear_conflicts(ctx, a, link, gw, &present);
+	if (r < 0 || present)
+		return r;
+	r = add_gw_addr(a->host, link->ifindex, gw);
+	if (r < 0 && r != -EEXIST)
+		return bridge_fail(ctx, a->host, r, "add gateway %s to '%s'", want, link->name);
+	return pin_mac(ctx, a, link);
 }
 
 /* The "<bridge>.<vlan>" gateway veth of an L3 VLAN network (created once, shared). */
