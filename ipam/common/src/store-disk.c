@@ -184,7 +184,27 @@ static int create_excl(int dirfd, const char *name, const char *content)
 	return 1;
 }
 
-/* Overwrite in place (like the reference's last_reserved_ip writes). */
+/*
+ * Overwrite in place: write from offset 0, then cut to the new length.
+ * Unlike O_TRUNC or rename-over, this does not make ext4 (auto_da_alloc)
+ * start writeback of the file on every ADD. Readers hold the same lock.
+ */
+static int overwrite_file(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(content);
+	int r;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, content, len);
+	if (r >= 0 && ftruncate(fd, (off_t)len) < 0)
+		r = -errno;
+	return r;
+}
+
+/* Create or truncate-and-write (temporary files). */
 static int write_file(int dirfd, const char *name, const char *content)
 {
 	_cleanup_close_ int fd = -1;
@@ -252,7 +272,8 @@ static int record_state(struct ipam_disk_store *s)
 	char now[256];
 	int r = dir_stamp(s->dirfd, now, sizeof(now));
 
-	return r < 0 ? r : disk_replace_file(s->idxfd, STATE_FILE, now);
+	/* In place: a torn record only mismatches, which forces a re-sync. */
+	return r < 0 ? r : overwrite_file(s->idxfd, STATE_FILE, now);
 }
 
 static int disk_lock(void *data)
@@ -399,7 +420,7 @@ static int disk_reserve(void *data, const char *id, const char *ifname, const st
 	if (r > 0) {
 		s->dirty = true;
 		snprintf(last, sizeof(last), "last_reserved_ip.%u", range_id);
-		r = write_file(s->dirfd, last, name);
+		r = overwrite_file(s->dirfd, last, name);
 		if (r >= 0)
 			return 1;
 		unlinkat(s->dirfd, name, 0);
