@@ -122,7 +122,10 @@ static const struct ipam_case host_local_cases[] = {
 	      { NULL } },
 	    FILE_IS("10.1.2.2", NULL) } },
 	{ "DEL of unknown container succeeds (reference case 5)",
-	  { { "DEL", "nobody", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } } } },
+	  { { "DEL", "nobody", "eth0", NULL, HL("1.1.0", NET1), 0, { NULL } },
+	    FILE_IS("lock", NULL), /* DEL created nothing */
+	    { "CHECK", "nobody", "eth0", NULL, HL("1.1.0", NET1), 105,
+	      { "Failed to find address added by container nobody" } } } },
 	{ "requested IP via args.cni.ips (reference case 8)",
 	  { { "ADD", "c1", "eth0", NULL,
 	      HL2("1.1.0", NET1, "\"args\":{\"cni\":{\"ips\":[\"10.1.2.88\"]}}"), 0,

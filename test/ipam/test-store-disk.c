@@ -263,6 +263,15 @@ static void test_path_safety(void **state)
 	char link[256], data[256];
 
 	assert_int_equal(ipam_disk_store_open("relative/dir", "net", &s), -EINVAL);
+	snprintf(data, sizeof(data), "%s/nothing", f->dir);
+	assert_int_equal(ipam_disk_store_open_existing(data, "net", &s), -ENOENT);
+	snprintf(data, sizeof(data), "%s/data", f->dir);
+	assert_int_equal(ipam_disk_store_open_existing(data, "net", &s), -ENOENT);
+	assert_int_equal(access(data, F_OK), 0);
+	snprintf(link, sizeof(link), "%s/data/net", f->dir);
+	assert_int_equal(access(link, F_OK), -1);
+	assert_int_equal(ipam_disk_store_open_existing(data, "mynet", &s), 0);
+	s = ipam_disk_store_free(s);
 	assert_int_equal(ipam_disk_store_open(f->dir, "..", &s), -EINVAL);
 	assert_int_equal(ipam_disk_store_open(f->dir, "a/b", &s), -EINVAL);
 	assert_int_equal(ipam_disk_store_open(f->dir, ".hidden", &s), -EINVAL);

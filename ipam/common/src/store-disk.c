@@ -75,7 +75,8 @@ static int open_subdir(int parent, const char *name, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_disk_store **ret)
+static int store_open(const char *data_dir, const char *network, bool create,
+		      struct ipam_disk_store **ret)
 {
 	_cleanup_close_ int rootfd = -1;
 	struct ipam_disk_store *s;
@@ -83,11 +84,13 @@ int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_
 
 	if (!data_dir || data_dir[0] != '/' || !ipam_disk_valid_component(network, NAME_MAX))
 		return -EINVAL;
-	r = mkdir_parents(data_dir, 0755);
+	r = create ? mkdir_parents(data_dir, 0755) : 0;
 	if (r < 0)
 		return r;
 	rootfd = open(data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	if (!create && faccessat(rootfd, network, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -103,6 +106,18 @@ int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_
 	}
 	*ret = s;
 	return 0;
+}
+
+int ipam_disk_store_open(const char *data_dir, const char *network,
+			 struct ipam_disk_store **ret)
+{
+	return store_open(data_dir, network, true, ret);
+}
+
+int ipam_disk_store_open_existing(const char *data_dir, const char *network,
+				  struct ipam_disk_store **ret)
+{
+	return store_open(data_dir, network, false, ret);
 }
 
 struct ipam_disk_store *ipam_disk_store_free(struct ipam_disk_store *s)

@@ -16,10 +16,13 @@
 static const char *const host_local_args[] = {"IP", NULL};
 
 static int open_store(struct cni_ctx *ctx, const struct host_local_conf *c, unsigned code,
-		      struct ipam_disk_store **ret)
+		      bool create, struct ipam_disk_store **ret)
 {
-	int r = ipam_disk_store_open(c->data_dir, ctx->conf.name, ret);
+	int r = create ? ipam_disk_store_open(c->data_dir, ctx->conf.name, ret)
+		       : ipam_disk_store_open_existing(c->data_dir, ctx->conf.name, ret);
 
+	if (r == -ENOENT && !create)
+		return r; /* never allocated here: the caller decides */
 	if (r < 0)
 		return cni_errorf(&ctx->err, code, r, "ipam.dataDir: cannot open '%s/%s': %s",
 				  c->data_dir, ctx->conf.name, strerror(-r));
@@ -202,7 +205,7 @@ static int host_local_add(struct cni_ctx *ctx)
 	res->n_ips = 0;
 	r = load_dns(ctx, &c, res);
 	if (r >= 0)
-		r = open_store(ctx, &c, CNI_ERR_IO, &ds);
+		r = open_store(ctx, &c, CNI_ERR_IO, true, &ds);
 	if (r < 0)
 		return r;
 	st = ipam_disk_store_handle(ds);
@@ -231,7 +234,9 @@ static int host_local_del(struct cni_ctx *ctx)
 
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_STORE, &c);
 	if (r >= 0)
-		r = open_store(ctx, &c, CNI_ERR_IO, &ds);
+		r = open_store(ctx, &c, CNI_ERR_IO, false, &ds);
+	if (r == -ENOENT) /* no directory, no lease: DEL succeeds and creates nothing */
+		return 0;
 	if (r < 0)
 		return r;
 	st = ipam_disk_store_handle(ds);
@@ -246,6 +251,13 @@ static int host_local_del(struct cni_ctx *ctx)
 	return 0;
 }
 
+static int not_found(struct cni_ctx *ctx)
+{
+	return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -ENOENT,
+			  "host-local: Failed to find address added by container %s",
+			  ctx->container_id);
+}
+
 static int host_local_check(struct cni_ctx *ctx)
 {
 	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
@@ -257,7 +269,9 @@ static int host_local_check(struct cni_ctx *ctx)
 
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_RANGES, &c);
 	if (r >= 0)
-		r = open_store(ctx, &c, CNI_ERR_IO, &ds);
+		r = open_store(ctx, &c, CNI_ERR_IO, false, &ds);
+	if (r == -ENOENT)
+		return not_found(ctx);
 	if (r < 0)
 		return r;
 	st = ipam_disk_store_handle(ds);
@@ -269,11 +283,7 @@ static int host_local_check(struct cni_ctx *ctx)
 	if (r < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_IO, r, "IPAM store: lookup failed: %s",
 				  strerror(-r));
-	if (n == 0)
-		return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -ENOENT,
-				  "host-local: Failed to find address added by container %s",
-				  ctx->container_id);
-	return 0;
+	return n == 0 ? not_found(ctx) : 0;
 }
 
 static bool attachment_valid(const struct cni_ctx *ctx, const struct ipam_lease *l)
@@ -327,7 +337,9 @@ static int host_local_gc(struct cni_ctx *ctx)
 	}
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_STORE, &c);
 	if (r >= 0)
-		r = open_store(ctx, &c, CNI_ERR_IO, &ds);
+		r = open_store(ctx, &c, CNI_ERR_IO, false, &ds);
+	if (r == -ENOENT)
+		return 0;
 	if (r < 0)
 		return r;
 	st = ipam_disk_store_handle(ds);
@@ -369,7 +381,7 @@ static int host_local_status(struct cni_ctx *ctx)
 
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_RANGES, &c);
 	if (r >= 0)
-		r = open_store(ctx, &c, CNI_ERR_NOT_AVAILABLE, &ds);
+		r = open_store(ctx, &c, CNI_ERR_NOT_AVAILABLE, true, &ds);
 	if (r < 0)
 		return r;
 	st = ipam_disk_store_handle(ds);

@@ -47,6 +47,13 @@ bool ipam_disk_valid_component(const char *s, size_t max);
  * data_dir or network name, or the -errno of the failing call.
  */
 int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_disk_store **ret);
+/*
+ * As ipam_disk_store_open() but never creates anything: -ENOENT when
+ * dataDir or the network directory does not exist (nothing was ever
+ * allocated there). For DEL, CHECK and GC.
+ */
+int ipam_disk_store_open_existing(const char *data_dir, const char *network,
+				  struct ipam_disk_store **ret);
 /* Close (and unlock). Accepts NULL; returns NULL. */
 struct ipam_disk_store *ipam_disk_store_free(struct ipam_disk_store *s);
 static inline void ipam_disk_store_freep(struct ipam_disk_store **s)
