@@ -18,7 +18,7 @@
 #include "ipam/store-disk.h"
 
 #define INDEX_MAGIC "podwire-index 1\n"
-#define INDEX_MAX (256 * 1024)
+#define INDEX_MAX (256u * 1024u)
 #define LEASE_MAX 600
 
 char *disk_trim(char *s)
@@ -366,7 +366,7 @@ int disk_rebuild_index(int dirfd, int idxfd)
 	r = disk_scan(dirfd, &l, &n);
 	if (r < 0)
 		return r;
-	/* Owners we cannot name as a file are left to the scan (DEL never finds them). */
+	/* Owners that cannot name an index file get none: only GC (a scan) sees them. */
 	for (size_t i = 0; i < n; i++) {
 		if (ipam_disk_valid_component(l[i].id, DISK_ID_MAX) &&
 		    (!l[i].ifname || ipam_disk_valid_component(l[i].ifname, DISK_IFNAME_MAX))) {
@@ -376,7 +376,8 @@ int disk_rebuild_index(int dirfd, int idxfd)
 			l[i] = t;
 		}
 	}
-	qsort(l, kept, sizeof(*l), owner_cmp);
+	if (kept > 1)
+		qsort(l, kept, sizeof(*l), owner_cmp);
 	r = sync_index(idxfd, l, kept);
 	ipam_leases_free(l, n);
 	return r;
