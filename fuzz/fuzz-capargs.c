@@ -1,11 +1,12 @@
-/* fuzz-libs: ipam_host_local bridge_plugin cni */
+/* fuzz-libs: ipam_host_local ipam_static bridge_plugin cni */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Runtime-supplied capability arguments: what a container runtime (and,
  * through pod annotations, a cluster user) puts into runtimeConfig
  * (ipRanges, ips, mac), args.cni and CNI_ARGS, run through the parsers the
  * shipped plugins use: host-local's config parser (ranges and requested
- * addresses) and the bridge's (MAC precedence).
+ * addresses), static's result builder (ips replace or extend the configured
+ * addresses, GATEWAY) and the bridge's (MAC precedence).
  *
  * Input: "<CNI_ARGS>\n<JSON value>". The JSON value becomes runtimeConfig
  * and, the same bytes, args.cni of an otherwise valid network config, so
@@ -24,10 +25,16 @@
 #include "cni/log.h"
 #include "cni/plugin.h"
 #include "ipam/host-local.h"
+#include "ipam/static.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A network config both parsers accept; the fuzzed value is grafted onto it. */
+/* Network configs the parsers accept; the fuzzed value is grafted onto them. */
+static const char static_conf[] =
+	"{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
+	"\"capabilities\":{\"ips\":true,\"mac\":true},"
+	"\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"10.1.0.5/24\","
+	"\"gateway\":\"10.1.0.1\"}]}}";
 static const char base_conf[] =
 	"{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
 	"\"capabilities\":{\"ipRanges\":true,\"ips\":true,\"mac\":true},"
@@ -51,10 +58,10 @@ static char *split_args(const uint8_t *data, size_t size, const uint8_t **json, 
 	return s;
 }
 
-/* base_conf with runtimeConfig = value and args = {"cni": value}. NULL on failure. */
-static json_t *build_conf(json_t *value)
+/* conf with runtimeConfig = value and args = {"cni": value}. NULL on failure. */
+static json_t *build_conf(const char *conf, json_t *value)
 {
-	json_t *root = json_loads(base_conf, JSON_REJECT_DUPLICATES, NULL);
+	json_t *root = json_loads(conf, JSON_REJECT_DUPLICATES, NULL);
 
 	if (!root)
 		return NULL;
@@ -82,8 +89,14 @@ static void parse_as(json_t *root, const char *cni_args, enum cni_command cmd)
 		goto out;
 	if (cni_args_parse(cni_args, &ctx.args, &ctx.err) < 0)
 		goto out;
-	if (host_local_conf_parse(&ctx, what, &hl) >= 0)
+	if (ctx.conf.ipam_type && strcmp(ctx.conf.ipam_type, "static") == 0) {
+		struct cni_result *r = NULL;
+
+		if (cmd == CNI_CMD_ADD && static_build_result(&ctx, &r) >= 0)
+			cni_result_free(r);
+	} else if (host_local_conf_parse(&ctx, what, &hl) >= 0) {
 		host_local_conf_done(&hl);
+	}
 	cni_error_done(&ctx.err);
 	if (bridge_conf_parse(&ctx, &bc) >= 0)
 		bridge_conf_done(&bc);
@@ -107,12 +120,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	value = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
 			   NULL);
-	root = value ? build_conf(value) : NULL;
+	root = value ? build_conf(base_conf, value) : NULL;
 	if (root) {
 		parse_as(root, cni_args, CNI_CMD_ADD);
 		parse_as(root, cni_args, CNI_CMD_CHECK);
 		parse_as(root, cni_args, CNI_CMD_DEL);
 	}
+	json_decref(root);
+	root = value ? build_conf(static_conf, value) : NULL;
+	if (root)
+		parse_as(root, cni_args, CNI_CMD_ADD);
 	json_decref(root);
 	json_decref(value);
 	free(cni_args);
