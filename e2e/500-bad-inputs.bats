@@ -87,6 +87,11 @@ rel_case() {
 		echo "# [$name] exit status $rc, want 1" >&2
 		ok=1
 	fi
+	# Under make test-asan a sanitizer report also exits 1: look for it.
+	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$err"; then
+		echo "# [$name] sanitizer report on stderr" >&2
+		ok=1
+	fi
 	if [ "$(jq -s length <"$out" 2>/dev/null)" != 1 ]; then
 		echo "# [$name] stdout is not exactly one JSON document: $(head -c 300 "$out")" >&2
 		ok=1
