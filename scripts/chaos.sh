@@ -75,7 +75,7 @@ plugin() {
 	shift 3
 	ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
 		CNI_NETNS="$netns" CNI_IFNAME=eth0 CNI_PATH="$BIN" \
-		${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
 		timeout "$@" "$BIN/bridge" <"$WORK/add.json" >"$WORK/out" 2>"$WORK/err"
 }
 
