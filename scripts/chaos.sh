@@ -13,8 +13,10 @@
 #
 # The kill delay is uniform in [0, D], D tracking the ADD's duration (see
 # the calibration below), so some ADDs die before doing anything, most in
-# the middle, about one in six completes. Trials cycle through three clean-up paths: DEL with the pod
-# netns (2 in 4); pod netns deleted first, then DEL with an empty CNI_NETNS
+# the middle, about one in seven completes.
+#
+# Trials cycle through three clean-up paths: DEL with the pod netns (2 in
+# 4); pod netns deleted first, then DEL with an empty CNI_NETNS
 # as a runtime does when the sandbox is already gone (1 in 4); pod netns
 # deleted and no DEL at all, a runtime that lost track, so only the final GC
 # (cni.dev/valid-attachments: []) releases the lease and nftables elements
@@ -99,8 +101,8 @@ now_us() {
 # Calibrate D: the median of seven undisturbed ADDs less the median cost of
 # starting `ip netns exec ... timeout` (the kill timer starts after that).
 # Both vary with the machine's load, so D is only a first guess: after each
-# trial it shrinks by 10% when the ADD completed and grows by 2% when it was
-# killed, which settles where about one ADD in six completes and the kills
+# trial it shrinks by 25% when the ADD completed and grows by 5% when it was
+# killed, which settles where about one ADD in seven completes and the kills
 # spread over the whole ADD.
 median() {
 	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
@@ -182,11 +184,11 @@ for i in $(seq 1 "$TRIALS"); do
 	case $rc in
 	0)
 		completed=$((completed + 1))
-		D=$((D * 9 / 10 > 1000 ? D * 9 / 10 : 1000))
+		D=$((D * 3 / 4 > 1000 ? D * 3 / 4 : 1000))
 		;;
 	137)
 		killed=$((killed + 1))
-		D=$((D * 51 / 50))
+		D=$((D * 21 / 20))
 		;;
 	*)
 		failed_add=$((failed_add + 1))
