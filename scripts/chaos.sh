@@ -38,12 +38,13 @@ HOST_NS=${ID}h
 NET=chaosnet
 BR=chaosbr0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/podwire-chaos.XXXXXX")
-PODS=()
 FAILS=0
 
+# Pod netns are made in command substitutions (subshells), so find them by
+# this run's unique prefix rather than in a list.
 cleanup() {
 	local ns
-	for ns in "${PODS[@]}"; do
+	for ns in $(ip netns list | awk -v p="${ID}p" 'index($1, p) == 1 { print $1 }'); do
 		ip netns del "$ns" 2>/dev/null
 	done
 	ip netns del "$HOST_NS" 2>/dev/null
@@ -84,7 +85,6 @@ plugin() {
 new_pod() {
 	local ns=${ID}p$1
 	ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
-	PODS+=("$ns")
 	echo "$ns"
 }
 
