@@ -13,7 +13,9 @@ struct nlmsghdr *nlw_req_init(union nlw_req *req, uint16_t type, uint16_t flags,
 	struct nlmsghdr *nlh;
 	void *hdr;
 
-	memset(req, 0, sizeof(struct nlmsghdr) + MNL_ALIGN(hdr_len));
+	/* The whole buffer: libmnl 1.0.4 does not zero attribute padding, and
+	 * uninitialised padding must not reach the kernel. */
+	memset(req, 0, sizeof(*req));
 	nlh = mnl_nlmsg_put_header(req->buf);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = (uint16_t)(NLM_F_REQUEST | flags);

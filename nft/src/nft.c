@@ -21,7 +21,7 @@ static int nft_alloc(struct pw_nft **ret)
 
 	if (!nft)
 		return -ENOMEM;
-	nft->buf = malloc(2 * PW_NFT_BATCH_LIMIT);
+	nft->buf = calloc(2, PW_NFT_BATCH_LIMIT); /* padding bytes go to the kernel */
 	if (!nft->buf) {
 		free(nft);
 		return -ENOMEM;

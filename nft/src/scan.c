@@ -59,7 +59,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 
 static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
 {
-	char buf[PW_NFT_REQ_MAX];
+	char buf[PW_NFT_REQ_MAX] = { 0 }; /* attribute padding reaches the kernel */
 	struct nftnl_set *q = nftnl_set_alloc();
 	struct nlmsghdr *nlh;
 	int r;
@@ -81,7 +81,7 @@ static int elems_cb(const struct nlmsghdr *nlh, void *data)
 
 static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 {
-	char buf[PW_NFT_REQ_MAX];
+	char buf[PW_NFT_REQ_MAX] = { 0 }; /* attribute padding reaches the kernel */
 	struct nlmsghdr *nlh;
 	int r;
 

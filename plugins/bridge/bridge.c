@@ -713,6 +713,14 @@ static int add_l3(struct cni_ctx *ctx, struct bridge_add *a)
 	int r;
 
 	r = run_ipam(ctx, a);
+	/*
+	 * The spoof check goes in after IPAM (the reference: before), still
+	 * before the pod's interface comes up: IPAM is the step most likely
+	 * to fail, and a network's first ADD failing there then leaves no
+	 * nftables table, chain or set behind.
+	 */
+	if (r >= 0 && a->conf.macspoofchk)
+		r = add_spoofchk(ctx, a);
 	if (r >= 0)
 		r = configure_pod(ctx, a);
 	if (r >= 0)
@@ -737,7 +745,7 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 		r = setup_port(ctx, a);
 	if (r >= 0)
 		r = build_result(ctx, a);
-	if (r >= 0 && a->conf.macspoofchk)
+	if (r >= 0 && a->conf.macspoofchk && !a->conf.is_layer3)
 		r = add_spoofchk(ctx, a);
 	if (r >= 0 && a->conf.is_layer3)
 		r = add_l3(ctx, a);

@@ -361,19 +361,37 @@ static int parse_requested(struct cni_ctx *ctx, struct host_local_conf *c)
 	return push_requested(ctx, c, "CNI_ARGS IP", env_ip, CNI_ERR_INVALID_ENV);
 }
 
+/*
+ * dataDir decides which leases an operation touches, so a bad value is an
+ * error on every command, DEL and GC included: falling back to the default
+ * store would release or create leases in the wrong place.
+ */
+static int parse_data_dir(struct cni_ctx *ctx, const json_t *ipam, const char **ret)
+{
+	const json_t *v = json_object_get(ipam, "dataDir");
+	_cleanup_free_ char *repr = NULL;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_string(v) && json_string_value(v)[0] == '/') {
+		*ret = json_string_value(v);
+		return 0;
+	}
+	if (json_is_string(v))
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+				  "ipam.dataDir: not an absolute path: '%s'", json_string_value(v));
+	repr = cni_json_repr(v);
+	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			  "ipam.dataDir: expected an absolute path, got %s", repr ? repr : "?");
+}
+
 static int parse_store(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
 	const char *dir = HOST_LOCAL_DEFAULT_DATA_DIR, *resolv = NULL;
 
-	if (cni_conf_get_string(ctx, ipam, "ipam", "dataDir", &dir, NULL) < 0 ||
+	if (parse_data_dir(ctx, ipam, &dir) < 0 ||
 	    cni_conf_get_string(ctx, ipam, "ipam", "resolvConf", &resolv, NULL) < 0)
 		return -EINVAL;
-	if (dir[0] != '/') {
-		if (cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-				     "ipam.dataDir: not an absolute path: '%s'", dir) < 0)
-			return -EINVAL;
-		dir = HOST_LOCAL_DEFAULT_DATA_DIR;
-	}
 	c->data_dir = strdup(dir);
 	if (resolv && resolv[0])
 		c->resolv_conf = strdup(resolv);

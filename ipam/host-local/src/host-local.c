@@ -81,17 +81,24 @@ static void release_result(const struct ipam_store *st, const struct cni_result 
 	}
 }
 
-/* One address per range set, under one lock. On failure nothing stays reserved. */
+/*
+ * One address per range set, under one lock. The requested addresses are
+ * matched to sets first, so a request no set can satisfy fails before any
+ * reservation touches the store. On failure nothing stays reserved.
+ */
 static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c, const struct ipam_store *st,
 			struct cni_result *res)
 {
 	_cleanup_free_ bool *used = calloc(c->n_requested + 1, sizeof(bool));
-	int r = 0;
+	_cleanup_free_ const struct ip_prefix **wants = calloc(c->n_sets + 1, sizeof(*wants));
+	int r;
 
-	if (!used)
+	if (!used || !wants)
 		return -ENOMEM;
+	for (size_t i = 0; i < c->n_sets; i++)
+		wants[i] = take_requested(c, used, &c->sets[i]);
+	r = leftover_requested(ctx, c, used);
 	for (size_t i = 0; i < c->n_sets && r >= 0; i++) {
-		const struct ip_prefix *want = take_requested(c, used, &c->sets[i]);
 		struct ipam_addr req = {0};
 		struct ipam_alloc_request ar = {
 		    .set = &c->sets[i],
@@ -101,9 +108,9 @@ static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c, const st
 		};
 		struct cni_ip ip;
 
-		if (want) {
-			req.family = want->family;
-			req.addr = want->addr;
+		if (wants[i]) {
+			req.family = wants[i]->family;
+			req.addr = wants[i]->addr;
 			ar.requested = &req;
 		}
 		r = ipam_allocate(st, &ar, &ip, &ctx->err);
@@ -112,8 +119,6 @@ static int allocate_all(struct cni_ctx *ctx, struct host_local_conf *c, const st
 		else
 			r = cni_result_add_ip(res, &ip);
 	}
-	if (r >= 0)
-		r = leftover_requested(ctx, c, used);
 	if (r < 0)
 		release_result(st, res);
 	return r;
