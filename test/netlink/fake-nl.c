@@ -256,3 +256,40 @@ unsigned fake_nl_nested_count(const struct nlattr *nest, uint16_t type)
 		n += mnl_attr_get_type(a) == type;
 	return n;
 }
+
+static int fake_fx_setup(void **state, int protocol)
+{
+	struct fake_fx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	x->f = fake_nl_new();
+	if (!x->f || fake_nl_sock(x->f, protocol, &x->s) < 0) {
+		fake_nl_free(x->f);
+		free(x);
+		return -1;
+	}
+	*state = x;
+	return 0;
+}
+
+int fake_fx_setup_route(void **state)
+{
+	return fake_fx_setup(state, NETLINK_ROUTE);
+}
+
+int fake_fx_setup_rdma(void **state)
+{
+	return fake_fx_setup(state, NETLINK_RDMA);
+}
+
+int fake_fx_teardown(void **state)
+{
+	struct fake_fx *x = *state;
+
+	nlw_sock_free(x->s);
+	fake_nl_free(x->f);
+	free(x);
+	return 0;
+}
+

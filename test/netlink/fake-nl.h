@@ -69,3 +69,16 @@ const struct nlattr *fake_nl_attr(const struct nlmsghdr *nlh, size_t hdr_len, ui
 const struct nlattr *fake_nl_nested(const struct nlattr *nest, uint16_t type);
 /* Number of attributes of `type` inside a nest. */
 unsigned fake_nl_nested_count(const struct nlattr *nest, uint16_t type);
+
+/* ---- cmocka fixture: a fake transport and a socket on it ---- */
+struct fake_fx {
+	struct fake_nl *f;
+	struct nlw_sock *s;
+};
+
+/* cmocka setup functions: *state becomes a struct fake_fx; -1 on failure. */
+int fake_fx_setup_route(void **state);
+int fake_fx_setup_rdma(void **state);
+/* cmocka teardown: frees the socket, the fake and the fixture. */
+int fake_fx_teardown(void **state);
+

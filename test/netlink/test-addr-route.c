@@ -18,32 +18,11 @@
 #include "nlw/nlw.h"
 #include "nlw/parse.h"
 
-struct fx {
-	struct fake_nl *f;
-	struct nlw_sock *s;
-};
+/* Per-test fixture: a fake transport and an rtnetlink socket on it. */
+#define setup fake_fx_setup_route
+#define teardown fake_fx_teardown
 
-static int setup(void **state)
-{
-	struct fx *x = calloc(1, sizeof(*x));
-
-	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->s), 0);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *x = *state;
-
-	nlw_sock_free(x->s);
-	fake_nl_free(x->f);
-	free(x);
-	return 0;
-}
-
-static const struct nlmsghdr *last_req(struct fx *x)
+static const struct nlmsghdr *last_req(struct fake_fx *x)
 {
 	assert_int_equal(fake_nl_pending(x->f), 0);
 	return fake_nl_request(x->f, fake_nl_nrequests(x->f) - 1);
@@ -62,7 +41,7 @@ static struct ip_prefix pfx(const char *s)
 
 static void test_addr_add_v4(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct ip_prefix p = pfx("10.1.2.3/24");
 	const struct nlmsghdr *req;
 	const struct ifaddrmsg *ifa;
@@ -103,7 +82,7 @@ static void test_addr_add_v4(void **state)
 
 static void test_addr_add_v6_flags(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct ip_prefix p = pfx("2001:db8::7/64");
 	struct nlw_addr_opts o = {.flags = NLW_ADDR_NODAD | NLW_ADDR_NOPREFIXROUTE,
 				  .scope = RT_SCOPE_LINK};
@@ -150,7 +129,7 @@ static void test_dad_decision(void **state)
 
 static void test_route_add_request(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_route r = {.dst = pfx("10.20.0.0/16"),
 			      .has_gw = true,
 			      .oif = 4,
@@ -201,7 +180,7 @@ static void test_route_add_request(void **state)
 
 static void test_route_special(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_route r = {
 	    .dst = pfx("::/0"), .table = 1000, .protocol = 201, .type = NLW_ROUTE_BLACKHOLE};
 	const struct nlmsghdr *req;
@@ -263,7 +242,7 @@ static void add_route_msg(struct fake_nl *f, int family, const char *dst, uint8_
 
 static void test_route_list_filter(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_route_filter f = {.table = 254, .protocol = 77};
 	struct nlw_route *v = NULL;
 	const struct nlmsghdr *req;
@@ -302,7 +281,7 @@ static void test_route_list_filter(void **state)
 
 static void test_route_parse_rejects(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWROUTE, 0);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	unsigned char six[6] = {0};
@@ -320,7 +299,7 @@ static void test_route_parse_rejects(void **state)
 
 static void test_neigh_requests(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	static const unsigned char mac[6] = {2, 0, 0, 0, 0, 9};
 	const struct nlmsghdr *req;
 	const struct ndmsg *nd;

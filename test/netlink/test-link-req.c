@@ -20,37 +20,16 @@
 #include "nlw/nlw.h"
 #include "nlw/parse.h"
 
-struct fx {
-	struct fake_nl *f;
-	struct nlw_sock *s;
-};
-
-static int setup(void **state)
-{
-	struct fx *x = calloc(1, sizeof(*x));
-
-	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->s), 0);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *x = *state;
-
-	nlw_sock_free(x->s);
-	fake_nl_free(x->f);
-	free(x);
-	return 0;
-}
+/* Per-test fixture: a fake transport and an rtnetlink socket on it. */
+#define setup fake_fx_setup_route
+#define teardown fake_fx_teardown
 
 static const unsigned char MAC1[6] = {0x02, 1, 2, 3, 4, 5};
 static const unsigned char MAC2[6] = {0x02, 9, 8, 7, 6, 5};
 #define IFI_LEN sizeof(struct ifinfomsg)
 
 /* Send one request answered by ACK and return it. */
-static const struct nlmsghdr *last_req(struct fx *x)
+static const struct nlmsghdr *last_req(struct fake_fx *x)
 {
 	assert_int_equal(fake_nl_pending(x->f), 0);
 	return fake_nl_request(x->f, fake_nl_nrequests(x->f) - 1);
@@ -66,7 +45,7 @@ static const struct nlattr *info_data(const struct nlmsghdr *nlh)
 
 static void test_veth_request(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_veth_params p = {.name = "vethab12",
 				    .mtu = 1450,
 				    .mac = MAC1,
@@ -130,7 +109,7 @@ static void test_veth_request(void **state)
 
 static void test_veth_minimal_and_invalid(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_veth_params p = {.name = "v0", .peer_name = "v1", .peer_netns_fd = -1};
 	const struct nlmsghdr *req;
 	const struct nlattr *peer;
@@ -152,7 +131,7 @@ static void test_veth_minimal_and_invalid(void **state)
 
 static void test_bridge_request(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_bridge_params p = {.name = "cni0",
 				      .mtu = 9000,
 				      .has_vlan_filtering = true,
@@ -186,7 +165,7 @@ static void test_bridge_request(void **state)
 /* Golden bytes for the simplest builder: RTM_SETLINK master. */
 static void test_set_master_golden(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	static const unsigned char golden[] = {
 	    /* nlmsghdr: len 40, RTM_SETLINK (19), REQUEST|ACK, seq (masked), pid 0 */
 	    40,
@@ -244,7 +223,7 @@ static void test_set_master_golden(void **state)
 
 static void test_setters(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	const struct nlmsghdr *req;
 	const struct nlattr *a;
 
@@ -289,7 +268,7 @@ static void test_setters(void **state)
 
 static void test_brport_request(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_brport_params p = {
 	    .has_hairpin = true, .hairpin = true, .has_isolated = true, .isolated = false};
 	const struct nlmsghdr *req;
@@ -313,7 +292,7 @@ static void test_brport_request(void **state)
 
 static void test_vlan_requests(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_bridge_vlan v[] = {
 	    {.vid = 10, .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED},
 	    {.vid = 20, .vid_end = 22},
@@ -388,7 +367,7 @@ static void add_brvlan_msg(struct fake_nl *f, int ifindex, const uint16_t *vids,
 
 static void test_vlan_list(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	static const uint16_t a[] = {1, 5}, b[] = {7, 100, 200};
 	struct nlw_bridge_vlan *v = NULL;
 	const struct nlmsghdr *req;
@@ -415,7 +394,7 @@ static void test_vlan_list(void **state)
 
 static void test_macvlan_vxlan_requests(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_macvlan_params mp = {.name = "mv0", .parent = 2, .netns_fd = 11};
 	struct nlw_vxlan_params vp = {.name = "vx0",
 				      .vni = 4242,
@@ -457,7 +436,7 @@ static void test_macvlan_vxlan_requests(void **state)
 
 static void test_get_reply_parsed(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *li, *sd;

@@ -17,32 +17,11 @@
 
 #define T_GET RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 
-struct fx {
-	struct fake_nl *f;
-	struct nlw_sock *s;
-};
+/* Per-test fixture: a fake transport and an RDMA netlink socket on it. */
+#define setup fake_fx_setup_rdma
+#define teardown fake_fx_teardown
 
-static int setup(void **state)
-{
-	struct fx *x = calloc(1, sizeof(*x));
-
-	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_RDMA, &x->s), 0);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *x = *state;
-
-	nlw_sock_free(x->s);
-	fake_nl_free(x->f);
-	free(x);
-	return 0;
-}
-
-static const struct nlmsghdr *last_req(struct fx *x)
+static const struct nlmsghdr *last_req(struct fake_fx *x)
 {
 	assert_int_equal(fake_nl_pending(x->f), 0);
 	return fake_nl_request(x->f, fake_nl_nrequests(x->f) - 1);
@@ -62,7 +41,7 @@ static void add_dev_msg(struct fake_nl *f, uint32_t index, const char *name, uin
 
 static void test_get_by_index(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_rdma_dev d;
 	const struct nlmsghdr *req;
 
@@ -87,7 +66,7 @@ static void test_get_by_index(void **state)
 
 static void test_get_by_name_dump(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_rdma_dev d;
 
 	add_dev_msg(x->f, 1, "mlx5_0", NLM_F_MULTI);
@@ -118,7 +97,7 @@ static void queue_mode(struct fake_nl *f, int mode)
 
 static void test_netns_mode(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 
 	queue_mode(x->f, 0);
 	assert_int_equal(nlw_rdma_netns_mode(x->s), 0);
@@ -131,7 +110,7 @@ static void test_netns_mode(void **state)
 
 static void test_set_netns(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	const struct nlmsghdr *req;
 
 	fake_nl_reply_ack(x->f);
@@ -149,7 +128,7 @@ static void test_set_netns(void **state)
 
 static void test_parse_rejects(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, T_GET, 0);
 	struct nlw_rdma_dev d;
 	char noz[3] = {'a', 'b', 'c'};

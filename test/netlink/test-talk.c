@@ -16,30 +16,9 @@
 #include "fake-nl.h"
 #include "nlw/nlw.h"
 
-struct fx {
-	struct fake_nl *f;
-	struct nlw_sock *s;
-};
-
-static int setup(void **state)
-{
-	struct fx *x = calloc(1, sizeof(*x));
-
-	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->s), 0);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *x = *state;
-
-	nlw_sock_free(x->s);
-	fake_nl_free(x->f);
-	free(x);
-	return 0;
-}
+/* Per-test fixture: a fake transport and an rtnetlink socket on it. */
+#define setup fake_fx_setup_route
+#define teardown fake_fx_teardown
 
 /* Queue one RTM_NEWADDR 10.0.0.<last>/24 on ifindex into the current datagram. */
 static void add_addr_msg(struct fake_nl *f, int ifindex, unsigned char last, uint16_t flags)
@@ -58,7 +37,7 @@ static void add_addr_msg(struct fake_nl *f, int ifindex, unsigned char last, uin
 
 static void test_ack(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	const struct nlmsghdr *req;
 	const struct ifinfomsg *ifi;
 
@@ -78,7 +57,7 @@ static void test_ack(void **state)
 
 static void test_error_ext_ack(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_veth_params p = {.name = "veth0", .peer_name = "eth0", .peer_netns_fd = -1};
 
 	fake_nl_reply_error(x->f, -EEXIST, "Device name already in use");
@@ -92,7 +71,7 @@ static void test_error_ext_ack(void **state)
 
 static void test_error_without_ext_ack(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 
 	fake_nl_reply_error(x->f, -EPERM, NULL);
 	assert_int_equal(nlw_link_set_mtu(x->s, 3, 1400), -EPERM);
@@ -101,7 +80,7 @@ static void test_error_without_ext_ack(void **state)
 
 static void test_multipart_dump(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_addr *a = NULL;
 	unsigned n = 0;
 	const struct nlmsghdr *req;
@@ -127,7 +106,7 @@ static void test_multipart_dump(void **state)
 
 static void test_dump_intr_retried(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_addr *a = NULL;
 	unsigned n = 0;
 
@@ -152,7 +131,7 @@ static void test_dump_intr_retried(void **state)
 
 static void test_dump_intr_gives_up(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_addr *a = (struct nlw_addr *)1;
 	unsigned n = 42;
 
@@ -170,7 +149,7 @@ static void test_dump_intr_gives_up(void **state)
 
 static void test_parse_error_drains(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_addr *a = NULL;
 	struct nlmsghdr *nlh;
 	unsigned n = 0;
@@ -195,7 +174,7 @@ static void test_parse_error_drains(void **state)
 
 static void test_get_parse_error_drains_ack(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWLINK, 0);
 	struct nlw_link l;
 
@@ -211,7 +190,7 @@ static void test_get_parse_error_drains_ack(void **state)
 
 static void test_done_with_error(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh;
 	struct nlw_addr *a = NULL;
 	unsigned n = 0;
@@ -231,7 +210,7 @@ static void test_done_with_error(void **state)
 
 static void test_bad_seq(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh;
 	struct nlmsgerr *e;
 
@@ -250,7 +229,7 @@ static void test_bad_seq(void **state)
 
 static void test_bad_portid(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh;
 	struct nlmsgerr *e;
 
@@ -266,7 +245,7 @@ static void test_bad_portid(void **state)
 
 static void test_big_reply_grows_buffer(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_addr *a = NULL;
 	unsigned n = 0;
 
@@ -283,14 +262,14 @@ static void test_big_reply_grows_buffer(void **state)
 
 static void test_no_reply_is_an_error(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 
 	assert_int_equal(nlw_link_set_up(x->s, 2), -ETIMEDOUT);
 }
 
 static void test_get_link_enodev_mapping(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_link l;
 
 	fake_nl_reply_error(x->f, -EINVAL, NULL);

@@ -16,36 +16,15 @@
 #include "fake-nl.h"
 #include "nlw/nlw.h"
 
-struct fx {
-	struct fake_nl *f;
-	struct nlw_sock *s;
-};
-
-static int setup(void **state)
-{
-	struct fx *x = calloc(1, sizeof(*x));
-
-	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->s), 0);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *x = *state;
-
-	nlw_sock_free(x->s);
-	fake_nl_free(x->f);
-	free(x);
-	return 0;
-}
+/* Per-test fixture: a fake transport and an rtnetlink socket on it. */
+#define setup fake_fx_setup_route
+#define teardown fake_fx_teardown
 
 #define IFI_LEN sizeof(struct ifinfomsg)
 static const unsigned char MAC[6] = {0x02, 0x10, 0x20, 0x30, 0x40, 0x50};
 
 /* The single IFLA_VF_INFO nest of the last request. */
-static const struct nlattr *vf_info(struct fx *x)
+static const struct nlattr *vf_info(struct fake_fx *x)
 {
 	const struct nlmsghdr *req;
 	const struct nlattr *list;
@@ -61,7 +40,7 @@ static const struct nlattr *vf_info(struct fx *x)
 
 static void test_vf_set_all(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_vf_params p = {.vf = 4,
 				  .has_mac = true,
 				  .has_vlan = true,
@@ -117,7 +96,7 @@ static void test_vf_set_all(void **state)
 
 static void test_vf_vlan_8021ad(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_vf_params p = {
 	    .vf = 1, .has_vlan = true, .vlan = 200, .qos = 0, .vlan_proto = NLW_VLAN_PROTO_8021AD};
 	const struct nlattr *info, *list, *a;
@@ -142,7 +121,7 @@ static void test_vf_vlan_8021ad(void **state)
 
 static void test_vf_invalid(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	static const struct nlw_vf_params bad[] = {
 	    {.vf = 0}, /* nothing */
 	    {.vf = -1, .has_trust = true},
@@ -211,7 +190,7 @@ static void queue_pf_reply(struct fake_nl *f)
 
 static void test_vf_list_parse(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlw_vf_info *v = NULL, one;
 	const struct nlmsghdr *req;
 	unsigned n = 0;
@@ -248,7 +227,7 @@ static void test_vf_list_parse(void **state)
 
 static void test_vf_parse_malformed(void **state)
 {
-	struct fx *x = *state;
+	struct fake_fx *x = *state;
 	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, RTM_NEWLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *list, *info;
