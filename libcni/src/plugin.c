@@ -336,7 +336,7 @@ static int print_error(struct cni_ctx *ctx, FILE *out)
 	return 1;
 }
 
-static int (*handler_for(const struct cni_plugin_ops *ops, enum cni_command c))(struct cni_ctx *)
+cni_handler_fn cni_plugin_handler(const struct cni_plugin_ops *ops, enum cni_command c)
 {
 	switch (c) {
 	case CNI_CMD_ADD:
@@ -373,7 +373,7 @@ static int emit_result(struct cni_ctx *ctx, FILE *out)
 
 static int dispatch(struct cni_ctx *ctx, FILE *out)
 {
-	int (*fn)(struct cni_ctx *) = handler_for(ctx->ops, ctx->command);
+	cni_handler_fn fn = cni_plugin_handler(ctx->ops, ctx->command);
 	int r;
 
 	if (!fn) /* no handler: GC, STATUS (and CHECK) succeed doing nothing */

@@ -32,24 +32,6 @@ static const struct cni_plugin_ops *builtin_ops(const char *type)
 	return NULL;
 }
 
-static int (*handler(const struct cni_plugin_ops *ops, enum cni_command c))(struct cni_ctx *)
-{
-	switch (c) {
-	case CNI_CMD_ADD:
-		return ops->add;
-	case CNI_CMD_DEL:
-		return ops->del;
-	case CNI_CMD_CHECK:
-		return ops->check;
-	case CNI_CMD_GC:
-		return ops->gc;
-	case CNI_CMD_STATUS:
-		return ops->status;
-	default:
-		return NULL;
-	}
-}
-
 /*
  * Pass an in-process result through the JSON of the config's version, as
  * the exec'd binary's stdout would be, so both paths give the same model
@@ -80,7 +62,7 @@ static int check_args(struct cni_ctx *child)
 static int run_inprocess(struct cni_ctx *ctx, const struct cni_plugin_ops *ops,
 			 enum cni_command cmd, struct cni_result **ret)
 {
-	int (*fn)(struct cni_ctx *) = handler(ops, cmd);
+	int (*fn)(struct cni_ctx *) = cni_plugin_handler(ops, cmd);
 	struct cni_ctx child;
 	int r;
 

@@ -96,6 +96,10 @@ int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv);
 int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const char *stdin_buf,
 		   size_t stdin_len, FILE *out);
 
+typedef int (*cni_handler_fn)(struct cni_ctx *ctx);
+/* The handler of ops for command c, or NULL (none, or not a dispatched command). */
+cni_handler_fn cni_plugin_handler(const struct cni_plugin_ops *ops, enum cni_command c);
+
 const char *cni_command_str(enum cni_command c);
 /* Parse a CNI_COMMAND value (exact, upper case). Returns CNI_CMD_NONE if unknown. */
 enum cni_command cni_command_parse(const char *s);
