@@ -112,7 +112,7 @@ static int first_elem_tag(struct nftnl_set *s, char *buf, size_t len)
 int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const void *key,
 		     size_t key_len, const char *tag)
 {
-	char *buf = malloc(PW_NFT_RECV_MAX);
+	char *buf = calloc(1, PW_NFT_RECV_MAX); /* request: padding goes to the kernel */
 	struct nftnl_set *s = nftnl_set_alloc(), *reply = nftnl_set_alloc();
 	char got[NFT_USERDATA_MAXLEN];
 	struct nlmsghdr *nlh;
