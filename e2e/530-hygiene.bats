@@ -69,6 +69,30 @@ shell_calls() {
 	[ "$n" -ge 1 ] || skip "nothing built in $PODWIRE_BIN"
 }
 
+# needed BIN: the shared libraries BIN loads (DT_NEEDED), one per line.
+needed() {
+	readelf -d "$1" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p'
+}
+
+@test "plugins load only the libraries they use (no curl, yaml, ibverbs; jansson and nftnl static)" {
+	local b lib allowed
+	for b in bridge host-local static; do
+		[ -x "$PODWIRE_BIN/$b" ] || skip "$b not built"
+		allowed='libc\.so\.6'
+		[ "$b" = bridge ] && allowed+='|libmnl\.so\.0'
+		# A build configured with -DPODWIRE_STATIC_DEPS=OFF loads them shared.
+		grep -qs '^PODWIRE_STATIC_DEPS:BOOL=OFF' "$PODWIRE_BIN/../CMakeCache.txt" &&
+			allowed+='|libjansson\.so\.4|libnftnl\.so\.11'
+		allowed="^($allowed)\$"
+		while read -r lib; do
+			[[ "$lib" =~ $allowed ]] || {
+				echo "# $b loads $lib" >&2
+				false
+			}
+		done < <(needed "$PODWIRE_BIN/$b")
+	done
+}
+
 # fds_conf: a bridge config whose IPAM is the noop double (exec'd through
 # CNI_PATH). The noop reads "recordFile" and "result" from the top level of
 # the config it is given -- the bridge's own stdin, which the bridge
