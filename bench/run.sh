@@ -270,28 +270,37 @@ floor_ip_files() {
 	done
 }
 
+# The kernel floor's 1-pod, sequential and 1000-pod cases run interleaved
+# with the plugins' (mode bridge-v4), so that every ratio compares calls
+# made under the same conditions of the machine.
+floor_one_pod() {
+	floor_add 1pod "$1" 1 pwbfl1
+	floor_del 1pod "$1" 1
+	check_clean "floor 1pod" pwbfl1 "$TMP/floor-leases"
+}
+
+floor_seq_pods() {
+	floor_add seq 1 "$PODS_SEQ" pwbfl0
+	floor_del seq 1 "$PODS_SEQ"
+	check_clean "floor seq" pwbfl0 "$TMP/floor-leases"
+}
+
+floor_big_bridge() {
+	floor_add big-first10 1 10 pwbfl0
+	floor_add big-middle 11 $((PODS_BIG - 20)) pwbfl0
+	floor_add big-last10 $((PODS_BIG - 9)) 10 pwbfl0
+	floor_del big "$PODS_BIG" 1
+	floor_del big 1 $((PODS_BIG - 1))
+	check_clean "floor big" pwbfl0 "$TMP/floor-leases"
+}
+
 mode_floor() {
 	local r br=pwbfl0
 	log "floor: exec floor"
 	measure floor floor exec -- --cmd EXEC --plugin /bin/true --count "$EXEC_FLOOR_N"
 
-	log "floor: 1 pod x $REPS_1POD, bridge created each time"
-	pods_ensure "$REPS_1POD"
-	for ((r = 1; r <= REPS_1POD; r++)); do
-		floor_add 1pod "$r" 1 pwbfl1
-		floor_del 1pod "$r" 1
-		check_clean "floor 1pod" pwbfl1 "$TMP/floor-leases"
-	done
-
-	log "floor: $PODS_SEQ pods x $RUNS_SEQ runs"
-	pods_ensure "$PODS_SEQ"
-	for ((r = 1; r <= RUNS_SEQ; r++)); do
-		floor_add seq 1 "$PODS_SEQ" "$br"
-		floor_del seq 1 "$PODS_SEQ"
-		check_clean "floor seq" "$br" "$TMP/floor-leases"
-	done
-
 	log "floor: $PODS_SEQ pods with ip -batch"
+	pods_ensure "$PODS_SEQ"
 	floor_ip_files "$PODS_SEQ" "$br"
 	in_host "$IP" link add "$br" type bridge
 	in_host "$IP" link set "$br" up
@@ -299,17 +308,6 @@ mode_floor() {
 		--step "$IP -batch $TMP/floor-ip/h{i}" --step "$IP -n ${ID}p{i} -batch $TMP/floor-ip/p{i}"
 	measure floor-ip floor seq-del -- --cmd EXEC --first 1 --count "$PODS_SEQ" --step "$IP link del pwv{i}"
 	check_clean "floor ip-batch" "$br" ""
-
-	if [ "$PODS_BIG" -gt 0 ]; then
-		log "floor: $PODS_BIG pods on one bridge"
-		pods_ensure "$PODS_BIG"
-		floor_add big-first10 1 10 "$br"
-		floor_add big-middle 11 $((PODS_BIG - 20)) "$br"
-		floor_add big-last10 $((PODS_BIG - 9)) 10 "$br"
-		floor_del big "$PODS_BIG" 1
-		floor_del big 1 $((PODS_BIG - 1))
-		check_clean "floor big" "$br" "$TMP/floor-leases"
-	fi
 
 	log "floor: $PODS_CONC concurrent x $RUNS_CONC runs"
 	pods_ensure "$PODS_CONC"
@@ -325,34 +323,31 @@ mode_floor() {
 
 # --- plugin modes -------------------------------------------------------------------
 
-# seq_pods IMPL MODE FAM BR EXPECT_IPS [env...]: PODS_SEQ ADDs then DELs, RUNS_SEQ times.
+# seq_pods IMPL MODE FAM BR EXPECT_IPS R [env...]: run R of PODS_SEQ ADDs then DELs.
 seq_pods() {
-	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r conf dd
-	shift 5
+	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r=$6 conf dd
+	shift 6
 	pods_ensure "$PODS_SEQ"
-	for ((r = 1; r <= RUNS_SEQ; r++)); do
-		dd="$TMP/ipam-$mode-$impl-$r"
-		conf="$TMP/$mode-$impl-seq.json"
-		write_conf "$conf" "net-$mode" "$br" "$dd" "$fam"
-		plugin_call "$impl" "$mode" seq ADD "$conf" 1 "$PODS_SEQ" \
-			--expect-ips "$nips" --ips-out "$TMP/ips" "$@"
-		check_dups "$mode/$impl seq" "$TMP/ips"
-		plugin_call "$impl" "$mode" seq DEL "$conf" 1 "$PODS_SEQ" "$@"
-		check_clean "$mode/$impl seq" "$br" "$dd/net-$mode"
-	done
+	dd="$TMP/ipam-$mode-$impl-$r"
+	conf="$TMP/$mode-$impl-seq.json"
+	write_conf "$conf" "net-$mode" "$br" "$dd" "$fam"
+	plugin_call "$impl" "$mode" seq ADD "$conf" 1 "$PODS_SEQ" \
+		--expect-ips "$nips" --ips-out "$TMP/ips" "$@"
+	check_dups "$mode/$impl seq" "$TMP/ips"
+	plugin_call "$impl" "$mode" seq DEL "$conf" 1 "$PODS_SEQ" "$@"
+	check_clean "$mode/$impl seq" "$br" "$dd/net-$mode"
 }
 
-# one_pod IMPL MODE FAM BR EXPECT_IPS: ADD+DEL of one pod, bridge created each time.
+# one_pod IMPL MODE FAM BR EXPECT_IPS R: repetition R of ADD+DEL of one pod,
+# bridge created each time.
 one_pod() {
-	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r conf dd="$TMP/ipam-$2-$1-1pod"
+	local impl=$1 mode=$2 fam=$3 br=$4 nips=$5 r=$6 conf dd="$TMP/ipam-$2-$1-1pod"
 	conf="$TMP/$mode-$impl-1pod.json"
 	write_conf "$conf" "net-$mode" "$br" "$dd" "$fam"
 	pods_ensure "$REPS_1POD"
-	for ((r = 1; r <= REPS_1POD; r++)); do
-		plugin_call "$impl" "$mode" 1pod ADD "$conf" "$r" 1 --expect-ips "$nips"
-		plugin_call "$impl" "$mode" 1pod DEL "$conf" "$r" 1
-		check_clean "$mode/$impl 1pod" "$br" "$dd/net-$mode"
-	done
+	plugin_call "$impl" "$mode" 1pod ADD "$conf" "$r" 1 --expect-ips "$nips"
+	plugin_call "$impl" "$mode" 1pod DEL "$conf" "$r" 1
+	check_clean "$mode/$impl 1pod" "$br" "$dd/net-$mode"
 }
 
 # big_bridge IMPL: PODS_BIG pods on one bridge; first and last 10 reported apart.
@@ -372,25 +367,42 @@ big_bridge() {
 	check_clean "bridge-v4/$impl big" "$br" "$dd/net-big"
 }
 
+# Repetitions alternate between the floor and each implementation.
 mode_bridge_v4() {
-	local impl
+	local impl r
+	log "bridge-v4: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ (floor, ${IMPLS[*]} interleaved)"
+	for ((r = 1; r <= REPS_1POD; r++)); do
+		floor_one_pod "$r"
+		for impl in "${IMPLS[@]}"; do
+			one_pod "$impl" bridge-v4 v4 pwbv4a 1 "$r"
+		done
+	done
+	for ((r = 1; r <= RUNS_SEQ; r++)); do
+		floor_seq_pods
+		for impl in "${IMPLS[@]}"; do
+			seq_pods "$impl" bridge-v4 v4 pwbv4b 1 "$r"
+		done
+	done
+	[ "$PODS_BIG" -gt 0 ] || return 0
+	log "bridge-v4: $PODS_BIG pods on one bridge (floor, ${IMPLS[*]})"
+	floor_big_bridge
 	for impl in "${IMPLS[@]}"; do
-		log "bridge-v4/$impl: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ"
-		one_pod "$impl" bridge-v4 v4 pwbv4a 1
-		seq_pods "$impl" bridge-v4 v4 pwbv4b 1
-		if [ "$PODS_BIG" -gt 0 ]; then
-			log "bridge-v4/$impl: $PODS_BIG pods on one bridge"
-			big_bridge "$impl"
-		fi
+		big_bridge "$impl"
 	done
 }
 
 mode_bridge_dual() {
-	local impl
-	for impl in "${IMPLS[@]}"; do
-		log "bridge-dual/$impl: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ"
-		one_pod "$impl" bridge-dual dual pwbdsa 2
-		seq_pods "$impl" bridge-dual dual pwbdsb 2
+	local impl r
+	log "bridge-dual: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ (${IMPLS[*]} interleaved)"
+	for ((r = 1; r <= REPS_1POD; r++)); do
+		for impl in "${IMPLS[@]}"; do
+			one_pod "$impl" bridge-dual dual pwbdsa 2 "$r"
+		done
+	done
+	for ((r = 1; r <= RUNS_SEQ; r++)); do
+		for impl in "${IMPLS[@]}"; do
+			seq_pods "$impl" bridge-dual dual pwbdsb 2 "$r"
+		done
 	done
 }
 
@@ -417,8 +429,11 @@ mode_ipam_exec() {
 		log "ipam-exec: podwire bridge or host-local not built, skipped"
 		return 0
 	fi
+	local r
 	log "ipam-exec: podwire with PODWIRE_IPAM_EXEC=1, $PODS_SEQ pods x $RUNS_SEQ"
-	seq_pods podwire ipam-exec v4 pwbipx 1 --env PODWIRE_IPAM_EXEC=1
+	for ((r = 1; r <= RUNS_SEQ; r++)); do
+		seq_pods podwire ipam-exec v4 pwbipx 1 "$r" --env PODWIRE_IPAM_EXEC=1
+	done
 }
 
 # prefill_leases DIR N: N leases in the reference's on-disk layout.
