@@ -56,7 +56,10 @@ static void keep_first(int *first, int r)
 		*first = r;
 }
 
-/* Delete CNI_IFNAME in the pod netns; a vanished netns or link is fine. */
+/*
+ * Delete CNI_IFNAME in the pod netns; a vanished netns or link is fine.
+ * Returns 1 when the link was deleted (its host peer went with it).
+ */
 static int del_pod_link(struct cni_ctx *ctx)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *pod = NULL;
@@ -75,9 +78,11 @@ static int del_pod_link(struct cni_ctx *ctx)
 	if (r < 0)
 		return bridge_fail(ctx, NULL, r, "open netlink socket in '%s'", ctx->netns);
 	r = nlw_link_del_by_name(pod, ctx->ifname);
-	if (r < 0 && r != -ENODEV) /* -ENODEV: second DEL */
+	if (r == -ENODEV) /* second DEL */
+		return 0;
+	if (r < 0)
 		return bridge_fail(ctx, pod, r, "delete '%s' in '%s'", ctx->ifname, ctx->netns);
-	return 0;
+	return 1;
 }
 
 /*
@@ -155,8 +160,10 @@ int bridge_cmd_del(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	bridge_find_attachment(ctx, &c, d.host_name, d.mac, &d.has_mac);
-	keep_first(&first, del_pod_link(ctx));
-	keep_first(&first, del_host_link(ctx, d.host_name));
+	r = del_pod_link(ctx);
+	keep_first(&first, r);
+	if (r != 1) /* the host end may outlive an unreachable or empty netns */
+		keep_first(&first, del_host_link(ctx, d.host_name));
 	if (c.macspoofchk || (c.ip_masq && c.is_layer3))
 		keep_first(&first, del_nft(ctx, &c, &d));
 	if (c.is_layer3)

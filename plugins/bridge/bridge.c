@@ -687,13 +687,14 @@ static int wait_port_up(struct cni_ctx *ctx, struct bridge_add *a)
 			  a->hveth.operstate);
 }
 
-static int refresh_macs(struct cni_ctx *ctx, struct bridge_add *a)
+/* The final MACs of bridge and port; port_fresh: a->hveth was just read. */
+static int refresh_macs(struct cni_ctx *ctx, struct bridge_add *a, bool port_fresh)
 {
 	char mac[18];
 	int r;
 
 	r = nlw_link_get_by_index(a->host, a->br.ifindex, &a->br);
-	if (r >= 0)
+	if (r >= 0 && !port_fresh)
 		r = nlw_link_get_by_index(a->host, a->hveth.ifindex, &a->hveth);
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "look up bridge and port");
@@ -757,7 +758,7 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 	if (r >= 0 && !a->conf.disable_container_interface)
 		r = wait_port_up(ctx, a);
 	if (r >= 0)
-		r = refresh_macs(ctx, a);
+		r = refresh_macs(ctx, a, !a->conf.disable_container_interface);
 	return r;
 }
 
