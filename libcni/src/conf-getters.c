@@ -192,19 +192,7 @@ int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, 
 	if (!v)
 		return 0;
 	snprintf(want, sizeof(want), "expected an integer from %llu to %llu", min, max);
-	/* JSON has one number type: accept 1500.0 but not 1500.5. */
-	if (json_is_real(v)) {
-		double d = json_real_value(v);
-
-		if (d != (double)(json_int_t)d)
-			return bad_type(ctx, path, key, v, want);
-		i = (json_int_t)d;
-	} else if (json_is_integer(v)) {
-		i = json_integer_value(v);
-	} else {
-		return bad_type(ctx, path, key, v, want);
-	}
-	if (i < 0 || (unsigned long long)i < min || (unsigned long long)i > max)
+	if (!cni_json_whole_number(v, &i) || i < 0 || (unsigned long long)i < min || (unsigned long long)i > max)
 		return bad_type(ctx, path, key, v, want);
 	*ret = (unsigned long long)i;
 	if (ret_present)

@@ -105,15 +105,7 @@ static int parse_mtu(struct cni_ctx *ctx, const json_t *root, struct bridge_conf
 /* An integer key that may be negative in the input (for the reference's messages). */
 static int get_int(const json_t *v, json_int_t *ret)
 {
-	if (json_is_integer(v)) {
-		*ret = json_integer_value(v);
-		return 0;
-	}
-	if (json_is_real(v) && json_real_value(v) == (double)(json_int_t)json_real_value(v)) {
-		*ret = (json_int_t)json_real_value(v);
-		return 0;
-	}
-	return -EINVAL;
+	return cni_json_whole_number(v, ret) ? 0 : -EINVAL;
 }
 
 static int parse_vlan(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)

@@ -207,6 +207,40 @@ static void test_unknown_keys_warn_with_hint(void **state)
 	json_decref(o);
 }
 
+/* Reals are whole numbers only inside json_int_t's range (2e80 was UB when cast). */
+static void test_json_whole_number(void **state)
+{
+	static const struct {
+		const char *json;
+		bool ok;
+		long long value;
+	} wn_cases[] = {
+		{ "1500", true, 1500 },	     { "1500.0", true, 1500 },	{ "-7.0", true, -7 },
+		{ "1500.5", false, 0 },	     { "2e80", false, 0 },	{ "-2e80", false, 0 },
+		{ "9.3e18", false, 0 },	     { "-9.3e18", false, 0 },	{ "\"1\"", false, 0 },
+		{ "true", false, 0 },	     { "null", false, 0 },
+	};
+	struct cni_ctx ctx = { .command = CNI_CMD_ADD };
+	unsigned long long u = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(wn_cases) / sizeof(wn_cases[0]); i++) {
+		json_t *v = json_loads(wn_cases[i].json, JSON_DECODE_ANY, NULL);
+		json_int_t got = 0;
+
+		assert_non_null(v);
+		assert_int_equal(cni_json_whole_number(v, &got), wn_cases[i].ok);
+		if (wn_cases[i].ok)
+			assert_int_equal(got, wn_cases[i].value);
+		json_decref(v);
+	}
+	json_t *o = json_pack("{s:f}", "mtu", 2e80);
+	assert_int_equal(cni_conf_get_uint(&ctx, o, "", "mtu", 0, 65535, &u, NULL), -EINVAL);
+	assert_non_null(strstr(ctx.err.msg, "mtu: expected an integer from 0 to 65535, got 2"));
+	cni_error_done(&ctx.err);
+	json_decref(o);
+}
+
 static void test_getters_strict_and_lenient(void **state)
 {
 	struct cni_ctx ctx = { .command = CNI_CMD_ADD };
@@ -260,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_get_ci),
 		cmocka_unit_test(test_unknown_keys_warn_with_hint),
+		cmocka_unit_test(test_json_whole_number),
 		cmocka_unit_test(test_getters_strict_and_lenient),
 	};
 

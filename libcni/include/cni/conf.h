@@ -142,3 +142,9 @@ int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...) _
 
 /* Format a JSON value compactly for messages (truncated to 64 chars). Owned. */
 char *cni_json_repr(const json_t *v);
+
+/*
+ * JSON has one number type: an integer, or a real with no fractional part
+ * inside json_int_t's range (1500.0, not 1500.5 nor 2e80), gives its value.
+ */
+bool cni_json_whole_number(const json_t *v, json_int_t *ret);
