@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,12 +67,29 @@ int cni_log_level_parse(const char *s, enum cni_log_level *ret)
 	return -EINVAL;
 }
 
+/*
+ * Plugins run as root: the last component must not be a symlink (a planted
+ * link in a shared directory would redirect the appends), and the target must
+ * be a regular file (never a device or a FIFO that could block the call).
+ */
 int cni_log_open_file(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+				    O_NONBLOCK,
+		      0600);
+	struct stat st;
+	int r = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	if (logger.file_fd >= 0)
 		close(logger.file_fd);
 	logger.file_fd = fd;
