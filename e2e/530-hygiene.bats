@@ -83,6 +83,7 @@ needed() {
 		# A build configured with -DPODWIRE_STATIC_DEPS=OFF loads them shared.
 		grep -qs '^PODWIRE_STATIC_DEPS:BOOL=OFF' "$PODWIRE_BIN/../CMakeCache.txt" &&
 			allowed+='|libjansson\.so\.4|libnftnl\.so\.11'
+		allowed+='|lib(asan|ubsan)\.so\.[0-9]+' # sanitizer builds (make test-asan)
 		allowed="^($allowed)\$"
 		while read -r lib; do
 			[[ "$lib" =~ $allowed ]] || {
