@@ -124,10 +124,20 @@ int nlw_attr_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlw_p
 {
 	struct parse_ctx c = {policy, max, tb};
 
+	size_t start = MNL_NLMSG_HDRLEN + MNL_ALIGN(offset);
+
 	memset(tb, 0, sizeof(*tb) * (max + 1));
-	if (nlh->nlmsg_len < mnl_nlmsg_size(offset))
+	if (nlh->nlmsg_len < start)
 		return -EBADMSG;
-	return mnl_attr_parse(nlh, (unsigned)offset, attr_cb, &c) < 0 ? -EBADMSG : 0;
+	/*
+	 * Bounded by nlmsg_len itself: mnl_attr_parse() walks up to the aligned
+	 * tail, up to 3 bytes past a message whose length is not a multiple of
+	 * 4 (fuzz-nlmsg read past the end of a datagram that way).
+	 */
+	return mnl_attr_parse_payload((const char *)nlh + start, nlh->nlmsg_len - start, attr_cb,
+				      &c) < 0
+		       ? -EBADMSG
+		       : 0;
 }
 
 int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy, unsigned max,

@@ -126,18 +126,27 @@ void nft_batch_next(struct pw_nft *nft)
 static void parse_ext_ack(struct pw_nft *nft, const struct nlmsghdr *nlh)
 {
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a;
-	size_t off = sizeof(*e);
+	const struct nlattr *attr; /* the name mnl_attr_for_each_payload uses */
+	size_t off = sizeof(*e), payload_len;
+	void *payload;
 
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || nlh->nlmsg_len < mnl_nlmsg_size(off))
 		return;
 	/* Without NETLINK_CAP_ACK the whole request follows the header. */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
+			return;
 		off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	mnl_attr_for_each(a, nlh, off) {
-		if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0) {
-			snprintf(nft->ext_ack, sizeof(nft->ext_ack), "%s", mnl_attr_get_str(a));
+	}
+	off = MNL_ALIGN(off);
+	if (off > nlh->nlmsg_len - MNL_NLMSG_HDRLEN)
+		return;
+	payload = (char *)mnl_nlmsg_get_payload(nlh) + off;
+	payload_len = nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off;
+	mnl_attr_for_each_payload(payload, payload_len) {
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0) {
+			snprintf(nft->ext_ack, sizeof(nft->ext_ack), "%s", mnl_attr_get_str(attr));
 			return;
 		}
 	}

@@ -263,12 +263,43 @@ static void test_malformed(void **state)
 	}
 }
 
+/*
+ * An attribute that ends past nlmsg_len is not read, even when it ends inside
+ * the 4-byte-aligned tail (fuzz-nlmsg: a datagram ending right there was read
+ * past its end).
+ */
+static void test_attr_beyond_nlmsg_len(void **state)
+{
+	union {
+		char b[256];
+		struct nlmsghdr align;
+	} m;
+	const uint8_t v4[4] = { 10, 1, 2, 3 };
+	struct ifaddrmsg *ifa;
+	struct nlmsghdr *nlh;
+	struct nlw_addr a;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	nlh = mnl_nlmsg_put_header(m.b);
+	nlh->nlmsg_type = RTM_NEWADDR;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = 24;
+	ifa->ifa_index = 2;
+	mnl_attr_put(nlh, IFA_LOCAL, sizeof(v4), v4);
+	assert_int_equal(nlw_addr_parse(nlh, &a), 0);
+	nlh->nlmsg_len -= 1; /* the last byte of IFA_LOCAL is now outside the message */
+	assert_int_equal(nlw_addr_parse(nlh, &a), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_link_veth_port), cmocka_unit_test(test_kernel_link_bridge),
 	    cmocka_unit_test(test_kernel_addr_dump),	  cmocka_unit_test(test_kernel_route_dump),
 	    cmocka_unit_test(test_kernel_error),	  cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_attr_beyond_nlmsg_len),
 	};
 
 	return cmocka_run_group_tests_name("nlw-parse", tests, NULL, NULL);
