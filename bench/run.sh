@@ -274,18 +274,21 @@ floor_ip_files() {
 # with the plugins' (mode bridge-v4), so that every ratio compares calls
 # made under the same conditions of the machine.
 floor_one_pod() {
+	pods_ensure "$REPS_1POD"
 	floor_add 1pod "$1" 1 pwbfl1
 	floor_del 1pod "$1" 1
 	check_clean "floor 1pod" pwbfl1 "$TMP/floor-leases"
 }
 
 floor_seq_pods() {
+	pods_ensure "$PODS_SEQ"
 	floor_add seq 1 "$PODS_SEQ" pwbfl0
 	floor_del seq 1 "$PODS_SEQ"
 	check_clean "floor seq" pwbfl0 "$TMP/floor-leases"
 }
 
 floor_big_bridge() {
+	pods_ensure "$PODS_BIG"
 	floor_add big-first10 1 10 pwbfl0
 	floor_add big-middle 11 $((PODS_BIG - 20)) pwbfl0
 	floor_add big-last10 $((PODS_BIG - 9)) 10 pwbfl0
