@@ -241,6 +241,33 @@ static void test_list_and_release_ip(void **state)
 	assert_int_equal(held(f, "b", "eth1"), 1);
 }
 
+/* A killed ADD can leave an index entry without its lease: list() (GC) drops it. */
+static void test_list_prunes_index_without_lease(void **state)
+{
+	struct fixture *f = *state;
+	struct ipam_lease *l = NULL;
+	char path[256];
+	size_t n = 0;
+	FILE *fp;
+
+	assert_int_equal(reserve(f, "b", "eth0", "10.0.0.3", 0), 1);
+	/* What the killed ADD wrote: its index entry, not its lease file. */
+	snprintf(path, sizeof(path), "%s/.podwire/@a:eth0", f->net);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("podwire-index 1\n10.0.0.2\n", fp);
+	fclose(fp);
+	assert_int_equal(f->st.ops->lock(f->s), 0);
+	assert_int_equal(f->st.ops->list(f->s, &l, &n), 0);
+	assert_int_equal(f->st.ops->unlock(f->s), 0);
+	assert_int_equal(n, 1);
+	ipam_leases_free(l, n);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/.podwire/@b:eth0", f->net);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(held(f, "b", "eth0"), 1);
+}
+
 static void test_last_reserved(void **state)
 {
 	struct fixture *f = *state;
@@ -296,6 +323,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_foreign_leases, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stale_index_entry, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_and_release_ip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_prunes_index_without_lease, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_reserved, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_path_safety, setup, teardown),
 	};

@@ -536,10 +536,21 @@ static int disk_is_free(void *data, const struct ipam_addr *ip)
 	return errno == ENOENT ? 1 : -errno;
 }
 
+/*
+ * For GC, the backstop: the index is rebuilt from a full scan first, so an
+ * entry without a lease goes too (an ADD killed between writing its index
+ * entry and creating its lease file leaves one; DEL removes it, but GC may
+ * be the only call that ever comes).
+ */
 static int disk_list(void *data, struct ipam_lease **ret, size_t *ret_n)
 {
 	struct ipam_disk_store *s = data;
+	int r;
 
+	r = disk_rebuild_index(s->dirfd, s->idxfd);
+	if (r < 0)
+		return r;
+	s->dirty = true;
 	return disk_scan(s->dirfd, ret, ret_n);
 }
 
