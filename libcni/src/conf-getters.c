@@ -192,7 +192,8 @@ int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, 
 	if (!v)
 		return 0;
 	snprintf(want, sizeof(want), "expected an integer from %llu to %llu", min, max);
-	if (!cni_json_whole_number(v, &i) || i < 0 || (unsigned long long)i < min || (unsigned long long)i > max)
+	if (!cni_json_whole_number(v, &i) || i < 0 || (unsigned long long)i < min ||
+	    (unsigned long long)i > max)
 		return bad_type(ctx, path, key, v, want);
 	*ret = (unsigned long long)i;
 	if (ret_present)
