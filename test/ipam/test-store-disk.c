@@ -201,15 +201,9 @@ static void test_foreign_leases(void **state)
 static void test_stale_index_entry(void **state)
 {
 	struct fixture *f = *state;
-	char path[256];
-	FILE *fp;
 
 	assert_int_equal(reserve(f, "a", "eth0", "10.0.0.2", 0), 1);
-	snprintf(path, sizeof(path), "%s/.podwire/@a:eth0", f->net);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs("podwire-index 1\n10.0.0.2\n10.0.0.3\n", fp);
-	fclose(fp);
+	put(f, ".podwire/@a:eth0", "podwire-index 1\n10.0.0.2\n10.0.0.3\n");
 	assert_int_equal(reserve(f, "b", "eth0", "10.0.0.3", 0), 1);
 	assert_int_equal(held(f, "a", "eth0"), 1);
 	assert_int_equal(release(f, "a", "eth0"), 1);
@@ -248,15 +242,11 @@ static void test_list_prunes_index_without_lease(void **state)
 	struct ipam_lease *l = NULL;
 	char path[256];
 	size_t n = 0;
-	FILE *fp;
 
 	assert_int_equal(reserve(f, "b", "eth0", "10.0.0.3", 0), 1);
 	/* What the killed ADD wrote: its index entry, not its lease file. */
+	put(f, ".podwire/@a:eth0", "podwire-index 1\n10.0.0.2\n");
 	snprintf(path, sizeof(path), "%s/.podwire/@a:eth0", f->net);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs("podwire-index 1\n10.0.0.2\n", fp);
-	fclose(fp);
 	assert_int_equal(f->st.ops->lock(f->s), 0);
 	assert_int_equal(f->st.ops->list(f->s, &l, &n), 0);
 	assert_int_equal(f->st.ops->unlock(f->s), 0);
