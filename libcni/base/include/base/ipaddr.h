@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One address type shared by libcni (results), netlink (requests) and IPAM.
- * Header-only: parsing and formatting are thin wrappers over inet_pton/ntop.
+ * Parsing and formatting live in src/ipaddr.c (same syntax and output as
+ * inet_pton/inet_ntop); the small helpers stay inline here.
  */
 #pragma once
 
-#include <arpa/inet.h>
+#include <arpa/inet.h> /* INET6_ADDRSTRLEN */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -42,28 +42,11 @@ static inline unsigned ip_family_bits(int family)
 }
 
 /*
- * Parse a plain IPv4/IPv6 address. IPv4 dotted quads only (no "010.1.1.1"
- * surprises: inet_pton rejects leading zeros for AF_INET). Returns 0 or -EINVAL.
+ * Parse a plain IPv4/IPv6 address, with exactly inet_pton's syntax: IPv4
+ * dotted quads only (no "010.1.1.1" surprises: leading zeros are refused).
+ * Returns 0 or -EINVAL.
  */
-static inline int ip_addr_parse(const char *s, int *ret_family, union ip_addr *ret)
-{
-	union ip_addr a;
-
-	memset(&a, 0, sizeof(a));
-	if (!s)
-		return -EINVAL;
-	if (inet_pton(AF_INET, s, &a.in) == 1) {
-		*ret_family = AF_INET;
-		*ret = a;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, &a.in6) == 1) {
-		*ret_family = AF_INET6;
-		*ret = a;
-		return 0;
-	}
-	return -EINVAL;
-}
+int ip_addr_parse(const char *s, int *ret_family, union ip_addr *ret);
 
 /*
  * Parse "addr/len". With prefix_optional, a bare address gets the full
@@ -109,23 +92,14 @@ static inline int ip_prefix_parse(const char *s, struct ip_prefix *ret)
 	return ip_prefix_parse_full(s, false, ret);
 }
 
-/* Format an address; buf must hold INET6_ADDRSTRLEN bytes. Returns buf. */
-static inline const char *ip_addr_fmt(int family, const union ip_addr *a, char *buf)
-{
-	if (!inet_ntop(family, a, buf, INET6_ADDRSTRLEN))
-		snprintf(buf, INET6_ADDRSTRLEN, "?");
-	return buf;
-}
+/*
+ * Format an address as inet_ntop does; buf must hold INET6_ADDRSTRLEN bytes.
+ * An unknown family gives "?". Returns buf.
+ */
+const char *ip_addr_fmt(int family, const union ip_addr *a, char *buf);
 
 /* Format "addr/len"; buf must hold IP_PREFIX_STRLEN bytes. Returns buf. */
-static inline const char *ip_prefix_fmt(const struct ip_prefix *p, char *buf)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	snprintf(buf, IP_PREFIX_STRLEN, "%s/%u", ip_addr_fmt(p->family, &p->addr, a),
-		 p->prefixlen);
-	return buf;
-}
+const char *ip_prefix_fmt(const struct ip_prefix *p, char *buf);
 
 static inline bool ip_addr_equal(int family, const union ip_addr *a, const union ip_addr *b)
 {

@@ -12,21 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse a decimal unsigned 64-bit number. Returns 0, -EINVAL (syntax) or -ERANGE. */
+/*
+ * Parse a decimal unsigned 64-bit number: digits only, the whole string.
+ * Returns 0, -EINVAL (syntax) or -ERANGE. Written out rather than through
+ * strtoull, which would pull another area of libc into every plugin call.
+ */
 static inline int safe_atou64(const char *s, uint64_t *ret)
 {
-	char *end = NULL;
-	unsigned long long v;
+	uint64_t v = 0;
 
 	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (!end || *end != '\0')
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (*s != '\0')
 		return -EINVAL;
-	*ret = (uint64_t)v;
+	*ret = v;
 	return 0;
 }
 
