@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/fmt.h"
 #include "bridge.h"
 #include "cni/result.h"
 #include "nlw/link.h"
@@ -29,7 +30,8 @@ void bridge_host_veth_name(const char *container_id, const char *ifname, unsigne
 	h = fnv1a(h, ifname, strlen(ifname) + 1);
 	if (attempt)
 		h = fnv1a(h, &attempt, sizeof(attempt));
-	snprintf(buf, IFNAMSIZ, "veth%08x", h);
+	memcpy(buf, "veth", 4);
+	*fmt_hex(buf + 4, h, 8) = '\0'; /* "veth%08x" */
 }
 
 void bridge_veth_alias(const char *container_id, const char *ifname, char *buf)

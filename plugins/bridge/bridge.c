@@ -186,11 +186,38 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 	return 0;
 }
 
+/*
+ * The port's VLANs (vlan/vlanTrunk only). The list lives on the heap: at up
+ * to 4095 entries it would otherwise put 32 KB on the stack of every ADD.
+ */
+static int setup_port_vlans(struct cni_ctx *ctx, struct bridge_add *a)
+{
+	_cleanup_free_ struct nlw_bridge_vlan *v = NULL;
+	unsigned n;
+	int r;
+
+	if (!a->conf.preserve_default_vlan) {
+		/* A new port only carries the bridge's default PVID (1). */
+		r = nlw_bridge_vlan_del(a->host, a->hveth.ifindex,
+					&(struct nlw_bridge_vlan){ .vid = 1 }, 1);
+		if (r < 0 && r != -ENOENT && r != -EINVAL)
+			return bridge_fail(ctx, a->host, r, "remove default VLAN from '%s'",
+					   a->host_name);
+	}
+	v = calloc(BRIDGE_TRUNK_MAX + 1, sizeof(*v));
+	if (!v)
+		return bridge_fail(ctx, a->host, -ENOMEM, "add VLANs to port '%s'", a->host_name);
+	n = bridge_plan_port_vlans(&a->conf, v, BRIDGE_TRUNK_MAX + 1);
+	r = nlw_bridge_vlan_add(a->host, a->hveth.ifindex, v, n);
+	if (r < 0)
+		return bridge_fail(ctx, a->host, r, "add VLANs to port '%s' (needs bridge VLAN "
+				   "filtering)", a->host_name);
+	return 0;
+}
+
 static int setup_port(struct cni_ctx *ctx, struct bridge_add *a)
 {
-	struct nlw_bridge_vlan v[BRIDGE_TRUNK_MAX + 1];
 	char path[64];
-	unsigned n;
 	int r;
 
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->host_name);
@@ -204,20 +231,7 @@ static int setup_port(struct cni_ctx *ctx, struct bridge_add *a)
 		return bridge_fail(ctx, a->host, r, "set hairpin/isolated on port '%s'", a->host_name);
 	if (!a->conf.vlan && !a->conf.has_trunk)
 		return 0;
-	if (!a->conf.preserve_default_vlan) {
-		/* A new port only carries the bridge's default PVID (1). */
-		r = nlw_bridge_vlan_del(a->host, a->hveth.ifindex,
-					&(struct nlw_bridge_vlan){ .vid = 1 }, 1);
-		if (r < 0 && r != -ENOENT && r != -EINVAL)
-			return bridge_fail(ctx, a->host, r, "remove default VLAN from '%s'",
-					   a->host_name);
-	}
-	n = bridge_plan_port_vlans(&a->conf, v, ARRAY_SIZE(v));
-	r = nlw_bridge_vlan_add(a->host, a->hveth.ifindex, v, n);
-	if (r < 0)
-		return bridge_fail(ctx, a->host, r, "add VLANs to port '%s' (needs bridge VLAN "
-				   "filtering)", a->host_name);
-	return 0;
+	return setup_port_vlans(ctx, a);
 }
 
 static int build_result(struct cni_ctx *ctx, struct bridge_add *a)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fmt.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/log.h"
@@ -249,13 +250,16 @@ int disk_replace_file(int dirfd, const char *name, const char *content)
 /* The directory's identity and change stamps, as recorded in the state file. */
 static int dir_stamp(int dirfd, char *buf, size_t len)
 {
+	char mtim_ns[10], ctim_ns[10]; /* "%09ld", without printf's padding code */
 	struct stat st;
 
 	if (fstat(dirfd, &st) < 0)
 		return -errno;
-	snprintf(buf, len, STATE_MAGIC "%llu %lld.%09ld %lld.%09ld %lld\n",
-		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-		 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (long long)st.st_size);
+	*fmt_dec(mtim_ns, (uint64_t)st.st_mtim.tv_nsec % 1000000000u, 9) = '\0';
+	*fmt_dec(ctim_ns, (uint64_t)st.st_ctim.tv_nsec % 1000000000u, 9) = '\0';
+	snprintf(buf, len, STATE_MAGIC "%llu %lld.%s %lld.%s %lld\n", (unsigned long long)st.st_ino,
+		 (long long)st.st_mtim.tv_sec, mtim_ns, (long long)st.st_ctim.tv_sec, ctim_ns,
+		 (long long)st.st_size);
 	return 0;
 }
 
