@@ -42,7 +42,7 @@ if [ -n "$ONLY" ] && ! grep -qw -- "$ONLY" <<< "$MODES"; then
 fi
 
 if [ "$PROFILE" = smoke ]; then
-	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=0 PODS_CONC=5 RUNS_CONC=1
+	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=25 PODS_CONC=5 RUNS_CONC=1
 	LEASES_BIG=200 PODS_HL=5 RUNS_HL=1 EXEC_FLOOR_N=10
 else
 	REPS_1POD=20 PODS_SEQ=100 RUNS_SEQ=3 PODS_BIG=1000 PODS_CONC=50 RUNS_CONC=3
@@ -169,11 +169,11 @@ plugin_call() {
 
 # --- configs -------------------------------------------------------------------
 
-# write_conf FILE NET BRIDGE DATADIR dual|v4
+# write_conf FILE NET BRIDGE DATADIR dual|v4 [V4SUBNET]
 write_conf() {
-	local file=$1 net=$2 br=$3 datadir=$4 fam=$5 ranges
-	ranges='[{"subnet": "10.99.0.0/16"}]'
-	[ "$fam" = dual ] && ranges='[{"subnet": "10.99.0.0/16"}], [{"subnet": "fd99:1::/64"}]'
+	local file=$1 net=$2 br=$3 datadir=$4 fam=$5 v4=${6:-10.99.0.0/16} ranges
+	ranges="[{\"subnet\": \"$v4\"}]"
+	[ "$fam" = dual ] && ranges="$ranges"', [{"subnet": "fd99:1::/64"}]'
 	cat > "$file" <<-EOF
 	{
 	  "cniVersion": "1.0.0",
@@ -287,16 +287,6 @@ floor_seq_pods() {
 	check_clean "floor seq" pwbfl0 "$TMP/floor-leases"
 }
 
-floor_big_bridge() {
-	pods_ensure "$PODS_BIG"
-	floor_add big-first10 1 10 pwbfl0
-	floor_add big-middle 11 $((PODS_BIG - 20)) pwbfl0
-	floor_add big-last10 $((PODS_BIG - 9)) 10 pwbfl0
-	floor_del big "$PODS_BIG" 1
-	floor_del big 1 $((PODS_BIG - 1))
-	check_clean "floor big" pwbfl0 "$TMP/floor-leases"
-}
-
 mode_floor() {
 	local r br=pwbfl0
 	log "floor: exec floor"
@@ -353,21 +343,62 @@ one_pod() {
 	check_clean "$mode/$impl 1pod" "$br" "$dd/net-$mode"
 }
 
-# big_bridge IMPL: PODS_BIG pods on one bridge; first and last 10 reported apart.
-big_bridge() {
-	local impl=$1 br=pwbbig conf dd="$TMP/ipam-big-$1"
-	conf="$TMP/big-$impl.json"
-	write_conf "$conf" net-big "$br" "$dd" v4
-	pods_ensure "$PODS_BIG"
-	plugin_call "$impl" bridge-v4 big-first10 ADD "$conf" 1 10 --expect-ips 1 --ips-out "$TMP/ips"
-	plugin_call "$impl" bridge-v4 big-middle ADD "$conf" 11 $((PODS_BIG - 20)) \
-		--expect-ips 1 --ips-out "$TMP/ips"
-	plugin_call "$impl" bridge-v4 big-last10 ADD "$conf" $((PODS_BIG - 9)) 10 \
-		--expect-ips 1 --ips-out "$TMP/ips"
-	check_dups "bridge-v4/$impl big" "$TMP/ips"
-	plugin_call "$impl" bridge-v4 big-del-last DEL "$conf" "$PODS_BIG" 1
-	plugin_call "$impl" bridge-v4 big DEL "$conf" 1 $((PODS_BIG - 1))
-	check_clean "bridge-v4/$impl big" "$br" "$dd/net-big"
+# The 1000-pod case. The floor and every implementation each fill their own
+# bridge (own subnet, own pod namespaces: the floor uses pods 1..N, the k-th
+# implementation pods k*N+1..(k+1)*N), interleaved in blocks of 10 pods: at
+# every pod count all of them see the same number of ports and veths on the
+# machine, and the same machine. Pods 1-10 and N-9..N are reported apart;
+# DEL takes pod N alone (big-last), then pods 1..N-1 in blocks (big).
+big_br() { echo "pwbb-${1:0:3}"; }
+
+# big_block CMD CASE FIRST COUNT: one block of pods, floor then each impl.
+big_block() {
+	local cmd=$1 case=$2 first=$3 count=$4 impl k=0 conf
+	if [ "$cmd" = ADD ]; then
+		floor_add "$case" "$first" "$count" pwbfl0
+	else
+		floor_del "$case" "$first" "$count"
+	fi
+	for impl in "${IMPLS[@]}"; do
+		k=$((k + 1))
+		conf="$TMP/big-$impl.json"
+		if [ "$cmd" = ADD ]; then
+			plugin_call "$impl" bridge-v4 "$case" ADD "$conf" $((k * PODS_BIG + first)) "$count" \
+				--expect-ips 1 --ips-out "$TMP/ips-big-$impl"
+		else
+			plugin_call "$impl" bridge-v4 "$case" DEL "$conf" $((k * PODS_BIG + first)) "$count"
+		fi
+	done
+}
+
+big_bridges() {
+	local n=$PODS_BIG impl k=0 b count
+	pods_ensure $(((${#IMPLS[@]} + 1) * n))
+	for impl in "${IMPLS[@]}"; do
+		k=$((k + 1))
+		write_conf "$TMP/big-$impl.json" net-big "$(big_br "$impl")" "$TMP/ipam-big-$impl" v4 \
+			"10.$((99 - 2 * k)).0.0/16"
+	done
+	big_block ADD big-first10 1 10
+	for ((b = 11; b <= n - 10; b += 10)); do
+		count=$((n - 10 - b + 1))
+		[ "$count" -gt 10 ] && count=10
+		big_block ADD big-middle "$b" "$count"
+	done
+	big_block ADD big-last10 $((n - 9)) 10
+	for impl in "${IMPLS[@]}"; do
+		check_dups "bridge-v4/$impl big" "$TMP/ips-big-$impl"
+	done
+	big_block DEL big-last "$n" 1
+	for ((b = 1; b <= n - 1; b += 10)); do
+		count=$((n - 1 - b + 1))
+		[ "$count" -gt 10 ] && count=10
+		big_block DEL big "$b" "$count"
+	done
+	check_clean "floor big" pwbfl0 "$TMP/floor-leases"
+	for impl in "${IMPLS[@]}"; do
+		check_clean "bridge-v4/$impl big" "$(big_br "$impl")" "$TMP/ipam-big-$impl/net-big"
+	done
 }
 
 # Repetitions alternate between the floor and each implementation.
@@ -387,11 +418,8 @@ mode_bridge_v4() {
 		done
 	done
 	[ "$PODS_BIG" -gt 0 ] || return 0
-	log "bridge-v4: $PODS_BIG pods on one bridge (floor, ${IMPLS[*]})"
-	floor_big_bridge
-	for impl in "${IMPLS[@]}"; do
-		big_bridge "$impl"
-	done
+	log "bridge-v4: $PODS_BIG pods on one bridge each (floor, ${IMPLS[*]} interleaved by 10 pods)"
+	big_bridges
 }
 
 mode_bridge_dual() {
