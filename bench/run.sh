@@ -42,11 +42,11 @@ if [ -n "$ONLY" ] && ! grep -qw -- "$ONLY" <<< "$MODES"; then
 fi
 
 if [ "$PROFILE" = smoke ]; then
-	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=25 PODS_CONC=5 RUNS_CONC=1
+	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=25 PODS_CONC=5 RUNS_CONC=1 BIG_SETTLE=0
 	LEASES_BIG=200 PODS_HL=5 RUNS_HL=1 EXEC_FLOOR_N=10
 else
 	REPS_1POD=20 PODS_SEQ=100 RUNS_SEQ=3 PODS_BIG=1000 PODS_CONC=50 RUNS_CONC=3
-	LEASES_BIG=10000 PODS_HL=100 RUNS_HL=2 EXEC_FLOOR_N=100
+	LEASES_BIG=10000 PODS_HL=100 RUNS_HL=2 EXEC_FLOOR_N=100 BIG_SETTLE=5
 fi
 
 PWBENCH="$BUILD/bench/pwbench"
@@ -129,12 +129,22 @@ pod_ns() { echo "${ID}p$1"; }
 pod_path() { echo "/var/run/netns/${ID}p$1"; }
 
 # pods_ensure N: pod netns 1..N exist (created in one ip -batch, untimed).
+# With POD_RS=off, IPv6 router solicitations are off in them: an idle pod
+# keeps soliciting with backoff (there is no router on these bridges), each
+# solicitation flooded to every port. The default keeps the kernel's
+# default, as pods on a node have it.
 pods_ensure() {
 	local n=$1 i
 	[ "$n" -le "$PODS_MADE" ] && return 0
 	for ((i = PODS_MADE + 1; i <= n; i++)); do
 		echo "netns add $(pod_ns "$i")"
 	done | "$IP" -batch -
+	if [ "${POD_RS:-}" = off ]; then
+		for ((i = PODS_MADE + 1; i <= n; i++)); do
+			"$IP" netns exec "$(pod_ns "$i")" sysctl -qw \
+				net.ipv6.conf.default.router_solicitations=0
+		done
+	fi
 	PODS_MADE=$n
 }
 
@@ -344,64 +354,91 @@ one_pod() {
 }
 
 # The 1000-pod case. The floor and every implementation each fill their own
-# bridge (own subnet, own pod namespaces: the floor uses pods 1..N, the k-th
-# implementation pods k*N+1..(k+1)*N), interleaved in blocks of 10 pods: at
-# every pod count all of them see the same number of ports and veths on the
-# machine, and the same machine. Pods 1-10 and N-9..N are reported apart;
-# DEL takes pod N alone (big-last), then pods 1..N-1 in blocks (big).
+# bridge in their own "host" namespace (own subnet, own pod namespaces: the
+# floor uses pods 1..N, the k-th implementation pods k*N+1..(k+1)*N). Pods
+# 1-10 and N-9..N are reported apart; DEL takes pod N alone (big-last), then
+# pods 1..N-1 (big).
+#
+# Why a host namespace each: with thousands of links in one namespace the
+# kernel's per-namespace work grows (every link state change walks the IPv6
+# routing table, which holds routes for every link), so sharing one would
+# make whoever fills their bridge last pay for the others' links. Why ADD
+# fills one after another, BIG_SETTLE seconds apart, rather than
+# interleaved: a new port's IPv6 link-local traffic (DAD, MLD reports) goes
+# out during the next second or two and is flooded to every port of its
+# bridge, and whoever runs then pays for it; interleaved, the floor (which
+# leaves DAD on, so its traffic comes later) handed that cost to the next in
+# turn. DEL has no such after-effect and runs interleaved, 10 pods at a
+# time, with all bridges full.
 big_br() { echo "pwbb-${1:0:3}"; }
+big_ns() { echo "${ID}b$1"; }
 
-# big_block CMD CASE FIRST COUNT: one block of pods, floor then each impl.
-big_block() {
-	local cmd=$1 case=$2 first=$3 count=$4 impl k=0 conf
-	if [ "$cmd" = ADD ]; then
-		floor_add "$case" "$first" "$count" pwbfl0
-	else
-		floor_del "$case" "$first" "$count"
-	fi
-	for impl in "${IMPLS[@]}"; do
-		k=$((k + 1))
-		conf="$TMP/big-$impl.json"
-		if [ "$cmd" = ADD ]; then
-			plugin_call "$impl" bridge-v4 "$case" ADD "$conf" $((k * PODS_BIG + first)) "$count" \
-				--expect-ips 1 --ips-out "$TMP/ips-big-$impl"
+# big_fill IMPL K: ADD pods 1..N of implementation K (0: the floor).
+big_fill() {
+	local impl=$1 base=$(($2 * PODS_BIG)) n=$PODS_BIG b count case
+	for ((b = 1; b <= n; b += count)); do
+		if [ "$b" -eq 1 ]; then
+			case=big-first10 count=10
+		elif [ "$b" -eq $((n - 9)) ]; then
+			case=big-last10 count=10
 		else
-			plugin_call "$impl" bridge-v4 "$case" DEL "$conf" $((k * PODS_BIG + first)) "$count"
+			case=big-middle count=$((n - 10 - b + 1))
+		fi
+		if [ "$impl" = floor ]; then
+			floor_add "$case" "$b" "$count" pwbfl0
+		else
+			plugin_call "$impl" bridge-v4 "$case" ADD "$TMP/big-$impl.json" $((base + b)) \
+				"$count" --expect-ips 1 --ips-out "$TMP/ips-big-$impl"
 		fi
 	done
 }
 
-big_bridges() {
-	local n=$PODS_BIG impl k=0 b count
-	pods_ensure $(((${#IMPLS[@]} + 1) * n))
+# big_del_block CASE FIRST COUNT: DEL one block of pods, floor then each impl.
+big_del_block() {
+	local case=$1 first=$2 count=$3 impl k=0
+	HOST_NS=$(big_ns 0) floor_del "$case" "$first" "$count"
 	for impl in "${IMPLS[@]}"; do
 		k=$((k + 1))
-		write_conf "$TMP/big-$impl.json" net-big "$(big_br "$impl")" "$TMP/ipam-big-$impl" v4 \
-			"10.$((99 - 2 * k)).0.0/16"
-	done
-	big_block ADD big-first10 1 10
-	for ((b = 11; b <= n - 10; b += 10)); do
-		count=$((n - 10 - b + 1))
-		[ "$count" -gt 10 ] && count=10
-		big_block ADD big-middle "$b" "$count"
-	done
-	big_block ADD big-last10 $((n - 9)) 10
-	for impl in "${IMPLS[@]}"; do
-		check_dups "bridge-v4/$impl big" "$TMP/ips-big-$impl"
-	done
-	big_block DEL big-last "$n" 1
-	for ((b = 1; b <= n - 1; b += 10)); do
-		count=$((n - 1 - b + 1))
-		[ "$count" -gt 10 ] && count=10
-		big_block DEL big "$b" "$count"
-	done
-	check_clean "floor big" pwbfl0 "$TMP/floor-leases"
-	for impl in "${IMPLS[@]}"; do
-		check_clean "bridge-v4/$impl big" "$(big_br "$impl")" "$TMP/ipam-big-$impl/net-big"
+		HOST_NS=$(big_ns $k) plugin_call "$impl" bridge-v4 "$case" DEL "$TMP/big-$impl.json" \
+			$((k * PODS_BIG + first)) "$count"
 	done
 }
 
-# Repetitions alternate between the floor and each implementation.
+big_bridges() {
+	local n=$PODS_BIG impl k b count
+	pods_ensure $(((${#IMPLS[@]} + 1) * n))
+	for ((k = 0; k <= ${#IMPLS[@]}; k++)); do
+		"$IP" netns add "$(big_ns $k)"
+		"$IP" -n "$(big_ns $k)" link set lo up
+	done
+	HOST_NS=$(big_ns 0) big_fill floor 0
+	k=0
+	for impl in "${IMPLS[@]}"; do
+		k=$((k + 1))
+		write_conf "$TMP/big-$impl.json" net-big "$(big_br "$impl")" "$TMP/ipam-big-$impl" v4
+		sleep "$BIG_SETTLE"
+		HOST_NS=$(big_ns $k) big_fill "$impl" "$k"
+		check_dups "bridge-v4/$impl big" "$TMP/ips-big-$impl"
+	done
+	sleep "$BIG_SETTLE"
+	big_del_block big-last "$n" 1
+	for ((b = 1; b <= n - 1; b += 10)); do
+		count=$((n - 1 - b + 1))
+		[ "$count" -gt 10 ] && count=10
+		big_del_block big "$b" "$count"
+	done
+	HOST_NS=$(big_ns 0) check_clean "floor big" pwbfl0 "$TMP/floor-leases"
+	k=0
+	for impl in "${IMPLS[@]}"; do
+		k=$((k + 1))
+		HOST_NS=$(big_ns $k) check_clean "bridge-v4/$impl big" "$(big_br "$impl")" \
+			"$TMP/ipam-big-$impl/net-big"
+	done
+	for ((k = 0; k <= ${#IMPLS[@]}; k++)); do
+		"$IP" netns del "$(big_ns $k)"
+	done
+}
+
 mode_bridge_v4() {
 	local impl r
 	log "bridge-v4: 1 pod x $REPS_1POD, $PODS_SEQ pods x $RUNS_SEQ (floor, ${IMPLS[*]} interleaved)"
@@ -418,7 +455,7 @@ mode_bridge_v4() {
 		done
 	done
 	[ "$PODS_BIG" -gt 0 ] || return 0
-	log "bridge-v4: $PODS_BIG pods on one bridge each (floor, ${IMPLS[*]} interleaved by 10 pods)"
+	log "bridge-v4: $PODS_BIG pods on one bridge each (floor, ${IMPLS[*]}; a host netns each)"
 	big_bridges
 }
 
