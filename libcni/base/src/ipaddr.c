@@ -213,8 +213,10 @@ const char *ip_addr_fmt(int family, const union ip_addr *a, char *buf)
 		end = put_v4(buf, a->bytes);
 	else if (family == AF_INET6)
 		end = put_v6(buf, a->bytes);
-	else
-		end = buf + (buf[0] = '?', 1);
+	else {
+		buf[0] = '?';
+		end = buf + 1;
+	}
 	*end = '\0';
 	return buf;
 }
