@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bridge ADD, in the reference's order: bridge, veth (peer created directly
- * in the pod netns, host end enslaved and up in the same request), port
+ * in the pod netns, host end enslaved in the same request, tagged, then up), port
  * flags and VLANs, macspoofchk, IPAM, pod addresses and routes, gateway on
  * the bridge, forwarding, ipMasq, host port state. Every created resource is
  * pushed on ctx->undo, so a failure leaves nothing behind. DEL and CHECK are
@@ -140,8 +140,12 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 }
 
 /*
- * One RTM_NEWLINK: host end named host_name, enslaved and up, pod end named
- * CNI_IFNAME created directly in the pod netns with the MTU and MAC.
+ * One RTM_NEWLINK: host end named host_name and enslaved, pod end named
+ * CNI_IFNAME created directly in the pod netns with the MTU and MAC. The host
+ * end gets its alias while still down and only then goes up: an alias change
+ * on an up link is a NETDEV_CHANGE, which IPv6 answers with a walk of the
+ * namespace's whole routing table (about 1.5 ms with 1000 ports); on a down
+ * link it notifies nobody.
  */
 static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 {
@@ -154,7 +158,6 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 						       .name = a->host_name,
 						       .mtu = a->conf.mtu,
 						       .master = a->br.ifindex,
-						       .up = true,
 						       .peer_name = ctx->ifname,
 						       .peer_netns_fd = a->netns_fd,
 						       .peer_mac = a->conf.mac_source ? a->conf.mac : NULL,
@@ -178,6 +181,11 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 		/* The tag DEL checks before deleting a host veth found by its derived name. */
 		bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
 		r = nlw_link_set_alias(a->host, a->hveth.ifindex, alias);
+		if (r < 0)
+			return bridge_fail(ctx, a->host, r, "set alias of veth '%s'", a->host_name);
+		r = nlw_link_set_up(a->host, a->hveth.ifindex);
+		if (r < 0)
+			return bridge_fail(ctx, a->host, r, "set veth '%s' up", a->host_name);
 	}
 	if (r >= 0)
 		r = nlw_link_get_by_name(a->pod, ctx->ifname, &a->cveth);
