@@ -73,6 +73,7 @@ struct bench_opts {
 	unsigned first;
 	unsigned count;
 	unsigned expect_ips;
+	unsigned jitter_ms; /* sequential: untimed pause in [0, jitter_ms) before each call */
 	bool expect_ips_set;
 	bool concurrent;
 };
@@ -321,13 +322,43 @@ static void op_check(const struct bench_opts *o, unsigned idx, struct bench_op *
 	close(op->err_fd);
 }
 
+/*
+ * Sleep a pseudo-random time in [0, @max_ms) ms, from a fixed-seed xorshift
+ * so that runs are repeatable. Back to back, every call would start at the
+ * same phase of the kernel's scheduler tick, and a call that waits for an RCU
+ * grace period (any link deletion) ends on a tick: its time then jumps by a
+ * whole tick (4 ms at HZ=250) when its own work crosses a tick boundary. A
+ * random start phase, as a runtime's calls have, turns that step into the
+ * average it stands for.
+ */
+static void jitter_sleep(unsigned max_ms, uint64_t *state)
+{
+	uint64_t x = *state;
+	struct timespec ts;
+	long ns;
+
+	if (max_ms == 0)
+		return;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	ns = (long)(x % ((uint64_t)max_ms * 1000000));
+	ts = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 /* One operation at a time; each is checked right away so fds do not pile up. */
 static int run_sequential(const struct bench_opts *o, struct bench_op *ops, FILE *ips)
 {
+	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ o->first;
+
 	for (unsigned i = 0; i < o->count; i++) {
 		struct rusage ru;
 		int status, r;
 
+		jitter_sleep(o->jitter_ms, &seed);
 		r = op_start(o, o->first + i, &ops[i]);
 		if (r < 0)
 			return r;
@@ -428,8 +459,9 @@ static void usage(FILE *f)
 	fputs("usage: pwbench --label L --cmd ADD|DEL|CHECK|EXEC (--plugin PATH | --step CMD...)\n"
 	      "               [--conf FILE] [--netns TMPL] [--cid TMPL] [--ifname NAME]\n"
 	      "               [--cni-path DIRS] [--env K=V]... [--first N] [--count N]\n"
-	      "               [--concurrent] [--expect-ips N] [--ips-out FILE]\n"
-	      "  TMPL and CMD may contain {i}, replaced by the pod index.\n",
+	      "               [--concurrent] [--expect-ips N] [--ips-out FILE] [--jitter MS]\n"
+	      "  TMPL and CMD may contain {i}, replaced by the pod index.\n"
+	      "  --jitter MS: sequential calls start after an untimed pause in [0, MS) ms.\n",
 	      f);
 }
 
@@ -463,7 +495,7 @@ static int parse_uint_opt(const char *name, const char *s, unsigned lo, unsigned
 enum {
 	OPT_PLUGIN = 256, OPT_STEP, OPT_CMD, OPT_CONF, OPT_NETNS, OPT_CID, OPT_IFNAME,
 	OPT_CNI_PATH, OPT_ENV, OPT_FIRST, OPT_COUNT, OPT_CONC, OPT_LABEL, OPT_IPS_OUT,
-	OPT_EXPECT_IPS, OPT_HELP,
+	OPT_EXPECT_IPS, OPT_JITTER, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -482,6 +514,7 @@ static const struct option long_opts[] = {
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "ips-out", required_argument, NULL, OPT_IPS_OUT },
 	{ "expect-ips", required_argument, NULL, OPT_EXPECT_IPS },
+	{ "jitter", required_argument, NULL, OPT_JITTER },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{},
 };
@@ -501,6 +534,7 @@ static int parse_one(struct bench_opts *o, int c, const char *arg)
 	case OPT_CONC: o->concurrent = true; return 0;
 	case OPT_FIRST: return parse_uint_opt("first", arg, 0, UINT32_MAX / 2, &o->first);
 	case OPT_COUNT: return parse_uint_opt("count", arg, 1, MAX_COUNT, &o->count);
+	case OPT_JITTER: return parse_uint_opt("jitter", arg, 0, 1000, &o->jitter_ms);
 	case OPT_EXPECT_IPS:
 		o->expect_ips_set = true;
 		return parse_uint_opt("expect-ips", arg, 0, 64, &o->expect_ips);

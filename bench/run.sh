@@ -48,6 +48,13 @@ else
 	REPS_1POD=20 PODS_SEQ=100 RUNS_SEQ=3 PODS_BIG=1000 PODS_CONC=50 RUNS_CONC=3
 	LEASES_BIG=10000 PODS_HL=100 RUNS_HL=2 EXEC_FLOOR_N=100 BIG_SETTLE=5
 fi
+# Sequential DELs start after an untimed pause of 0-20 ms (pwbench --jitter),
+# a whole number of scheduler ticks at HZ 100, 250, 300 and 1000. A link
+# deletion waits for RCU grace periods, which end on a tick; back to back,
+# every DEL starts at the same tick phase and its time moves in whole ticks
+# (4 ms at HZ=250) as its own work crosses a tick boundary. DEL_JITTER_MS=0
+# restores back-to-back calls.
+DEL_JITTER=${DEL_JITTER_MS:-20}
 
 PWBENCH="$BUILD/bench/pwbench"
 KFLOOR="$BUILD/bench/kfloor"
@@ -172,6 +179,7 @@ plugin_call() {
 	local impl=$1 mode=$2 case=$3 cmd=$4 conf=$5 first=$6 count=$7 bin
 	shift 7
 	bin=$(impl_bin "$impl")
+	[ "$cmd" = DEL ] && set -- --jitter "$DEL_JITTER" "$@"
 	measure "$impl" "$mode" "$case" -- --cmd "$cmd" --plugin "$bin/${PLUGIN:-bridge}" \
 		--cni-path "$bin" --conf "$conf" --netns "/var/run/netns/${ID}p{i}" \
 		--cid "${ID}-{i}" --first "$first" --count "$count" "$@"
@@ -264,7 +272,7 @@ floor_del() {
 	local case=$1-del first=$2 count=$3
 	shift 3
 	measure floor floor "$case" -- --cmd EXEC --first "$first" --count "$count" \
-		--step "$KFLOOR del pwv{i} $TMP/floor-leases/{i}" "$@"
+		--jitter "$DEL_JITTER" --step "$KFLOOR del pwv{i} $TMP/floor-leases/{i}" "$@"
 }
 
 # The same work as ip -batch files (two ip processes per pod, because a batch
@@ -309,7 +317,8 @@ mode_floor() {
 	in_host "$IP" link set "$br" up
 	measure floor-ip floor seq -- --cmd EXEC --first 1 --count "$PODS_SEQ" \
 		--step "$IP -batch $TMP/floor-ip/h{i}" --step "$IP -n ${ID}p{i} -batch $TMP/floor-ip/p{i}"
-	measure floor-ip floor seq-del -- --cmd EXEC --first 1 --count "$PODS_SEQ" --step "$IP link del pwv{i}"
+	measure floor-ip floor seq-del -- --cmd EXEC --first 1 --count "$PODS_SEQ" \
+		--jitter "$DEL_JITTER" --step "$IP link del pwv{i}"
 	check_clean "floor ip-batch" "$br" ""
 
 	log "floor: $PODS_CONC concurrent x $RUNS_CONC runs"
