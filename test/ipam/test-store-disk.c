@@ -210,6 +210,22 @@ static void test_stale_index_entry(void **state)
 	assert_string_equal(slurp(f, "10.0.0.3"), "b\r\neth0");
 }
 
+/* Index files longer than the first read buffer are read whole. */
+static void test_long_index(void **state)
+{
+	struct fixture *f = *state;
+	char ip[64];
+
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(ip, sizeof(ip), "fd00:1234:5678::%x:%x", 0x1000 + i, 0xabcd);
+		assert_int_equal(reserve(f, "a", "eth0", ip, i), 1);
+	}
+	assert_true(strlen(slurp(f, ".podwire/@a:eth0")) > 256);
+	assert_int_equal(held(f, "a", "eth0"), 40);
+	assert_int_equal(release(f, "a", "eth0"), 40);
+	assert_int_equal(held(f, "a", "eth0"), 0);
+}
+
 static void test_list_and_release_ip(void **state)
 {
 	struct fixture *f = *state;
@@ -312,6 +328,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_no_rescan_for_own_changes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_foreign_leases, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stale_index_entry, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_long_index, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_and_release_ip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_prunes_index_without_lease, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_reserved, setup, teardown),

@@ -141,20 +141,36 @@ unsigned ipam_disk_store_rebuilds(const struct ipam_disk_store *s)
 
 /* Small whole-file helpers, relative to a directory fd. */
 
+/*
+ * Read at most @max bytes of @name into a NUL-terminated buffer. The buffer
+ * starts small and doubles: lease and index files are tens of bytes, and a
+ * buffer of @max up front would be an mmap()/munmap() pair on every read.
+ */
+#define READ_FILE_FIRST 256
+
 int disk_read_file(int dirfd, const char *name, size_t max, char **ret)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, cap = max < READ_FILE_FIRST ? max : READ_FILE_FIRST;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	buf = malloc(max + 1);
+	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	while (len < max) {
-		n = read(fd, buf + len, max - len);
+		if (len == cap) {
+			size_t grown = 2 * cap < max ? 2 * cap : max;
+			char *m = realloc(buf, grown + 1);
+
+			if (!m)
+				return -ENOMEM;
+			buf = m;
+			cap = grown;
+		}
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
