@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bridge ADD, in the reference's order: bridge, veth (peer created directly
- * in the pod netns, host end enslaved in the same request, tagged, then up), port
- * flags and VLANs, macspoofchk, IPAM, pod addresses and routes, gateway on
- * the bridge, forwarding, ipMasq, host port state. Every created resource is
- * pushed on ctx->undo, so a failure leaves nothing behind. DEL and CHECK are
- * in bridge-del.c and bridge-check.c.
+ * in the pod netns, host end enslaved in the same request), host end tagged
+ * and set up, port flags and VLANs, macspoofchk, IPAM, pod addresses and
+ * routes, gateway on the bridge, forwarding, ipMasq, host port state. Every
+ * created resource is pushed on ctx->undo, so a failure leaves nothing
+ * behind. DEL and CHECK are in bridge-del.c and bridge-check.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -140,12 +140,8 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 }
 
 /*
- * One RTM_NEWLINK: host end named host_name and enslaved, pod end named
- * CNI_IFNAME created directly in the pod netns with the MTU and MAC. The host
- * end gets its alias while still down and only then goes up: an alias change
- * on an up link is a NETDEV_CHANGE, which IPv6 answers with a walk of the
- * namespace's whole routing table (about 1.5 ms with 1000 ports); on a down
- * link it notifies nobody.
+ * One RTM_NEWLINK: host end named host_name, enslaved and still down, pod end
+ * named CNI_IFNAME created directly in the pod netns with the MTU and MAC.
  */
 static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 {
@@ -175,22 +171,32 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 	if (r < 0)
 		return r;
 	r = nlw_link_get_by_name(a->host, a->host_name, &a->hveth);
-	if (r >= 0) {
-		char alias[NLW_ALIAS_MAX];
-
-		/* The tag DEL checks before deleting a host veth found by its derived name. */
-		bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
-		r = nlw_link_set_alias(a->host, a->hveth.ifindex, alias);
-		if (r < 0)
-			return bridge_fail(ctx, a->host, r, "set alias of veth '%s'", a->host_name);
-		r = nlw_link_set_up(a->host, a->hveth.ifindex);
-		if (r < 0)
-			return bridge_fail(ctx, a->host, r, "set veth '%s' up", a->host_name);
-	}
 	if (r >= 0)
 		r = nlw_link_get_by_name(a->pod, ctx->ifname, &a->cveth);
 	if (r < 0)
 		return bridge_fail(ctx, a->host, r, "look up veth '%s'", a->host_name);
+	return 0;
+}
+
+/*
+ * Tag the host end with the alias DEL checks before deleting a host veth
+ * found by its derived name, then set it up. The order matters: an alias
+ * change on an up link is a NETDEV_CHANGE, which IPv6 answers with a walk of
+ * the namespace's whole routing table (about 1.5 ms with 1000 ports); on a
+ * down link it notifies nobody.
+ */
+static int tag_host_veth(struct cni_ctx *ctx, struct bridge_add *a)
+{
+	char alias[NLW_ALIAS_MAX];
+	int r;
+
+	bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
+	r = nlw_link_set_alias(a->host, a->hveth.ifindex, alias);
+	if (r < 0)
+		return bridge_fail(ctx, a->host, r, "set alias of veth '%s'", a->host_name);
+	r = nlw_link_set_up(a->host, a->hveth.ifindex);
+	if (r < 0)
+		return bridge_fail(ctx, a->host, r, "set veth '%s' up", a->host_name);
 	return 0;
 }
 
@@ -764,6 +770,8 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 		r = ensure_bridge(ctx, a);
 	if (r >= 0)
 		r = create_veth(ctx, a);
+	if (r >= 0)
+		r = tag_host_veth(ctx, a);
 	if (r >= 0)
 		r = setup_port(ctx, a);
 	if (r >= 0)
