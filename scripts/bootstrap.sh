@@ -9,10 +9,16 @@ PACKAGES=(
 	# build
 	gcc make cmake pkg-config
 	libmnl-dev libjansson-dev libnftnl-dev
+	libcurl4-openssl-dev libyaml-dev libibverbs-dev libbpf-dev
 	# unit tests and fuzzing
 	libcmocka-dev clang libclang-rt-14-dev valgrind
 	# e2e tests, demo, benchmarks
 	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux
+	socat openssl python3 file
+	# BGP and the cluster datastore (bgp-route, podwire-node, cluster-ipam)
+	bird2 etcd-server etcd-client
+	# packaging (make deb, lintian)
+	dpkg-dev fakeroot lintian
 	# the reference Go plugins we compare against (in /usr/lib/cni)
 	containernetworking-plugins
 )
