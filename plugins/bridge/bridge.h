@@ -130,12 +130,13 @@ struct bridge_add {
 	struct nlw_link br;
 	struct podnet_veth_pair veth;
 	unsigned char br_mac_before[6]; /* bridge MAC before our port joined */
-	bool created_bridge;
 	struct cni_result *result;
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
 	size_t n_gws;
 };
 
+/* Gateway addresses, MAC pin and forwarding (bridge-gw.c). */
+int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a);
 int bridge_cmd_del(struct cni_ctx *ctx);
 int bridge_cmd_check(struct cni_ctx *ctx);
 int bridge_cmd_gc(struct cni_ctx *ctx);
