@@ -24,6 +24,7 @@
 #include "nlw/sock.h"
 #include "nlw/sysctl.h"
 #include "podnet/iface.h"
+#include "podnet/lock.h"
 #include "podnet/name.h"
 #include "podnet/ipam.h"
 #include "podnet/veth.h"
@@ -31,6 +32,7 @@
 
 static void add_state_done(struct bridge_add *a)
 {
+	a->br_lock = podnet_unlock(a->br_lock);
 	bridge_conf_done(&a->conf);
 	podnet_done(&a->pn);
 	a->result = cni_result_free(a->result);
@@ -53,11 +55,11 @@ static int create_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 		return podnet_fail(ctx, a->pn.host, r, "create bridge '%s'%s", a->conf.bridge,
 				   vf ? " with VLAN filtering (vlan/vlanTrunk)" : "");
 	/*
-	 * No undo step: the bridge is shared. Another ADD may join it the moment
-	 * it exists, so a failed ADD keeps it, as the reference does (podnet's
-	 * undo rule: remove only what this attachment owns exclusively).
+	 * The bridge is shared: another ADD may join it the moment the lock is
+	 * released, so the undo step removes it only if, under the same lock,
+	 * it has no port left (podnet's undo rule).
 	 */
-	return 0;
+	return bridge_undo_unused_bridge(ctx, a->conf.bridge);
 }
 
 static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
@@ -296,10 +298,14 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 	int r;
 
 	r = podnet_open(&a->pn, ctx, PODNET_NEED_NETNS);
+	/* Create-or-join and the veth's enslavement, atomic against a creator's undo. */
+	if (r >= 0)
+		r = podnet_lock(ctx, "bridge", a->conf.bridge, &a->br_lock);
 	if (r >= 0)
 		r = ensure_bridge(ctx, a);
 	if (r >= 0)
 		r = create_veth(ctx, a);
+	a->br_lock = podnet_unlock(a->br_lock);
 	if (r >= 0)
 		r = podnet_veth_tag_up(&a->pn, &a->veth);
 	if (r >= 0)
@@ -324,7 +330,7 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 
 static int cmd_add(struct cni_ctx *ctx)
 {
-	struct bridge_add a = { .pn = PODNET_INIT };
+	struct bridge_add a = { .pn = PODNET_INIT, .br_lock = -1 };
 	int r;
 
 	r = bridge_conf_parse(ctx, &a.conf);
