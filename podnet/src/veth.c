@@ -19,7 +19,7 @@
 static int undo_del_host_link(void *arg)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
+	int r = podnet_open_host_sock(&s);
 
 	if (r < 0)
 		return r;
