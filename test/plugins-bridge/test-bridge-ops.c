@@ -283,6 +283,29 @@ static void test_add_fails_bridge_kept_for_joiner(void **state)
 	free(out);
 }
 
+/* Every derived host name taken, CNI_IFNAME free in the pod: 103 says it is the host side. */
+static void test_add_host_names_taken(void **state)
+{
+	struct fx *x = *state;
+	char *out;
+	int rc;
+
+	script_bridge_created(x);
+	for (int i = 0; i < 10; i++) {
+		fake_nl_reply_error(x->host, -EEXIST, NULL); /* NEWLINK veth */
+		fake_nl_reply_error(x->pod, -ENODEV, NULL);  /* is CNI_IFNAME taken? no */
+	}
+	reply_link(x->host, BR_IDX, "pwub0", "bridge", 0, NULL); /* undo: bridge unused */
+	fake_nl_reply_done(x->host, 0);
+	fake_nl_reply_ack(x->host);
+	out = run(CNI_CMD_ADD, L2_CONF, &rc);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "\"code\": 103"));
+	assert_non_null(strstr(out, "are all taken in the host netns"));
+	assert_null(strstr(out, "container veth name"));
+	free(out);
+}
+
 static void test_del_pod_end(void **state)
 {
 	struct fx *x = *state;
@@ -329,6 +352,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_add_l2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_add_fails_bridge_undone, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_add_fails_bridge_kept_for_joiner, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_add_host_names_taken, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_del_pod_end, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_del_host_end_by_tag, setup, teardown),
 	};
