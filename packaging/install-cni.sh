@@ -22,6 +22,7 @@ BIN_FROM=/opt/cni/bin
 BIN_TO=/host/opt/cni/bin
 CONF_DIR=/host/etc/cni/net.d
 PLUGINS=
+NO_PLUGINS=
 CONFS=
 KUBECONFIG_OUT=
 SA_DIR=/var/run/secrets/kubernetes.io/serviceaccount
@@ -36,7 +37,7 @@ NAME
     install-cni - install podwire's CNI plugins and configuration on a node
 
 SYNOPSIS
-    install-cni [--bin-from DIR] [--bin-to DIR] [--plugins LIST]
+    install-cni [--bin-from DIR] [--bin-to DIR] [--plugins LIST | --no-plugins]
                 [--conf-dir DIR] [--conf SRC[=NAME]]... [--kubeconfig FILE]
                 [--node-config-template FILE --node-config FILE] [--watch SECONDS]
 
@@ -52,6 +53,7 @@ OPTIONS
     --bin-from DIR      plugins to install (default /opt/cni/bin: the image)
     --bin-to DIR        the node's plugin directory (default /host/opt/cni/bin)
     --plugins LIST      comma-separated plugin names (default: all of --bin-from)
+    --no-plugins        install no plugin (only the other files asked for)
     --conf-dir DIR      the node's CNI configuration directory
                         (default /host/etc/cni/net.d)
     --conf SRC[=NAME]   install file SRC as --conf-dir/NAME (default: SRC's
@@ -129,6 +131,7 @@ plugin_list() {
 }
 
 install_plugins() {
+	[ -z "$NO_PLUGINS" ] || return 0
 	[ -d "$BIN_FROM" ] || die "--bin-from $BIN_FROM is not a directory"
 	mkdir -p "$BIN_TO" || die "cannot create --bin-to $BIN_TO"
 	local n=0 p
@@ -247,6 +250,10 @@ parse_args() {
 		-h | --help)
 			usage
 			exit 0
+			;;
+		--no-plugins)
+			NO_PLUGINS=1
+			shift
 			;;
 		--bin-from | --bin-to | --plugins | --conf-dir | --conf | --kubeconfig | \
 			--sa-dir | --node-config-template | --node-config | --watch)
