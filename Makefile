@@ -1,7 +1,7 @@
 # Convenience wrapper around CMake. `make test` is the README's test command
 # and what CI runs: bootstrap, configure, build, run every test (unit, netns,
-# e2e, fuzz corpus replay, bench smoke) and end with ctest's summary; then the
-# unit and netns tiers again under ASan+UBSan.
+# e2e, fuzz corpus replay, bench smoke, the Debian package test) and end with
+# ctest's summary; then the unit, netns and e2e tiers again under ASan+UBSan.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
