@@ -183,3 +183,20 @@ install_cni() {
 	[[ $output == *'is not a Kubernetes node name'* ]]
 	[ ! -e "$node" ]
 }
+
+@test "podwire-node accepts the rendered node config (bird-config, bird -p)" {
+	[ -x "$PODWIRE_BIN/podwire-node" ] || skip "podwire-node is not built in this tree"
+	pk_container podwire-node node-config
+	pk_run_container
+	[ "$status" -eq 0 ]
+	node=$(jq -r '.argv[-1]' "$PK/cmd.json")
+	# Without etcd (peers from the registry) bird-config needs static peers.
+	jq 'del(.etcd) | .peers = [{"address": "192.0.2.11"}] | .birdSocket = "'"$PK"'/bird.ctl"' \
+		"$node" >"$PK/static-node.json"
+	run timeout 30 "$PODWIRE_BIN/podwire-node" bird-config --node-config "$PK/static-node.json"
+	[ "$status" -eq 0 ] || {
+		echo "# $output" >&2
+		return 1
+	}
+	[[ $output == *"router id 192.0.2.10"* ]]
+}

@@ -106,6 +106,9 @@ install_file() {
 	TMPFILES="$TMPFILES $tmp"
 	cp "$src" "$tmp" || die "cannot copy $src to $tmp"
 	chmod "$mode" "$tmp"
+	# On disk before it gets the name: a node that loses power right after
+	# the rename must not come up with an empty plugin or list.
+	sync "$tmp" 2>/dev/null || sync
 	mv -f "$tmp" "$dest" || die "cannot rename $tmp to $dest"
 	echo "$PROG: installed $dest"
 }
