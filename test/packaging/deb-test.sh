@@ -192,7 +192,7 @@ choose_root() {
 # What a purge must give back exactly.
 snapshot() {
 	{
-		find /opt -maxdepth 3 2>/dev/null
+		find /opt/cni /usr/share/doc/podwire /usr/libexec/podwire 2>/dev/null || true
 		while IFS= read -r p; do
 			[ -e "$p" ] && echo "exists $p"
 		done <"$T/paths"
