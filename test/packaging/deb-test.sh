@@ -6,11 +6,12 @@
 # check that nothing is left. ctest runs it as `packaging-deb` (label
 # package, root).
 #
-# Where it installs: into the real system (dpkg -i, then dpkg --purge) only
-# when that is safe and reversible: podwire is not installed, /opt/cni/bin
-# does not exist or is empty, and no file of the package exists on the
-# host. Otherwise, or with PODWIRE_DEB_TEST_ROOT=1 (test-only), into a
-# temporary root with its own dpkg database (dpkg --root), and it says why.
+# Where it installs: by default into a temporary root with its own dpkg
+# database (dpkg --root): a test never touches the host's /opt/cni. With
+# PODWIRE_DEB_TEST_SYSTEM=1 (test-only, for a by-hand check on a throwaway
+# machine) into the real system (dpkg -i, then dpkg --purge), and only when
+# that is safe and reversible: podwire is not installed, /opt/cni/bin does
+# not exist or is empty, and no file of the package exists on the host.
 set -euo pipefail
 
 SRC=$1
@@ -165,8 +166,8 @@ check_no_conflicts() {
 # Real system or temporary root (see the header).
 choose_root() {
 	local p why=
-	if [ "${PODWIRE_DEB_TEST_ROOT:-0}" = 1 ]; then
-		why="PODWIRE_DEB_TEST_ROOT=1"
+	if [ "${PODWIRE_DEB_TEST_SYSTEM:-0}" != 1 ]; then
+		why="the default (PODWIRE_DEB_TEST_SYSTEM=1 installs into the system)"
 	elif pkg_installed podwire; then
 		why="podwire is already installed on this machine"
 	elif [ -d /opt/cni/bin ] && [ -n "$(ls -A /opt/cni/bin)" ]; then
