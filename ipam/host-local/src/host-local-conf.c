@@ -311,6 +311,16 @@ static int parse_ranges(struct cni_ctx *ctx, const json_t *ipam, struct host_loc
 	return r < 0 ? -EINVAL : 0;
 }
 
+static bool already_requested(const struct host_local_conf *c, const struct ip_prefix *p)
+{
+	for (size_t i = 0; i < c->n_requested; i++)
+		if (c->requested[i].family == p->family &&
+		    ip_addr_equal(p->family, &c->requested[i].addr, &p->addr))
+			return true;
+	return false;
+}
+
+/* Appends s to the requested addresses; the same address twice is one request. */
 static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const char *what,
 			  const char *s, unsigned code)
 {
@@ -319,6 +329,8 @@ static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const 
 	if (ipam_parse_requested(s, &p) < 0)
 		return cni_errorf(&ctx->err, code, -EINVAL, "%s: not an IP address: '%s'", what,
 				  s ? s : "(not a string)");
+	if (already_requested(c, &p))
+		return 0;
 	if (ipam_prefix_push(&c->requested, &c->n_requested, MAX_REQUESTED, &p) < 0)
 		return cni_errorf(&ctx->err, code, -E2BIG, "%s: more than %d requested addresses",
 				  what, MAX_REQUESTED);
@@ -326,7 +338,8 @@ static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const 
 }
 
 /*
- * Requested addresses: args.cni.ips, then runtimeConfig.ips. CNI_ARGS IP is
+ * Requested addresses: args.cni.ips, then runtimeConfig.ips (an address in
+ * both is requested once). CNI_ARGS IP is
  * used only when neither is given (CONVENTIONS.md: a plugin that understands
  * `args` ignores the CNI_ARGS copy of the same information).
  */
