@@ -164,11 +164,13 @@ static int parse_name_version(const json_t *root, struct cni_conf *c, struct cni
 		if (!c->cni_version)
 			return -ENOMEM;
 	}
-	r = cni_version_parse(ver, &c->version);
-	if (r == -EINVAL)
-		return cni_errorf(err, CNI_ERR_DECODE, r, "cniVersion: invalid version '%s'", ver);
-	if (r < 0)
-		c->version = CNI_V_INVALID; /* well-formed but unknown: the skeleton answers 1 */
+	/*
+	 * Any string naming no supported version ("9.9.9", "1.x", "abc") is
+	 * decodable but incompatible: the skeleton answers code 1, as the
+	 * reference and the spec do.
+	 */
+	if (cni_version_parse(ver, &c->version) < 0)
+		c->version = CNI_V_INVALID;
 	return c->name ? 0 : -ENOMEM;
 }
 

@@ -219,6 +219,11 @@ static void test_version_rules(void **state)
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion '0.5.0' is not supported");
 	assert_non_null(strstr(json_string_value(json_object_get(out_json, "details")),
 			       "plugin supports"));
+	/* A string naming no version is incompatible (1), not undecodable (6), as the reference. */
+	assert_int_equal(run(del, CONF_V("abc")), 1);
+	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion 'abc' is not supported");
+	assert_int_equal(run(del, CONF_V("1.x")), 1);
+	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion '1.x' is not supported");
 	assert_int_equal(run(check, CONF_V("0.3.1")), 1);
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "does not allow CHECK");
 	assert_int_equal(run(status, CONF_V("1.0.0")), 1);
