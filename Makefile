@@ -1,14 +1,17 @@
 # Convenience wrapper around CMake. `make test` is the README's test command
 # and what CI runs: bootstrap, configure, build, run every test (unit, netns,
 # e2e, fuzz corpus replay, bench smoke) and end with ctest's summary; then the
-# unit and netns tiers again under ASan+UBSan.
+# unit and netns tiers again under ASan+UBSan; then a Release build (what a
+# packager runs first: -O2 with _FORTIFY_SOURCE, warnings are errors) and its
+# unit tier.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+RELEASE_BUILD ?= build-release
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap configure build test test-fast test-asan demo bench fuzz format clean
+.PHONY: all bootstrap configure build test test-fast test-asan test-release demo bench fuzz format clean
 
 all: build
 
@@ -25,6 +28,7 @@ build: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j1
 	$(MAKE) test-asan
+	$(MAKE) test-release
 
 # Unit tests only (no root needed).
 test-fast: build
@@ -34,6 +38,14 @@ test-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCNI_SANITIZE=address,undefined $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j1 -L 'unit|netns|e2e'
+
+# Every build type must build warning-free; the default is RelWithDebInfo and
+# test-asan builds Debug, so this adds Release (about 30 s of build, 6 s of
+# unit tests on the 2-core VM).
+test-release: bootstrap
+	cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(RELEASE_BUILD) -j$(JOBS)
+	ctest --test-dir $(RELEASE_BUILD) --output-on-failure -j1 -L unit
 
 demo: build
 	bash scripts/demo.sh $(BUILD)
@@ -50,4 +62,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) build-fuzz
