@@ -45,23 +45,33 @@ bool cni_valid_name(const char *s)
 	return true;
 }
 
-bool cni_valid_ifname(const char *s)
+const char *cni_ifname_problem(const char *s)
 {
-	size_t len;
-
 	if (isempty(s))
-		return false;
-	len = strlen(s);
-	if (len > 15 || streq(s, ".") || streq(s, ".."))
-		return false;
+		return "empty";
 	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		/* Unicode whitespace: reject every non-ASCII byte too. */
-		if (c == '/' || c == ':' || ascii_isspace((char)c) || c < 0x20 || c >= 0x7f)
-			return false;
+		if (c >= 0x7f)
+			return "ASCII only";
+		if (c == '/')
+			return "no '/'";
+		if (c == ':')
+			return "no ':'";
+		if (ascii_isspace((char)c) || c < 0x20)
+			return "no whitespace or control characters";
 	}
-	return true;
+	if (strlen(s) > 15)
+		return "longer than 15 bytes";
+	if (streq(s, ".") || streq(s, ".."))
+		return "not '.' or '..'";
+	return NULL;
+}
+
+bool cni_valid_ifname(const char *s)
+{
+	return !cni_ifname_problem(s);
 }
 
 char *cni_json_repr(const json_t *v)

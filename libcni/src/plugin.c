@@ -118,10 +118,34 @@ static int check_env_values(struct cni_ctx *ctx)
 				  ctx->container_id);
 	if (!isempty(ctx->ifname) && !cni_valid_ifname(ctx->ifname))
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, -EINVAL,
-				  "CNI_IFNAME: invalid interface name '%s' (1-15 bytes, not '.' or "
-				  "'..', no '/', ':' or whitespace)",
-				  ctx->ifname);
+				  "CNI_IFNAME: invalid interface name '%s': %s (ASCII only, 1-15 "
+				  "bytes, not '.' or '..', no '/', ':' or whitespace)",
+				  ctx->ifname, cni_ifname_problem(ctx->ifname));
 	return 0;
+}
+
+/*
+ * Limits checked before anything is done, so no later step fails on a name
+ * that is too long (and leaves half an attachment). ADD never accepts an
+ * attachment over a limit, so a DEL or GC of one has nothing to remove:
+ * returns 1 for "succeed doing nothing" there, an error elsewhere.
+ */
+static int check_limit(struct cni_ctx *ctx, const char *what, const char *v, size_t max,
+		       unsigned code)
+{
+	size_t len = v ? strlen(v) : 0;
+
+	if (len <= max)
+		return 0;
+	if (ctx->command == CNI_CMD_DEL || ctx->command == CNI_CMD_GC) {
+		cni_log_warning("%s: %zu bytes, longer than the limit of %zu: no such attachment "
+				"can exist, nothing to do",
+				what, len, max);
+		return 1;
+	}
+	return cni_errorf(&ctx->err, code, -ENAMETOOLONG,
+			  "%s: '%.32s...' is %zu bytes, longer than the limit of %zu bytes", what, v,
+			  len, max);
 }
 
 /*
@@ -415,7 +439,10 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 	r = check_required_env(ctx);
 	if (r >= 0)
 		r = check_env_values(ctx);
-	if (r < 0)
+	if (r >= 0 && ctx->command != CNI_CMD_VERSION)
+		r = check_limit(ctx, "CNI_CONTAINERID", ctx->container_id, CNI_CONTAINER_ID_MAX,
+				CNI_ERR_INVALID_ENV);
+	if (r != 0)
 		return r;
 	if (ctx->command == CNI_CMD_VERSION) {
 		json_t *doc = version_answer(ctx->stdin_buf, ctx->stdin_len);
@@ -429,7 +456,10 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 		return r;
 	r = cni_conf_parse_ex(root, !cni_ctx_strict(ctx), &ctx->conf, &ctx->err);
 	json_decref(root);
-	if (r < 0)
+	if (r >= 0)
+		r = check_limit(ctx, "name", ctx->conf.name, CNI_NETWORK_NAME_MAX,
+				CNI_ERR_INVALID_CONFIG);
+	if (r != 0)
 		return r;
 	setup_logging(ctx);
 	r = check_version_rules(ctx);
@@ -471,7 +501,7 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	ctx.sysfs_fd = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ctx.procfs_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = prepare(&ctx, env, out);
-	if (r == 1) { /* VERSION answered */
+	if (r == 1) { /* answered without a handler: VERSION, or nothing to delete */
 		ctx.stdin_buf = NULL;
 		ctx_done(&ctx);
 		return 0;

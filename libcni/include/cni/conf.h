@@ -91,6 +91,21 @@ void cni_conf_done(struct cni_conf *conf);
 bool cni_valid_name(const char *s);
 /* Interface name rules of the spec: 1..15 bytes, not . or .., no / : or whitespace. */
 bool cni_valid_ifname(const char *s);
+/*
+ * Why s breaks those rules, as a short phrase for a message ("ASCII only",
+ * "longer than 15 bytes", ...), or NULL when it is a valid interface name.
+ */
+const char *cni_ifname_problem(const char *s);
+
+/*
+ * Longest container ID and network name a plugin accepts, in bytes. Every
+ * name podwire derives from them must fit: host-local's index file
+ * "@<id>:<ifname>" (255), the nftables tag "<id>/<ifname>" (240), the host
+ * veth alias "podwire:<id>/<ifname>" (255), nftables object names built from
+ * the network (255, see PW_NFT_NETWORK_MAX). Runtimes use 64 hex digits.
+ */
+#define CNI_CONTAINER_ID_MAX 128
+#define CNI_NETWORK_NAME_MAX 128
 
 /*
  * Warn (never fail, for drop-in compatibility) about keys of obj that are
