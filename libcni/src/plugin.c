@@ -143,7 +143,7 @@ static int check_limit(struct cni_ctx *ctx, const char *what, const char *v, siz
 				what, len, max);
 		return 1;
 	}
-	return cni_errorf(&ctx->err, code, -ENAMETOOLONG,
+	return cni_errorf(&ctx->err, code, -EINVAL,
 			  "%s: '%.32s...' is %zu bytes, longer than the limit of %zu bytes", what, v,
 			  len, max);
 }
@@ -451,7 +451,7 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 		json_decref(doc);
 		return 1;
 	}
-	r = cni_json_loadb(ctx->stdin_buf, ctx->stdin_len, "stdin", &root, &ctx->err);
+	r = cni_conf_loadb(ctx->stdin_buf, ctx->stdin_len, "stdin", &root, &ctx->err);
 	if (r < 0)
 		return r;
 	r = cni_conf_parse_ex(root, !cni_ctx_strict(ctx), &ctx->conf, &ctx->err);

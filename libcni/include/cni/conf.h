@@ -70,8 +70,17 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
 		   struct cni_error *err);
 
 /*
+ * cni_json_loadb() for a network config: an integer literal beyond 64 bits
+ * (jansson's "too big integer") is code 7 naming its key, e.g.
+ * "mtu: 99999999999999999999 is out of range (at most 64-bit integers)",
+ * instead of code 6 without one.
+ */
+int cni_conf_loadb(const char *buf, size_t len, const char *what, json_t **ret,
+		   struct cni_error *err);
+
+/*
  * Parse the protocol keys of a plugin config. Requires an object with a
- * valid "name" (code 7) and a well-formed cniVersion (code 6). Does not check
+ * valid "name" (code 7) and a string cniVersion (code 6). Does not check
  * the version is supported (the skeleton does). Takes a new reference on
  * root. Returns 0 or a negative errno with err set.
  */
