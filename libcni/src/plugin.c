@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -21,6 +22,7 @@
 #include "cni/log.h"
 #include "cni/plugin.h"
 #include "internal.h"
+#include "plugin-log.h"
 
 /* statfs(2) f_type of nsfs; spelled out to keep <linux/magic.h> out of libcni. */
 #define PODWIRE_NSFS_MAGIC 0x6e736673
@@ -247,26 +249,6 @@ static int check_version_rules(struct cni_ctx *ctx)
 	return 0;
 }
 
-static void setup_logging(struct cni_ctx *ctx)
-{
-	enum cni_log_level level;
-	int r;
-
-	if (ctx->conf.log_level) {
-		if (cni_log_level_parse(ctx->conf.log_level, &level) == 0)
-			cni_log_set_level(level);
-		else
-			cni_log_warning("logLevel: unknown level '%s', ignoring",
-					ctx->conf.log_level);
-	}
-	if (ctx->conf.log_file) {
-		r = cni_log_open_file(ctx->conf.log_file);
-		if (r < 0)
-			cni_log_warning("logFile: cannot open '%s': %s, ignoring",
-					ctx->conf.log_file, strerror(-r));
-	}
-}
-
 /* CNI_ARGS and prevResult: fatal on ADD/CHECK, best effort on DEL and GC. */
 static int parse_inputs(struct cni_ctx *ctx)
 {
@@ -360,7 +342,7 @@ static int print_error(struct cni_ctx *ctx, FILE *out)
 	if (doc)
 		print_json(out, doc);
 	json_decref(doc);
-	cni_log_debug("failed: code %u: %s", ctx->err.code, ctx->err.msg ? ctx->err.msg : "");
+	cni_plugin_log_error(ctx);
 	return 1;
 }
 
@@ -406,11 +388,16 @@ static int dispatch(struct cni_ctx *ctx, FILE *out)
 
 	if (!fn) /* no handler: GC, STATUS (and CHECK) succeed doing nothing */
 		return 0;
+	cni_log_debug("%s: network %s, cniVersion %s, netns %s", ctx->command_str, ctx->conf.name,
+		      cni_version_str(ctx->conf.version), isempty(ctx->netns) ? "-" : ctx->netns);
 	r = fn(ctx);
 	if (r >= 0 && ctx->command == CNI_CMD_ADD)
 		r = emit_result(ctx, out);
 	if (r < 0 && ctx->command == CNI_CMD_ADD && ctx->undo.n > 0) {
-		size_t failed = cni_undo_run(&ctx->undo);
+		size_t failed;
+
+		cni_log_debug("ADD failed: rolling back %zu step(s)", ctx->undo.n);
+		failed = cni_undo_run(&ctx->undo);
 
 		if (failed)
 			cni_error_add_detail(&ctx->err, "rollback incomplete, see stderr");
@@ -461,8 +448,9 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 				CNI_ERR_INVALID_CONFIG);
 	if (r != 0)
 		return r;
-	setup_logging(ctx);
-	r = check_version_rules(ctx);
+	r = cni_plugin_setup_logging(ctx);
+	if (r >= 0)
+		r = check_version_rules(ctx);
 	if (r >= 0)
 		r = check_netns(ctx, env);
 	if (r >= 0)
@@ -488,8 +476,10 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 		   size_t stdin_len, FILE *out)
 {
 	struct cni_ctx ctx = { .ops = ops, .sysfs_fd = -1, .procfs_fd = -1 };
+	struct timespec start;
 	int r, rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	ctx_read_env(&ctx, env);
 	cni_log_set_identity(ops->name, ctx.command_str, ctx.container_id);
 	if (isempty(ctx.command_str)) {
@@ -511,6 +501,8 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	if (r < 0)
 		cni_error_from_errno(&ctx.err, r);
 	rc = r < 0 ? print_error(&ctx, out) : 0;
+	if (ctx.command != CNI_CMD_VERSION)
+		cni_plugin_log_outcome(&ctx, r >= 0, &start);
 	ctx.stdin_buf = NULL;
 	ctx_done(&ctx);
 	return rc;

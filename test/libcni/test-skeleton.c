@@ -190,6 +190,22 @@ static void test_length_limits(void **state)
 	assert_int_equal(run(gc, conf), 0);
 }
 
+static void test_log_level_unknown(void **state)
+{
+	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	char env_check[256];
+	const char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+				env_check, NULL };
+	static const char conf[] =
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"fake\",\"logLevel\":\"loud\"}";
+
+	(void)state;
+	snprintf(env_check, sizeof(env_check), "CNI_NETNS=%s", pod_netns);
+	assert_int_equal(run(check, conf), 1);
+	expect_error(CNI_ERR_INVALID_CONFIG, "logLevel: unknown level 'loud'");
+	assert_int_equal(run(del, conf), 0); /* DEL: a warning only */
+}
+
 static void test_unknown_command(void **state)
 {
 	const char *env[] = { "CNI_COMMAND=FROB", NULL };
@@ -447,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_bad_container_id_and_ifname),
 		cmocka_unit_test(test_ifname_ascii_only),
 		cmocka_unit_test(test_length_limits),
+		cmocka_unit_test(test_log_level_unknown),
 		cmocka_unit_test(test_unknown_command),
 		cmocka_unit_test(test_no_command_prints_about),
 		cmocka_unit_test(test_version),
