@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/macro.h"
 #include "cni/log.h"
@@ -143,6 +144,20 @@ static int build_result(struct cni_ctx *ctx, const struct cipam_conf *c,
 	return 0;
 }
 
+/*
+ * Test-only (README): PODWIRE_CIPAM_TEST_STALL_MS=N sleeps N ms after the
+ * allocation committed and before the blackhole is installed, so that e2e
+ * can SIGKILL an ADD at its worst moment.
+ */
+static void test_stall(void)
+{
+	const char *v = getenv("PODWIRE_CIPAM_TEST_STALL_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 60000)
+		usleep((useconds_t)ms * 1000u);
+}
+
 static int cluster_add(struct cni_ctx *ctx)
 {
 	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
@@ -173,6 +188,8 @@ static int cluster_add(struct cni_ctx *ctx)
 		r = cipam_allocate(&s, &req, &out);
 	if (r >= 0 && s.conflicts)
 		cni_log_debug("allocation retried %u times after conflicts", s.conflicts);
+	if (r >= 0 && !out.existing)
+		test_stall();
 	cipam_session_close(&s);
 	if (r >= 0 && !out.existing)
 		r = install_routes(ctx, &c, key, &out);

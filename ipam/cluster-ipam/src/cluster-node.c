@@ -443,7 +443,7 @@ static json_t *show_json(const struct model *m)
 			const struct cipam_block *b = block_of((struct model *)m, &h->ips[k]);
 
 			json_array_append_new(
-			    allocs, json_pack("{sssssssssssb}", "ip",
+			    allocs, json_pack("{ss ss ss ss ss ss sb}", "ip",
 					      ip_addr_fmt(h->ips[k].family, &h->ips[k].addr, a),
 					      "handle", h->id, "node", h->node, "containerID",
 					      h->container_id, "ifname", h->ifname, "network",
