@@ -21,6 +21,8 @@ static const char *const top_keys[] = {
 };
 static const char *const peer_keys[] = {"address", "asNumber", NULL};
 static const char *const rr_keys[] = {"clusterId", "clients", NULL};
+static const char *const etcd_keys[] = {"endpoints", "caFile",	  "certFile",
+					"keyFile",   "timeoutMs", NULL};
 static const char *const proto_keys[] = {"pod", "block", "borrowed", NULL};
 
 static void warn_unknown(const json_t *obj, const char *path, const char *const *known, FILE *warn)
@@ -387,7 +389,56 @@ static int parse_identity(const json_t *root, struct pwn_conf *c, struct cni_err
 	return 0;
 }
 
-static int parse_bird_and_etcd(const json_t *root, struct pwn_conf *c, struct cni_error *err)
+static bool valid_endpoint(const char *s)
+{
+	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0 ||
+	       strncmp(s, "unix:///", 8) == 0;
+}
+
+/* The same "etcd" object cluster-ipam reads. */
+static int parse_etcd(struct pwn_conf *c, FILE *warn, struct cni_error *err)
+{
+	const json_t *arr = NULL;
+	json_int_t ms = 2000;
+	size_t i;
+	json_t *v;
+	int r;
+
+	warn_unknown(c->etcd, "etcd", etcd_keys, warn);
+	r = get_typed(c->etcd, "etcd.", "endpoints", JSON_ARRAY, &arr, err);
+	if (r < 0)
+		return r;
+	if (r == 0 || json_array_size(arr) == 0 || json_array_size(arr) > PWN_MAX_ENDPOINTS)
+		return BAD(err, "etcd.endpoints: required, 1 to %d URLs", PWN_MAX_ENDPOINTS);
+	json_array_foreach (arr, i, v) {
+		const char *s = json_string_value(v);
+
+		if (!s || !valid_endpoint(s)) {
+			_cleanup_free_ char *repr = cni_json_repr(v);
+
+			return BAD(err,
+				   "etcd.endpoints[%zu]: expected an http://, https:// or unix:/// "
+				   "URL, got %s",
+				   i, repr ? repr : "?");
+		}
+		c->etcd_endpoints[i] = s;
+	}
+	c->n_etcd_endpoints = json_array_size(arr);
+	if ((r = get_str(c->etcd, "etcd.", "caFile", &c->etcd_ca_file, err)) < 0 ||
+	    (r = get_str(c->etcd, "etcd.", "certFile", &c->etcd_cert_file, err)) < 0 ||
+	    (r = get_str(c->etcd, "etcd.", "keyFile", &c->etcd_key_file, err)) < 0)
+		return r;
+	if (!c->etcd_cert_file != !c->etcd_key_file)
+		return BAD(err, "etcd: certFile and keyFile go together");
+	r = get_uint(c->etcd, "etcd.", "timeoutMs", 1, 600000, &ms, err);
+	if (r < 0)
+		return r;
+	c->etcd_timeout_ms = (unsigned)ms;
+	return 0;
+}
+
+static int parse_bird_and_etcd(const json_t *root, struct pwn_conf *c, FILE *warn,
+			       struct cni_error *err)
 {
 	json_int_t ttl = 10;
 	int r;
@@ -406,6 +457,8 @@ static int parse_bird_and_etcd(const json_t *root, struct pwn_conf *c, struct cn
 			   c->pod_if_prefix);
 	r = get_typed(root, "", "etcd", JSON_OBJECT, &c->etcd, err);
 	if (r < 0)
+		return r;
+	if (r > 0 && (r = parse_etcd(c, warn, err)) < 0)
 		return r;
 	r = get_dup(root, "etcdPrefix", "/podwire", &c->etcd_prefix, err);
 	if (r < 0)
@@ -438,7 +491,7 @@ static int parse_root(const json_t *root, struct pwn_conf *c, FILE *warn, struct
 	if (r >= 0)
 		r = parse_export_mode(root, c, err);
 	if (r >= 0)
-		r = parse_bird_and_etcd(root, c, err);
+		r = parse_bird_and_etcd(root, c, warn, err);
 	return r;
 }
 

@@ -24,6 +24,7 @@ enum pwn_export_mode {
 #define PWN_NAME_MAX 63
 #define PWN_MAX_PEERS 4096
 #define PWN_MAX_ADDRESSES 8
+#define PWN_MAX_ENDPOINTS 16
 
 /* One BGP neighbour of the node, as it ends up in bird.conf. */
 struct pwn_peer {
@@ -52,6 +53,11 @@ struct pwn_conf {
 	char *bird_socket;
 	char *bird_config;
 	const json_t *etcd; /* borrowed; NULL when absent */
+	/* etcd's keys, validated; strings borrowed from root. */
+	const char *etcd_endpoints[PWN_MAX_ENDPOINTS];
+	size_t n_etcd_endpoints;
+	const char *etcd_ca_file, *etcd_cert_file, *etcd_key_file;
+	unsigned etcd_timeout_ms;
 	char *etcd_prefix;
 	unsigned lease_ttl; /* seconds */
 };

@@ -23,19 +23,24 @@ static void run_usage(FILE *f)
 /*
  * Write text to birdConfig when it differs, then reload BIRD when its
  * control socket is there (a BIRD that is not running yet reads the file
- * when it starts). Returns 1 when BIRD was reconfigured, 0 when nothing
+ * when it starts); with reload, BIRD is reconfigured even when the file
+ * did not change (a previous reload failed). Returns 1 when BIRD was reconfigured, 0 when nothing
  * changed or BIRD is not running, or a negative errno with e set.
  */
-int pwn_apply(const struct pwn_conf *c, const char *text, FILE *log, struct cni_error *e)
+int pwn_apply(const struct pwn_conf *c, const char *text, bool reload, FILE *log,
+	      struct cni_error *e)
 {
 	struct stat st;
 	int r;
 
-	if (pwn_file_equals(c->bird_config, text))
-		return 0;
-	r = pwn_bird_write(text, c->bird_config, NULL, log, true, e);
-	if (r < 0)
-		return r;
+	if (pwn_file_equals(c->bird_config, text)) {
+		if (!reload)
+			return 0;
+	} else {
+		r = pwn_bird_write(text, c->bird_config, NULL, log, true, e);
+		if (r < 0)
+			return r;
+	}
 	if (stat(c->bird_socket, &st) < 0) {
 		fprintf(log, "podwire-node: wrote %s; BIRD is not running (no %s)\n",
 			c->bird_config, c->bird_socket);
@@ -60,7 +65,7 @@ static int run_static(const struct pwn_conf *c, FILE *log, struct cni_error *e)
 	text = pwn_bird_render_str(c, peers, (size_t)n);
 	if (!text)
 		return cni_errorf(e, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	n = pwn_apply(c, text, log, e);
+	n = pwn_apply(c, text, false, log, e);
 	if (n == 0 && !e->msg)
 		fprintf(log, "podwire-node: %s is current\n", c->bird_config);
 	return n < 0 ? n : 0;

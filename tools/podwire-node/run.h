@@ -20,6 +20,7 @@ int pwn_render_static(const struct pwn_conf *c, const char *path, FILE *out, FIL
 /* True when path holds exactly text. */
 bool pwn_file_equals(const char *path, const char *text);
 /* Write text to birdConfig if it changed and reload BIRD (run.c). */
-int pwn_apply(const struct pwn_conf *c, const char *text, FILE *log, struct cni_error *e);
+int pwn_apply(const struct pwn_conf *c, const char *text, bool reload, FILE *log,
+	      struct cni_error *e);
 /* The etcd loop (run-etcd.c); returns when SIGTERM/SIGINT arrived (0) or on error. */
 int pwn_run_etcd(const struct pwn_conf *c, FILE *log, struct cni_error *e);
