@@ -207,3 +207,14 @@ bgp_teardown() {
 	rm -rf "$BGP_DIR"
 	return 0
 }
+
+# bgp_snap NAME / bgp_snap_same NAME: pw_snapshot without its own files.
+bgp_snap() {
+	pw_snapshot "$1"
+	grep -v "$STATE/snap" "$STATE/snapshot.$1" >"$STATE/snap.$1"
+}
+
+bgp_snap_same() {
+	bgp_snap after
+	diff -u "$STATE/snap.$1" "$STATE/snap.after" >&2
+}
