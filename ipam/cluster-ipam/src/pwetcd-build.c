@@ -67,7 +67,14 @@ json_t *pwetcd_range_body(const struct pwetcd_range_req *req)
 {
 	json_t *o = json_object();
 
-	if (!o || pwetcd_json_set_key(o, req->key, req->key_len, req->prefix) < 0)
+	if (!o ||
+	    pwetcd_json_set_key(o, req->key, req->key_len, req->prefix && !req->range_end) < 0)
+		goto fail;
+	if (req->range_end &&
+	    json_object_set_new(o, "range_end",
+				pwetcd_json_b64(req->range_end, req->range_end_len
+								    ? req->range_end_len
+								    : strlen(req->range_end))) < 0)
 		goto fail;
 	if ((req->limit && json_object_set_new(o, "limit", pwetcd_json_i64(req->limit)) < 0) ||
 	    (req->revision &&

@@ -96,6 +96,9 @@ struct pwetcd_range_req {
 	bool keys_only;
 	bool count_only;
 	bool serializable;
+	/* explicit end of the range (exclusive), instead of prefix; NULL: none */
+	const char *range_end;
+	size_t range_end_len; /* 0: strlen(range_end) */
 };
 int pwetcd_range(struct pwetcd_client *c, const struct pwetcd_range_req *req,
 		 struct pwetcd_range_result *ret);
