@@ -218,3 +218,56 @@ bgp_snap_same() {
 	bgp_snap after
 	diff -u "$STATE/snap.$1" "$STATE/snap.after" >&2
 }
+
+# bgp_netconf I [EXTRA]: node I's conflist dir ($BGP_DIR/n<i>/net.d) for network "bgpnet".
+bgp_netconf() {
+	local i=$1 extra=${2:-} d="$BGP_DIR/n$1"
+	mkdir -p "$d/net.d"
+	cat >"$d/net.d/10-bgpnet.conflist" <<EOF2
+{"cniVersion":"1.1.0","name":"bgpnet","plugins":[{"type":"bgp-route","mtu":1500,
+ "birdSocket":"$d/bird.ctl"$extra,
+ "ipam":{"type":"host-local","dataDir":"$d/ipam",
+   "ranges":[[{"subnet":"10.244.$i.0/24"}],[{"subnet":"fd00:244:$i::/64"}]]}}]}
+EOF2
+}
+
+# bgp_cni I CMD POD: cnitool CMD for pod netns POD, run inside node I.
+bgp_cni() {
+	local i=$1 cmd=$2 pod=$3 d="$BGP_DIR/n$1"
+	ip netns exec "$(bgp_ns "$i")" env NETCONFPATH="$d/net.d" CNI_PATH="$PODWIRE_BIN" \
+		"$PODWIRE_BIN/cnitool" --cache-dir "$d/cache" "$cmd" bgpnet "/var/run/netns/$pod"
+}
+
+# bgp_pod_add I J: pod J on node I; its addresses in $BGP_DIR/pods/<pod>.{4,6}.
+bgp_pod_add() {
+	local i=$1 j=$2 pod out
+	pod="$BGP_ID-p$1-$2"
+	bgp_netns_new "$pod"
+	out=$(bgp_cni "$i" add "$pod") || {
+		echo "# cnitool add $pod on node $i failed: $out" >&2
+		return 1
+	}
+	mkdir -p "$BGP_DIR/pods"
+	printf '%s' "$out" | jq -r '.ips[] | select(.address | contains(".")) | .address | sub("/.*"; "")' \
+		>"$BGP_DIR/pods/$pod.4"
+	printf '%s' "$out" | jq -r '.ips[] | select(.address | contains(":")) | .address | sub("/.*"; "")' \
+		>"$BGP_DIR/pods/$pod.6"
+	echo "$i" >"$BGP_DIR/pods/$pod.node"
+}
+
+bgp_pod_ip() {
+	cat "$BGP_DIR/pods/$1.$2"
+}
+
+# bgp_wait_everywhere POD present|absent: POD's /32 and /128 on every other node.
+bgp_wait_everywhere() {
+	local pod=$1 want=$2 home k i
+	home=$(cat "$BGP_DIR/pods/$pod.node")
+	k=$(find "$BGP_DIR" -maxdepth 1 -name 'n*' -type d | wc -l)
+	for i in $(seq 1 "$k"); do
+		[ "$i" = "$home" ] && continue
+		[ -S "$BGP_DIR/n$i/bird.ctl" ] || continue
+		bgp_wait_route "$(bgp_ns "$i")" "$(bgp_pod_ip "$pod" 4)/32" "$want" || return 1
+		bgp_wait_route "$(bgp_ns "$i")" "$(bgp_pod_ip "$pod" 6)/128" "$want" || return 1
+	done
+}
