@@ -154,19 +154,24 @@ bgp_cluster_up() {
 	done
 }
 
-# bgp_etcd_start: etcd 3.4 on free 127.0.0.1 ports, its own data dir; sets $BGP_ETCD.
+# bgp_etcd_start: etcd 3.4 on free 127.0.0.1 ports and a unix socket (reachable
+# from inside the node namespaces), its own data dir. Sets $BGP_ETCD (http)
+# and $BGP_ETCD_UNIX (unix://...).
 bgp_etcd_start() {
-	local ports c p
+	local ports c s p
 	ports=$(/usr/bin/python3 -c 'import socket
-ss=[socket.socket() for _ in range(2)]
+ss=[socket.socket() for _ in range(3)]
 [s.bind(("127.0.0.1",0)) for s in ss]
 print(*[s.getsockname()[1] for s in ss])')
-	read -r c p <<<"$ports"
+	read -r c s p <<<"$ports"
 	BGP_ETCD="http://127.0.0.1:$c"
-	etcd --name "$BGP_ID" --data-dir "$BGP_DIR/etcd" --listen-client-urls "$BGP_ETCD" \
+	mkdir -p "$BGP_DIR/etcd-wd"
+	BGP_ETCD_UNIX="unix://$BGP_DIR/etcd-wd/localhost:$s"
+	(cd "$BGP_DIR/etcd-wd" && exec etcd --name "$BGP_ID" --data-dir "$BGP_DIR/etcd" \
+		--listen-client-urls "$BGP_ETCD,unix://localhost:$s" \
 		--advertise-client-urls "$BGP_ETCD" --listen-peer-urls "http://127.0.0.1:$p" \
 		--initial-advertise-peer-urls "http://127.0.0.1:$p" \
-		--initial-cluster "$BGP_ID=http://127.0.0.1:$p" >"$BGP_DIR/etcd.log" 2>&1 &
+		--initial-cluster "$BGP_ID=http://127.0.0.1:$p" >"$BGP_DIR/etcd.log" 2>&1) &
 	echo "$!" >"$BGP_DIR/etcd.pid"
 	echo "$!" >>"$BGP_DIR/pids"
 	local t
@@ -174,7 +179,7 @@ print(*[s.getsockname()[1] for s in ss])')
 		ETCDCTL_API=3 etcdctl --endpoints "$BGP_ETCD" endpoint health >/dev/null 2>&1 && break
 		sleep 0.1
 	done
-	export BGP_ETCD
+	export BGP_ETCD BGP_ETCD_UNIX
 }
 
 etcdctl_b() {
@@ -270,4 +275,14 @@ bgp_wait_everywhere() {
 		bgp_wait_route "$(bgp_ns "$i")" "$(bgp_pod_ip "$pod" 4)/32" "$want" || return 1
 		bgp_wait_route "$(bgp_ns "$i")" "$(bgp_pod_ip "$pod" 6)/128" "$want" || return 1
 	done
+}
+
+# bgp_netconf_ipam I IPAM_JSON: node I's conflist with the given ipam object.
+bgp_netconf_ipam() {
+	local i=$1 ipam=$2 d="$BGP_DIR/n$1"
+	mkdir -p "$d/net.d"
+	cat >"$d/net.d/10-bgpnet.conflist" <<EOF2
+{"cniVersion":"1.1.0","name":"bgpnet","plugins":[{"type":"bgp-route","mtu":1500,
+ "birdSocket":"$d/bird.ctl","ipam":$ipam}]}
+EOF2
 }
