@@ -10,7 +10,8 @@
 # bgp-route (host-local, dual stack), then deleted. Measured in the same run:
 # - ADD and DEL latency of bgp-route, against the bridge plugin's ADD
 #   (dual stack, isGateway, host-local) and a kernel veth delete
-#   (`ip link del`, also one process) in their own namespaces;
+#   (`ip link del` of a veth whose peer is in another netns, also one
+#   process) in their own namespaces;
 # - ADD returned -> the pod's /32 in every peer's kernel, DEL returned ->
 #   withdrawn everywhere: one netlink route monitor per node
 #   (routewatch.py), no polling;
@@ -144,7 +145,9 @@ for j in $(seq 1 "$PODS"); do
 		pod="$BGP_ID-p$i-$j"
 		t=$(plugin "$(bgp_ns "$i")" bgp-route DEL "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" "$R/res")
 		echo "$i $j $t" >>"$R/del"
-		ip -n "$BRH" link add "kv$i-$j" type veth peer name "kp$i-$j"
+		# the same kind of veth: its peer in another netns
+		bgp_netns_new "$BGP_ID-v$i-$j"
+		ip -n "$BRH" link add "kv$i-$j" type veth peer name eth0 netns "$BGP_ID-v$i-$j"
 		t0=$EPOCHREALTIME
 		ip -n "$BRH" link del "kv$i-$j"
 		echo "$t0 $EPOCHREALTIME" >>"$R/vethdel"
