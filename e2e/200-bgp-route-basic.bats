@@ -132,6 +132,58 @@ EOF2
 	! ip -n "$POD_NS" link show eth0 2>/dev/null
 }
 
+@test "DEL deletes the host routes before the veth (netlink event order)" {
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip -n "$HOST_NS" monitor route link >"$STATE/monitor" 2>&1 &
+	mon=$!
+	sleep 0.3
+	run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	sleep 0.3
+	kill "$mon"
+	wait "$mon" 2>/dev/null || true
+	first_route=$(grep -n '^Deleted .* proto 80' "$STATE/monitor" | head -1 | cut -d: -f1)
+	first_link=$(grep -n "^Deleted .*$host" "$STATE/monitor" | grep -v proto | head -1 | cut -d: -f1)
+	[ -n "$first_route" ] && [ -n "$first_link" ]
+	[ "$first_route" -lt "$first_link" ]
+}
+
+@test "ADD twice for the same attachment replaces, not duplicates; an IPAM refusal keeps the first" {
+	local st='{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route",
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	run_plugin bgp-route ADD eth0 <<<"$st"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	run_plugin bgp-route ADD eth0 <<<"$st"
+	assert_json '.interfaces[0].name' "$host"
+	[ "$(ip -n "$HOST_NS" -o link show | grep -c pwr)" -eq 1 ]
+	[ "$(ip -n "$HOST_NS" route show proto 80 | wc -l)" -eq 1 ]
+	run_plugin bgp-route DEL eth0 <<<"$st"
+	# host-local refuses a second allocation for the same attachment
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	ip4=$(printf '%s' "$output" | jq -r '.ips[0].address')
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf)"
+	assert_json .code 102
+	ip -n "$HOST_NS" route show "${ip4%/32}" | grep -q 'proto 80'
+	ip -n "$POD_NS" -o addr show dev eth0 | grep -q "inet $ip4"
+}
+
+@test "mtu, static IPAM in-process, and IPAM exec'd through CNI_PATH" {
+	run_plugin bgp-route ADD eth0 <<<'{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route","mtu":1400,
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	assert_json '.ips[0].address' 10.244.7.7/32
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip -n "$HOST_NS" -o link show "$host" | grep -q 'mtu 1400'
+	ip -n "$POD_NS" -o link show eth0 | grep -q 'mtu 1400'
+	ip -n "$HOST_NS" route show 10.244.7.7 | grep -q "dev $host proto 80 scope link"
+	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
+	run_plugin bgp-route DEL eth0 <<<'{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route",
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	PW_ENV=(PODWIRE_IPAM_EXEC=1) run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	assert_json '.ips | length' 2
+	PW_ENV=(PODWIRE_IPAM_EXEC=1) run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
+}
+
 @test "VERSION" {
 	run_plugin bgp-route VERSION <<<'{"cniVersion":"1.1.0"}'
 	assert_json '.supportedVersions | index("1.1.0") != null' true

@@ -247,10 +247,11 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 	int r;
 
 	r = podnet_open(&a->pn, ctx, PODNET_NEED_NETNS);
-	if (r >= 0)
-		r = remove_stale(ctx, a);
+	/* IPAM first: when it refuses, the earlier attachment is left as it was. */
 	if (r >= 0)
 		r = run_ipam(ctx, a);
+	if (r >= 0)
+		r = remove_stale(ctx, a);
 	if (r >= 0)
 		r = create_veth(ctx, a);
 	if (r >= 0 && a->v6)
