@@ -38,6 +38,9 @@ struct nlw_link {
 	int link;		 /* IFLA_LINK: peer ifindex of a veth, parent of macvlan */
 	int link_netnsid;	 /* IFLA_LINK_NETNSID, -1 if absent (peer in same netns) */
 	bool promisc;		 /* IFF_PROMISC in flags */
+	bool allmulti;		 /* IFF_ALLMULTI in flags */
+	unsigned txqlen;	 /* IFLA_TXQLEN */
+	bool has_txqlen;
 	/* kind == "bridge" (IFLA_INFO_DATA) */
 	bool has_vlan_filtering;
 	bool vlan_filtering;
@@ -146,6 +149,10 @@ int nlw_link_set_alias(struct nlw_sock *sock, int ifindex, const char *alias);
 /* Errors: -EINVAL (bad name), -EEXIST (name taken), -EBUSY (link up, some drivers). */
 int nlw_link_set_name(struct nlw_sock *sock, int ifindex, const char *name);
 int nlw_link_set_promisc(struct nlw_sock *sock, int ifindex, bool on);
+/* IFF_ALLMULTI on or off (the user-requested flag, as ip-link's allmulticast). */
+int nlw_link_set_allmulti(struct nlw_sock *sock, int ifindex, bool on);
+/* Transmit queue length (IFLA_TXQLEN). Errors: -EINVAL (kernel: out of its range). */
+int nlw_link_set_txqlen(struct nlw_sock *sock, int ifindex, unsigned txqlen);
 /* Move to the netns netns_fd (borrowed) with IFLA_NET_NS_FD; optionally rename on the way. */
 int nlw_link_set_netns(struct nlw_sock *sock, int ifindex, int netns_fd, const char *new_name);
 
