@@ -1,68 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared helpers of the bridge handlers: errors with kernel context, undo steps. */
+/* Undo steps of the bridge's own resources: its nftables elements. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/macro.h"
 #include "bridge.h"
-#include "cni/log.h"
-#include "nlw/link.h"
-#include "nlw/sock.h"
 #include "pwnft/nft.h"
 
-int bridge_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-	unsigned code = CNI_ERR_PLUGIN;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (r == -EAGAIN || r == -EBUSY || r == -ETIMEDOUT)
-		code = CNI_ERR_TRY_AGAIN;
-	r = cni_errorf(&ctx->err, code, r, "%s: %s", what, strerror(-r));
-	if (sock && nlw_sock_ext_ack(sock))
-		cni_error_add_detail(&ctx->err, nlw_sock_ext_ack(sock));
-	return r;
-}
-
 /* ---- undo steps: each owns everything it needs (the handler's state is gone) ---- */
-
-static int undo_del_host_link(void *arg)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
-
-	if (r < 0)
-		return r;
-	r = nlw_link_del_by_name(s, arg);
-	return r == -ENODEV ? 0 : r; /* already gone with its peer */
-}
-
-int bridge_undo_host_link(struct cni_ctx *ctx, const char *name)
-{
-	char *copy = strdup(name);
-	char what[64];
-
-	if (!copy)
-		return -ENOMEM;
-	snprintf(what, sizeof(what), "delete link '%s'", name);
-	return cni_undo_push(&ctx->undo, what, undo_del_host_link, copy, free);
-}
-
-static int undo_ipam(void *arg)
-{
-	return bridge_ipam_run(arg, CNI_CMD_DEL);
-}
-
-int bridge_undo_ipam(struct cni_ctx *ctx)
-{
-	return cni_undo_push(&ctx->undo, "IPAM DEL", undo_ipam, ctx, NULL);
-}
 
 struct nft_undo {
 	char *network, *cid, *ifname, *host_ifname;
@@ -154,23 +101,4 @@ int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t 
 	memcpy(u->addrs, addrs, n * sizeof(*addrs));
 	u->n_addrs = n;
 	return cni_undo_push(&ctx->undo, "remove masquerade elements", undo_nft, u, nft_undo_free);
-}
-
-/* Pod addresses of a result (with their prefix), for the nft sets. *ret owned. */
-int bridge_result_addrs(const struct cni_result *r, struct ip_prefix **ret, size_t *ret_n)
-{
-	struct ip_prefix *a;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (!r || r->n_ips == 0)
-		return 0;
-	a = malloc_multiply(r->n_ips, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n_ips; i++)
-		a[i] = r->ips[i].address;
-	*ret = a;
-	*ret_n = r->n_ips;
-	return 0;
 }

@@ -21,6 +21,8 @@ struct nlw_sock;
 #define NLW_MAC_LEN 6
 #define NLW_KIND_MAX 16
 #define NLW_ALIAS_MAX 128
+/* IF_OPER_UP (RFC 2863); <linux/if.h> has it but clashes with <net/if.h>. */
+#define NLW_OPER_UP 6
 
 /* A link as read back from RTM_GETLINK / RTM_NEWLINK. */
 struct nlw_link {
