@@ -1,0 +1,58 @@
+# Helpers for the loopback, tuning and macvlan e2e tests (e2e/14x-*.bats),
+# on top of helpers.bash.
+
+# lo_fresh_pod: replace $POD_NS by a netns whose lo is still down (as a
+# runtime hands it to loopback); registered for teardown.
+lo_fresh_pod() {
+	POD_NS="${PW_ID}l"
+	ip netns add "$POD_NS"
+	PW_NETNS_CREATED+=("$POD_NS")
+	export POD_NS
+}
+
+# pod_veth NAME: a veth NAME in $POD_NS (its peer NAME-p too), as a main
+# plugin would leave it for tuning.
+pod_veth() {
+	ip -n "$POD_NS" link add "$1" type veth peer name "${1}p"
+}
+
+# master_veth NAME: a veth NAME in $HOST_NS, up, to be a macvlan master
+# (the kernel here has no dummy module); its peer stays in $HOST_NS too.
+master_veth() {
+	ip -n "$HOST_NS" link add "$1" type veth peer name "${1}p"
+	ip -n "$HOST_NS" link set "$1" up
+	ip -n "$HOST_NS" link set "${1}p" up
+}
+
+# link_json NS IFNAME: `ip -d -j link show` of one link (first element).
+link_json() {
+	ip -n "$1" -d -j link show "$2" | jq -c '.[0]'
+}
+
+# link_state NS IFNAME: the attributes tuning changes, one line.
+link_state() {
+	ip -n "$1" -d -j link show "$2" |
+		jq -r '.[0] | "\(.address) mtu=\(.mtu) txqlen=\(.txqlen) promisc=\(.promiscuity) flags=\([.flags[] | select(. == "PROMISC" or . == "ALLMULTI")] | join(","))"'
+}
+
+# sysctl_in NS PATH: a sysctl of that netns (PATH under /proc/sys).
+sysctl_in() {
+	ip netns exec "$1" cat "/proc/sys/$2"
+}
+
+# with_prev CONF [RESULT]: CONF with prevResult = RESULT (default $output).
+with_prev() {
+	jq -c --argjson pr "${2:-$output}" '. + {prevResult: $pr}' <<<"$1"
+}
+
+# prev_iface NAME: a minimal 1.0.0 result naming NAME in $POD_NS.
+prev_iface() {
+	jq -nc --arg n "$1" --arg s "/var/run/netns/$POD_NS" \
+		'{cniVersion:"1.0.0", interfaces:[{name:$n, sandbox:$s}], ips:[]}'
+}
+
+# norm: a result with keys sorted, "dns": {} and empty lists dropped (the
+# reference prints an empty DNS object; podwire omits it).
+norm() {
+	jq -S 'del(.dns | select(. == {} or . == null)) | with_entries(select(.value != []))'
+}
