@@ -56,3 +56,17 @@ prev_iface() {
 norm() {
 	jq -S 'del(.dns | select(. == {} or . == null)) | with_entries(select(.value != []))'
 }
+
+# pod_snapshot: what a tuning or macvlan call may change, on stdout (links
+# with their attributes, addresses, routes of both test namespaces, the pod's
+# net.core and net.ipv4 sysctls of eth0, files under $STATE but snapshots).
+pod_snapshot() {
+	local ns
+	for ns in "$HOST_NS" "$POD_NS"; do
+		ip -n "$ns" -d -o link show | sed 's/^[0-9]*: //' | sort
+		ip -n "$ns" -o addr show | awk '{print $2, $4}' | sort
+		ip -n "$ns" route show table all | sort
+	done
+	ip netns exec "$POD_NS" sh -c 'cat /proc/sys/net/core/somaxconn; cat /proc/sys/net/ipv4/conf/*/arp_filter' 2>/dev/null
+	find "$STATE" -path "$STATE/stderr" -prune -o ! -name 'before*' -print 2>/dev/null | sort
+}
