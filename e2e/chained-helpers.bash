@@ -63,7 +63,10 @@ norm() {
 pod_snapshot() {
 	local ns
 	for ns in "$HOST_NS" "$POD_NS"; do
-		ip -n "$ns" -d -o link show | sed 's/^[0-9]*: //' | sort
+		# stable attributes only: operstate and carrier settle asynchronously
+		ip -n "$ns" -d -j link show | jq -c '.[] | {ifname, mtu, address, txqlen, promiscuity,
+			kind: .linkinfo.info_kind, mode: .linkinfo.info_data.mode,
+			up: (.flags | index("UP") != null)}' | sort
 		ip -n "$ns" -o addr show | awk '{print $2, $4}' | sort
 		ip -n "$ns" route show table all | sort
 	done
