@@ -67,8 +67,9 @@ pod_snapshot() {
 		ip -n "$ns" -d -j link show | jq -c '.[] | {ifname, mtu, address, txqlen, promiscuity,
 			kind: .linkinfo.info_kind, mode: .linkinfo.info_data.mode,
 			up: (.flags | index("UP") != null)}' | sort
-		ip -n "$ns" -o addr show | awk '{print $2, $4}' | sort
-		ip -n "$ns" route show table all | sort
+		# IPv6 link-local addresses and routes appear on their own once DAD ends
+		ip -n "$ns" -o addr show | awk '{print $2, $4}' | grep -v ' fe80:' | sort
+		ip -n "$ns" route show table all | grep -v '^local fe80:' | sort
 	done
 	ip netns exec "$POD_NS" sh -c 'cat /proc/sys/net/core/somaxconn; cat /proc/sys/net/ipv4/conf/*/arp_filter' 2>/dev/null
 	find "$STATE" -path "$STATE/stderr" -prune -o ! -name 'before*' -print 2>/dev/null | sort

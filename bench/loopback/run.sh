@@ -93,22 +93,28 @@ for ((run = 1; run <= RUNS; run++)); do
 	for impl in "${IMPLS[@]}"; do call "$impl" DEL 1 "$COUNT" "$run"; done
 done
 
-# Medians per (impl, cmd, run), then the median over runs; ratios of ADD medians.
-TABLE=$(jq -rs --argjson runs "$RUNS" '
+# Medians per (impl, cmd, run); the median over runs; and the ratios per run
+# (both sides from the same run), whose median is the verdict.
+TABLE=$(jq -rs '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 	def r3: . * 1000 | round / 1000;
 	group_by([.impl, .cmd, .run])
 	| map({impl: .[0].impl, cmd: .[0].cmd, run: .[0].run, med: ([.[].samples[]] | median)})
 	| . as $m
-	| def med(i; c): [$m[] | select(.impl == i and .cmd == c) | .med] | median;
-	  def runs(i; c): [$m[] | select(.impl == i and .cmd == c) | .med | r3 | tostring] | join(" / ");
-	"| implementation | ADD median per run (ms) | ADD median of runs (ms) | ratio to floor | ratio to reference |",
-	"|---|---|---|---|---|",
+	| ([$m[].run] | unique) as $runs
+	| def at(i; c; r): [$m[] | select(.impl == i and .cmd == c and .run == r) | .med][0];
+	  def med(i; c): [$m[] | select(.impl == i and .cmd == c) | .med] | median;
+	  def runs(i; c): [$runs[] as $r | at(i; c; $r) | r3 | tostring] | join(" / ");
+	  def ratio(a; b): [$runs[] as $r | at(a; "ADD"; $r) / at(b; "ADD"; $r)];
+	  def ratios(a; b): ratio(a; b) | map(r3 | tostring) | join(" / ");
+	"| implementation | ADD median per run (ms) | ADD median of runs (ms) | / floor, per run | / floor (median) | / reference, per run | / reference (median) |",
+	"|---|---|---|---|---|---|---|",
 	(["floor", "podwire", "reference"][] as $i |
-	  "| \($i) | \(runs($i; "ADD")) | \(med($i; "ADD") | r3) | \(med($i; "ADD") / med("floor"; "ADD") | r3) | \(med($i; "ADD") / med("reference"; "ADD") | r3) |"),
+	  "| \($i) | \(runs($i; "ADD")) | \(med($i; "ADD") | r3) | \(ratios($i; "floor")) | \(ratio($i; "floor") | median | r3) | \(ratios($i; "reference")) | \(ratio($i; "reference") | median | r3) |"),
 	"",
-	"DEL median of runs (ms): podwire \(med("podwire"; "DEL") | r3), reference \(med("reference"; "DEL") | r3)."
+	"DEL median of runs (ms): podwire \(med("podwire"; "DEL") | r3), reference \(med("reference"; "DEL") | r3).",
+	"Targets: podwire / floor <= 1.1, podwire / reference <= 0.2 (median of the per-run ratios)."
 	' "$RAW")
 echo "$TABLE"
 if [ -n "$OUT" ]; then
