@@ -184,16 +184,20 @@ static int parse_one(const struct nlmsghdr *nlh, struct lo_reply *st)
 
 int lo_reply_parse(const void *buf, size_t len, struct lo_reply *st)
 {
-	const struct nlmsghdr *nlh = buf;
-	int rem = (int)len;
+	size_t off = 0;
 
-	if (len > (size_t)INT32_MAX)
-		return -EBADMSG;
-	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
-		int r = parse_one(nlh, st);
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + off);
+		int r;
 
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+			return -EBADMSG;
+		r = parse_one(nlh, st);
 		if (r < 0)
 			return r;
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+		if (off > len)
+			break; /* the last message's padding may be missing */
 	}
-	return rem == 0 ? 0 : -EBADMSG;
+	return off >= len ? 0 : -EBADMSG;
 }
