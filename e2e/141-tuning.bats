@@ -191,12 +191,17 @@ ref_tuning() {
 @test "differential: the same bad inputs fail on both, and change nothing" {
 	[ -x "$REF_BIN/tuning" ] || skip "reference tuning not installed"
 	before=$(link_state "$POD_NS" eth0)
+	# The reference answers its generic 999 for each; podwire code 7 (README).
 	for frag in '{"sysctl":{"kernel.hostname":"x"}}' '{"mac":"c2:11:22:33:44"}'; do
 		run_plugin -e 1 tuning ADD <<<"$(conf "$frag")"
+		assert_json .code 7
 		ref_tuning -e 1 ADD <<<"$(conf "$frag")"
+		assert_json .code 999
 	done
 	run_plugin -e 1 tuning ADD <<<"$(conf | jq -c 'del(.prevResult)')"
+	assert_error 7 "prevResult"
 	ref_tuning -e 1 ADD <<<"$(conf | jq -c 'del(.prevResult)')"
+	assert_error 999 "Required prevResult missing"
 	[ "$(link_state "$POD_NS" eth0)" = "$before" ]
 }
 

@@ -194,9 +194,12 @@ shape() {
 @test "differential: bad inputs fail on both and leave nothing" {
 	[ -x "$REF_BIN/macvlan" ] || skip "reference macvlan not installed"
 	pod_snapshot >"$STATE/before"
+	# The reference answers its generic 999 for each; podwire code 7 (README).
 	for frag in '{"master":"nosuch0"}' '{"mtu":9000}' '{"mode":"l3"}'; do
 		run_plugin -e 1 macvlan ADD net1 <<<"$(conf "$frag")"
+		assert_json .code 7
 		ref_mv -e 1 ADD net1 <<<"$(conf "$frag")"
+		assert_json .code 999
 	done
 	diff -u "$STATE/before" <(pod_snapshot) >&2
 }
