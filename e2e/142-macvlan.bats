@@ -85,6 +85,13 @@ leases() {
 	assert_json '.interfaces[0].mac' 02:00:00:00:00:03
 }
 
+@test "bcqueuelen: the broadcast queue length of the macvlan" {
+	run_plugin macvlan ADD net1 <<<"$(conf '{"bcqueuelen":100,"ipam":{}}')"
+	[ "$(jq -r .linkinfo.info_data.bcqueuelen <<<"$(link_json "$POD_NS" net1)")" = 100 ]
+	run_plugin -e 1 macvlan ADD net2 <<<"$(conf '{"bcqueuelen":-1}')"
+	assert_error 7 "bcqueuelen"
+}
+
 @test "bad input: code 7 naming key and value, nothing changed" {
 	pod_snapshot >"$STATE/before"
 	run_plugin -e 1 macvlan ADD net1 <<<"$(conf '{"master":"nosuch0"}')"

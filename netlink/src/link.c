@@ -43,6 +43,7 @@ static const struct nlw_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
 
 static const struct nlw_policy macvlan_policy[IFLA_MACVLAN_MAX + 1] = {
     [IFLA_MACVLAN_MODE] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_MACVLAN_BC_QUEUE_LEN] = {NLW_ATTR_U32, 0, 0},
 };
 
 static const struct nlw_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
@@ -69,6 +70,8 @@ static int parse_macvlan_data(const struct nlattr *data, struct nlw_link *l)
 
 	if (r == 0 && tb[IFLA_MACVLAN_MODE])
 		l->macvlan_mode = mnl_attr_get_u32(tb[IFLA_MACVLAN_MODE]);
+	if (r == 0 && tb[IFLA_MACVLAN_BC_QUEUE_LEN])
+		l->macvlan_bc_queue_len = mnl_attr_get_u32(tb[IFLA_MACVLAN_BC_QUEUE_LEN]);
 	return r;
 }
 

@@ -110,7 +110,7 @@ static int parse_master_mode(struct cni_ctx *ctx, struct macvlan_conf *c)
 int macvlan_conf_parse(struct cni_ctx *ctx, struct macvlan_conf *ret)
 {
 	struct macvlan_conf c = {.mode = NLW_MACVLAN_BRIDGE, .mode_str = "bridge"};
-	unsigned long long mtu = 0;
+	unsigned long long mtu = 0, bcq = 0;
 	bool present = false;
 	int r;
 
@@ -124,6 +124,11 @@ int macvlan_conf_parse(struct cni_ctx *ctx, struct macvlan_conf *ret)
 	if (r >= 0)
 		r = cni_conf_get_bool(ctx, ctx->conf.root, "", "linkInContainer",
 				      &c.link_in_container, NULL);
+	if (r >= 0)
+		r = cni_conf_get_uint(ctx, ctx->conf.root, "", "bcqueuelen", 0, 4294967295ULL, &bcq,
+				      &present);
+	if (r >= 0 && present)
+		c.bc_queue_len = (unsigned)bcq;
 	if (r >= 0)
 		r = parse_mac(ctx, &c);
 	if (r < 0)

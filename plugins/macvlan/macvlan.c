@@ -151,6 +151,7 @@ static int create_macvlan(struct add_state *s)
 	    .mtu = s->c.mtu,
 	    .mac = s->c.has_mac ? s->c.mac : NULL,
 	    .netns_fd = s->c.link_in_container ? -1 : s->pn.netns_fd,
+	    .bc_queue_len = s->c.bc_queue_len,
 	};
 	int r = nlw_link_add_macvlan(s->msock, &p);
 

@@ -21,7 +21,8 @@ struct macvlan_conf {
 	unsigned char mac[NLW_MAC_LEN];
 	const char *mac_src; /* which key gave the MAC */
 	bool link_in_container;
-	bool l3; /* ipam.type set: addresses from IPAM */
+	unsigned bc_queue_len; /* bcqueuelen, 0: the kernel's default */
+	bool l3;	       /* ipam.type set: addresses from IPAM */
 };
 
 /*

@@ -244,7 +244,8 @@ static int run(enum cni_command cmd, const char *conf, char **out)
 
 static void test_add_l2(void **state)
 {
-	const char *conf = BASE ",\"master\":\"m0\",\"mode\":\"vepa\",\"mtu\":1400}";
+	const char *conf = BASE ",\"master\":\"m0\",\"mode\":\"vepa\",\"mtu\":1400,"
+				"\"bcqueuelen\":64}";
 	struct nlw_link req;
 	const struct nlmsghdr *nlh;
 	char *out = NULL;
@@ -271,6 +272,7 @@ static void test_add_l2(void **state)
 	assert_int_equal(req.link, 5);
 	assert_int_equal(req.mtu, 1400);
 	assert_int_equal(req.macvlan_mode, NLW_MACVLAN_VEPA);
+	assert_int_equal(req.macvlan_bc_queue_len, 64);
 	assert_non_null(fake_nl_attr(nlh, sizeof(struct ifinfomsg), IFLA_NET_NS_FD));
 	/* Pod: GET net1, then set up. */
 	assert_int_equal(fake_nl_nrequests(fp), 2);

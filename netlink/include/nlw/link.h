@@ -53,6 +53,7 @@ struct nlw_link {
 	bool isolated;
 	/* kind == "macvlan" */
 	uint32_t macvlan_mode; /* IFLA_MACVLAN_MODE, 0 if absent */
+	uint32_t macvlan_bc_queue_len; /* IFLA_MACVLAN_BC_QUEUE_LEN, 0 if absent */
 	/* kind == "vxlan" */
 	uint32_t vxlan_id;   /* IFLA_VXLAN_ID, 0 if absent */
 	uint16_t vxlan_port; /* IFLA_VXLAN_PORT in host byte order, 0 if absent */
@@ -115,7 +116,8 @@ struct nlw_macvlan_params {
 	enum nlw_macvlan_mode mode; /* 0: bridge */
 	unsigned mtu;
 	const unsigned char *mac;
-	int netns_fd; /* -1: current netns; else created there */
+	int netns_fd;	       /* -1: current netns; else created there */
+	uint32_t bc_queue_len; /* IFLA_MACVLAN_BC_QUEUE_LEN, 0: kernel default (not sent) */
 };
 
 /* Create a macvlan. Errors: -EEXIST, -ENODEV (parent), -EINVAL. */
