@@ -73,6 +73,12 @@ lo_flags() {
 	PW_NETNS="/var/run/netns/${PW_ID}gone" run_plugin loopback DEL <<<"$CONF"
 }
 
+@test "DEL with CNI_NETNS naming the plugin's own netns leaves that lo up" {
+	PW_NETNS="/var/run/netns/$HOST_NS" run_plugin loopback DEL <<<"$CONF"
+	ip -n "$HOST_NS" -j link show lo | jq -e '.[0].flags | index("UP") != null'
+	grep -q "own netns" "$PW_STDERR"
+}
+
 @test "ADD without a usable CNI_NETNS: code 4, nothing done" {
 	PW_NETNS="/var/run/netns/${PW_ID}gone" run_plugin -e 1 loopback ADD <<<"$CONF"
 	assert_error 4 "CNI_NETNS"

@@ -2,6 +2,9 @@
 /* loopback's ADD, DEL and CHECK. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "cni/log.h"
 
 #include "base/macro.h"
 #include "loopback.h"
@@ -90,7 +93,20 @@ static int cmd_add(struct cni_ctx *ctx)
 	return build_result(ctx, &addrs);
 }
 
-/* DEL: lo down. No netns (empty, or already gone) is success, as the reference. */
+/* Is path the netns this process runs in? (A runtime mistake on DEL.) */
+static bool is_own_netns(const char *path)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && stat("/proc/self/ns/net", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * DEL: lo down. No netns (empty, or already gone) is success, as the
+ * reference. CNI_NETNS naming the plugin's own netns is treated as gone:
+ * setting the host's lo down would cut the node off from itself.
+ */
 static int cmd_del(struct cni_ctx *ctx)
 {
 	struct lo_reply st = {.seq_last = 1, .link_up = -1};
@@ -100,6 +116,11 @@ static int cmd_del(struct cni_ctx *ctx)
 
 	if (isempty(ctx->netns))
 		return 0;
+	if (is_own_netns(ctx->netns)) {
+		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: lo left as it is",
+				ctx->netns);
+		return 0;
+	}
 	r = enter(ctx, &fd);
 	if (r == -ENOENT)
 		return 0;
