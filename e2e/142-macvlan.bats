@@ -134,6 +134,9 @@ leases() {
 	assert_error 103 "'net1' already exists"
 	[ "$(jq -r .linkinfo.info_kind <<<"$(link_json "$POD_NS" net1)")" = veth ]
 	[ "$(leases)" -eq 0 ]
+	# the runtime's DEL after the failed ADD leaves the veth alone too
+	run_plugin macvlan DEL net1 <<<"$(conf)"
+	[ "$(jq -r .linkinfo.info_kind <<<"$(link_json "$POD_NS" net1)")" = veth ]
 }
 
 @test "a failing IPAM rolls the macvlan back" {

@@ -232,12 +232,34 @@ static int cmd_add(struct cni_ctx *ctx)
 	return r;
 }
 
+/*
+ * Delete CNI_IFNAME in the pod when it is a macvlan. Anything else by that
+ * name is not ours (an ADD that failed with 103 is followed by the runtime's
+ * DEL): it is left alone with a warning. A missing link is success.
+ */
+static int del_pod_link(struct podnet *pn)
+{
+	struct cni_ctx *ctx = pn->ctx;
+	struct nlw_link l;
+	int r = nlw_link_get_by_name(pn->pod, ctx->ifname, &l);
+
+	if (r >= 0 && strcmp(l.kind, "macvlan") != 0) {
+		cni_log_warning("'%s' in the pod is a %s, not a macvlan: left in place",
+				ctx->ifname, l.kind[0] ? l.kind : "device without kind");
+		return 0;
+	}
+	if (r >= 0)
+		r = nlw_link_del(pn->pod, l.ifindex);
+	if (r == -ENODEV)
+		return 0;
+	return r < 0 ? podnet_fail(ctx, pn->pod, r, "delete '%s' in the pod", ctx->ifname) : 0;
+}
+
 /* IPAM first (it needs no netns), then the link; a missing netns or link is success. */
 static int cmd_del(struct cni_ctx *ctx)
 {
 	struct podnet pn = PODNET_INIT;
 	struct macvlan_conf c = {0};
-	struct nlw_link l;
 	int r, first = 0;
 
 	if (macvlan_conf_parse(ctx, &c) < 0)
@@ -245,15 +267,8 @@ static int cmd_del(struct cni_ctx *ctx)
 	if (c.l3)
 		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_DEL));
 	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-	if (r >= 0 && podnet_has_pod(&pn)) {
-		r = nlw_link_get_by_name(pn.pod, ctx->ifname, &l);
-		if (r >= 0)
-			r = nlw_link_del(pn.pod, l.ifindex);
-		if (r == -ENODEV)
-			r = 0;
-		if (r < 0)
-			r = podnet_fail(ctx, pn.pod, r, "delete '%s' in the pod", ctx->ifname);
-	}
+	if (r >= 0 && podnet_has_pod(&pn))
+		r = del_pod_link(&pn);
 	podnet_keep_first(&first, r);
 	podnet_done(&pn);
 	return first;
