@@ -154,6 +154,13 @@ ALL='{"mac":"c2:11:22:33:44:55","mtu":1400,"promisc":true,"allmulti":true,"txQLe
 	run_plugin tuning ADD <<<"$c"
 	PW_NETNS="/var/run/netns/${PW_ID}gone" run_plugin tuning DEL <<<"$c"
 	[ ! -e "$f" ]
+	# CNI_NETNS naming the plugin's own netns: no host link is "restored"
+	ip -n "$HOST_NS" link add eth0 mtu 1450 type veth peer name h0p
+	run_plugin tuning ADD <<<"$c"
+	hs=$(link_state "$HOST_NS" eth0)
+	PW_NETNS="/var/run/netns/$HOST_NS" run_plugin tuning DEL <<<"$c"
+	[ "$(link_state "$HOST_NS" eth0)" = "$hs" ]
+	[ ! -e "$f" ]
 }
 
 # --- interop and differential with the reference tuning ---------------------

@@ -389,6 +389,12 @@ static int restore_from(struct cni_ctx *ctx, const char *path, const struct tuni
 	int r;
 
 	r = isempty(ctx->netns) ? -ENOENT : nlw_netns_open(ctx->netns, &netns_fd);
+	/* The plugin's own netns (a runtime mistake): never tune a host link back. */
+	if (r >= 0 && nlw_netns_is_self(netns_fd) > 0) {
+		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: nothing restored",
+				ctx->netns);
+		r = -ENOENT;
+	}
 	if (r == -ENOENT) {
 		drop_backup(path, "pod netns gone");
 		return 0;
