@@ -32,6 +32,9 @@ mn_setup() {
 	PW_CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=pod1;K8S_POD_UID=$POD_UID;K8S_POD_INFRA_CONTAINER_ID=$CID"
 	# The macvlan master: one end of a veth pair in the test's host netns.
 	ip -n "$HOST_NS" link add mvup type veth peer name mvpeer
+	# No link-local addresses appearing later (they would upset snapshots).
+	ip -n "$HOST_NS" link set mvup addrgenmode none
+	ip -n "$HOST_NS" link set mvpeer addrgenmode none
 	ip -n "$HOST_NS" link set mvup up
 	ip -n "$HOST_NS" link set mvpeer up
 }
@@ -176,4 +179,12 @@ mn_pod_links() {
 mn_status_annotation() {
 	jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/network-status"] // empty' \
 		"$MN/fixtures/pods/${2:-ns1}/${1:-pod1}.json"
+}
+
+# mn_assert_snapshot_same NAME: as assert_snapshot_same, without the snapshot
+# files themselves (each one lists the ones written before it).
+mn_assert_snapshot_same() {
+	pw_snapshot after
+	diff -u <(grep -v "$STATE/snapshot\." "$STATE/snapshot.$1") \
+		<(grep -v "$STATE/snapshot\." "$STATE/snapshot.after") >&2
 }
