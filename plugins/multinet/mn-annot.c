@@ -148,48 +148,45 @@ static int parse_comma_item(const char *item, size_t i, const char *pod_ns, stru
 	return 0;
 }
 
+/* Split on ',' keeping empty items (strtok would skip them). */
 static int parse_comma(const char *value, const char *pod_ns, struct mn_sel **ret,
 		       size_t *ret_n, struct cni_error *err)
 {
-	_cleanup_free_ char *copy = strdup(value);
 	struct mn_sel *v = NULL;
 	size_t n = 0;
-	char *save = NULL, *tok;
 	int r = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end = tok + strlen(tok);
+	for (const char *s = value; r >= 0;) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		_cleanup_free_ char *tok = NULL;
 		struct mn_sel *nv;
 
-		while (ascii_isspace(*tok))
-			tok++;
-		while (end > tok && ascii_isspace(end[-1]))
-			*--end = '\0';
+		while (len > 0 && ascii_isspace(*s))
+			s++, len--;
+		while (len > 0 && ascii_isspace(s[len - 1]))
+			len--;
 		if (n >= MN_MAX_NETWORKS) {
 			r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -E2BIG,
 				       MN_ANNOT_NETWORKS ": more than %d networks", MN_MAX_NETWORKS);
 			break;
 		}
-		if (!(nv = reallocarray_safe(v, n + 1, sizeof(*v)))) {
+		if (!(tok = strndup(s, len)) || !(nv = reallocarray_safe(v, n + 1, sizeof(*v)))) {
 			r = -ENOMEM;
 			break;
 		}
 		v = nv;
 		memset(&v[n], 0, sizeof(v[n]));
 		n++;
-		if (*tok == '\0') {
+		if (len == 0)
 			r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				       MN_ANNOT_NETWORKS ": element %zu is empty", n - 1);
+		else
+			r = parse_comma_item(tok, n - 1, pod_ns, &v[n - 1], err);
+		if (!end)
 			break;
-		}
-		if ((r = parse_comma_item(tok, n - 1, pod_ns, &v[n - 1], err)) < 0)
-			break;
+		s = end + 1;
 	}
-	if (r >= 0 && n == 0)
-		r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			       MN_ANNOT_NETWORKS ": no network named in '%s'", value);
 	if (r < 0) {
 		mn_sels_free(v, n);
 		return r;
@@ -358,7 +355,7 @@ int mn_annot_parse(const char *value, const char *pod_ns, struct mn_sel **ret, s
 {
 	*ret = NULL;
 	*ret_n = 0;
-	if (!value || isempty(value))
+	if (!value || value[strspn(value, " \t\r\n")] == '\0')
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  MN_ANNOT_NETWORKS ": empty value");
 	if (!pod_ns || isempty(pod_ns))

@@ -152,7 +152,7 @@ int mn_checkpoint_parse(const char *buf, size_t len, const char *pod_uid, const 
 	memset(ret, 0, sizeof(*ret));
 	if ((r = cni_json_loadb(buf, len, what, &root, err)) < 0) {
 		err->code = CNI_ERR_INVALID_CONFIG;
-		return r;
+		return cni_error_wrapf(err, r, "device checkpoint");
 	}
 	entries = json_object_get(json_object_get(root, "Data"), "PodDeviceEntries");
 	if (!json_is_object(root) || (entries && !json_is_array(entries) && !json_is_null(entries))) {

@@ -223,16 +223,16 @@ static int parse_doc(const struct kc *k, struct mn_kubeconfig *kc)
 		return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "kubeconfig %s: context '%s': cluster '%s' not found", k->what,
 				  cur, cname ? cname : "");
+	int r = parse_cluster(k, cl, cname, kc);
+	if (r < 0)
+		return r;
 	uname = map_str(k, ctx, "user");
 	u = uname ? find_named(k, "users", uname, "user") : NULL;
 	if (uname && !u)
 		return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "kubeconfig %s: context '%s': user '%s' not found", k->what,
 				  cur, uname);
-	int r = parse_cluster(k, cl, cname, kc);
-	if (r < 0 || !u)
-		return r;
-	return parse_user(k, u, kc);
+	return u ? parse_user(k, u, kc) : 0;
 }
 
 int mn_kubeconfig_parse(const char *buf, size_t len, const char *dir, const char *what,
