@@ -376,7 +376,7 @@ static int add_one(struct mn_call *c, struct mn_plan *p, struct mn_delegate *d)
 	d->result = result;
 	d->state = MN_ADDED;
 	cni_log_info("network %s: added as %s", d->display, d->ifname);
-	return mn_cache_write(c->conf.cni_dir, p, &c->ctx->err);
+	return mn_cache_write(c->conf.cni_dir, p, false, &c->ctx->err);
 }
 
 static int write_status(struct mn_call *c, const struct mn_plan *p)
@@ -438,7 +438,7 @@ static int prepare(struct mn_call *c, struct mn_plan *p)
 	for (size_t i = 0; i < p->n; i++)
 		if ((r = devinfo_prepare(c, p, &p->d[i])) < 0)
 			return r;
-	return mn_cache_write(c->conf.cni_dir, p, &c->ctx->err);
+	return mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err);
 }
 
 int mn_add(struct cni_ctx *ctx)
@@ -456,9 +456,10 @@ int mn_add(struct cni_ctx *ctx)
 			goto out;
 		}
 	}
-	if ((r = mn_route_apply(&p, &c.rt, &ctx->err)) < 0 || (r = write_status(&c, &p)) < 0 ||
-	    (r = mn_cache_write(c.conf.cni_dir, &p, &ctx->err)) < 0 ||
-	    (r = set_result(&c, &p)) < 0) {
+	/* The cache already has every result unless default-route edited them. */
+	if ((r = mn_route_apply(&p, &c.rt, &ctx->err)) < 0 ||
+	    (r > 0 && (r = mn_cache_write(c.conf.cni_dir, &p, false, &ctx->err)) < 0) ||
+	    (r = write_status(&c, &p)) < 0 || (r = set_result(&c, &p)) < 0) {
 		rollback(&c, &p, p.n - 1);
 		goto out;
 	}

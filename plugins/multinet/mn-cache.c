@@ -89,7 +89,8 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
-int mn_cache_write(const char *cni_dir, const struct mn_plan *p, struct cni_error *err)
+int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
+		   struct cni_error *err)
 {
 	_cleanup_free_ char *path = mn_cache_path(cni_dir, p->container_id), *tmp = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -115,7 +116,8 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, struct cni_erro
 		unlink(tmp);
 		return cni_errorf(err, CNI_ERR_IO, r, "cache: cannot write '%s'", path);
 	}
-	dfd = open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A new entry needs its directory synced; a replaced one is old or new. */
+	dfd = sync_dir ? open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0)
 		(void)fsync(dfd);
 	return 0;

@@ -99,7 +99,7 @@ int mn_del(struct cni_ctx *ctx)
 	if (r < 0) {
 		/* Keep the cache: the runtime retries DEL and every delegate runs again. */
 		if (from_cache)
-			(void)mn_cache_write(c.conf.cni_dir, &p, &(struct cni_error){ 0 });
+			(void)mn_cache_write(c.conf.cni_dir, &p, false, &(struct cni_error){ 0 });
 		goto out;
 	}
 	r = mn_cache_remove(c.conf.cni_dir, ctx->container_id);

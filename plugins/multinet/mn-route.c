@@ -225,5 +225,7 @@ int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_e
 		return r;
 	if (v6.idx >= 0 && (r = apply_family(s, p, AF_INET6, &v6, err)) < 0)
 		return r;
-	return recache(p, rt, err);
+	if ((r = recache(p, rt, err)) < 0)
+		return r;
+	return 1;
 }

@@ -232,8 +232,12 @@ bool mn_delegate_has_cap(const struct mn_delegate *d, const char *cap);
 
 /* Path of the cache: <cniDir>/<containerID>. Owned. */
 char *mn_cache_path(const char *cni_dir, const char *container_id);
-/* Write atomically (temp file, fsync, rename, fsync of the directory). */
-int mn_cache_write(const char *cni_dir, const struct mn_plan *p, struct cni_error *err);
+/*
+ * Write atomically (temp file, fsync, rename; with sync_dir also an fsync
+ * of the directory, needed when the entry is new).
+ */
+int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
+		   struct cni_error *err);
 /* Read: 1 and *ret filled, 0 when missing, negative (code 6) when corrupt. */
 int mn_cache_read(const char *cni_dir, const char *container_id, struct mn_plan *ret,
 		  struct cni_error *err);
@@ -261,7 +265,8 @@ int mn_route_validate(const struct mn_plan *p, struct cni_error *err);
 /*
  * Move the pod's default route of each requested family to the named
  * interface, read the routes back to verify, and rewrite the delegates'
- * results (and their libcni cache entries) to match.
+ * results (and their libcni cache entries) to match. Returns 1 when results
+ * changed, 0 when there was nothing to do.
  */
 int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err);
 /* Remove default routes of `family` from a result JSON (any version) / add one. */

@@ -52,6 +52,7 @@ def merge_patch(target, patch):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls on kept connections
     server_version = "podwire-apiserver-standin"
 
     def log_message(self, fmt, *args):  # quiet stderr

@@ -552,7 +552,7 @@ static void test_cache_roundtrip(void **state)
 	d->result = js("{\"cniVersion\":\"1.0.0\"}");
 	d->cap_args = js("{\"mac\":\"02:00:00:00:00:01\"}");
 	assert_int_equal(mn_delegate_set_conf(d, conf, NULL, NULL, "t", &err), 0);
-	assert_int_equal(mn_cache_write(dir, &p, &err), 0);
+	assert_int_equal(mn_cache_write(dir, &p, true, &err), 0);
 	assert_int_equal(mn_cache_read(dir, "cid1", &q, &err), 1);
 	assert_int_equal(q.n, 1);
 	assert_string_equal(q.netns, "/run/netns/x");
