@@ -151,3 +151,16 @@ JSON
 	[ "$(mn_pod_links)" = "" ]
 	ip -n "$HOST_NS" link show vf0 >/dev/null
 }
+
+@test "resourceName on the cluster network's NAD (clusterNetwork by NAD name)" {
+	checkpoint_numa
+	mn_nad kube-system cl-rail '{"cniVersion":"1.0.0","plugins":[{"type":"noop","recordFile":"'"$MN"'/record",
+	 "result":{"cniVersion":"1.0.0","ips":[{"address":"10.56.0.2/24"}]}}]}' example.com/rail_b
+	mn_conf '{"clusterNetwork":"cl-rail"}'
+	mn_pod pod1 ""
+	mn_run ADD
+	records
+	assert_json '.[0].stdin.deviceID' 0000:5e:00.2
+	assert_json '.[0].stdin.name' cl-rail
+	mn_run DEL
+}

@@ -103,3 +103,22 @@ teardown() {
 	[ -z "$(ls "$MN/cache/results")" ]
 	! ip -n "$HOST_NS" -o link show | grep -q veth
 }
+
+@test "v1.multus-cni.io/default-network replaces the cluster network; two entries are refused" {
+	mn_apiserver_start
+	mn_conf
+	mn_nad kube-system alt '{"cniVersion":"1.0.0","type":"noop","result":{"cniVersion":"1.0.0",
+	 "ips":[{"address":"10.55.0.5/24"}]}}'
+	mn_pod pod1 "net-b"
+	jq '.metadata.annotations["v1.multus-cni.io/default-network"] = "alt"' \
+		"$MN/fixtures/pods/ns1/pod1.json" >"$MN/p.tmp" && mv "$MN/p.tmp" "$MN/fixtures/pods/ns1/pod1.json"
+	mn_run ADD
+	assert_json '.ips[0].address' 10.55.0.5/24
+	output=$(cat "$MN/cache/$CID")
+	assert_json '[.delegates[] | .name + "=" + .ifname] | join(",")' "kube-system/alt=eth0,ns1/net-b=net1"
+	mn_run DEL
+	jq '.metadata.annotations["v1.multus-cni.io/default-network"] = "alt,alt"' \
+		"$MN/fixtures/pods/ns1/pod1.json" >"$MN/p.tmp" && mv "$MN/p.tmp" "$MN/fixtures/pods/ns1/pod1.json"
+	mn_run -e 1 ADD
+	assert_error 7 "exactly one network"
+}

@@ -159,6 +159,9 @@ static int set_display(struct mn_delegate *d, const char *ns, const char *name)
 	return (d->display = strdup(name)) ? 0 : -ENOMEM;
 }
 
+static int sel_device(struct mn_call *c, struct mn_delegate *d, const json_t *nad,
+		      const struct mn_sel *s, struct cni_error *err);
+
 /* clusterNetwork / defaultNetworks entry: NAD in multusNamespace, confDir, path. */
 static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate *d)
 {
@@ -181,7 +184,10 @@ static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate 
 		cni_error_done(&tmp);
 	}
 	if (nad) {
-		r = nad_conf(c, nad, c->conf.multus_namespace, ref, d, NULL, err);
+		/* resourceName works on the cluster network's NAD too (Multus #501). */
+		if ((r = set_display(d, NULL, ref)) >= 0 && (r = sel_device(c, d, nad, NULL, err)) >= 0)
+			r = nad_conf(c, nad, c->conf.multus_namespace, ref, d, NULL, err);
+		d->display = mfree(d->display);
 		json_decref(nad);
 	} else {
 		r = load_confdir(c->conf.conf_dir, ref, d, err);
@@ -280,7 +286,7 @@ static int sel_device(struct mn_call *c, struct mn_delegate *d, const json_t *na
 	int r;
 
 	if (!res) {
-		if (s->device_id && !(d->device_id = strdup(s->device_id)))
+		if (s && s->device_id && !(d->device_id = strdup(s->device_id)))
 			return -ENOMEM;
 		return 0;
 	}
@@ -350,6 +356,51 @@ static int resolve_pod_networks(struct mn_call *c, struct mn_plan *p)
 	return r;
 }
 
+/*
+ * v1.multus-cni.io/default-network: exactly one network (namespace defaults
+ * to multusNamespace) replaces the cluster network.
+ */
+static int resolve_default_override(struct mn_call *c, struct mn_plan *p)
+{
+	const char *v = c->pod ? mn_k8s_annotation(c->pod, MN_ANNOT_DEFAULT_NET) : NULL;
+	struct cni_error *err = &c->ctx->err;
+	struct mn_sel *sels = NULL;
+	struct mn_delegate *d = &p->d[0];
+	json_t *nad = NULL, *caps;
+	size_t n = 0;
+	int r;
+
+	if (!v)
+		return 0;
+	if ((r = mn_annot_parse(v, c->conf.multus_namespace, &sels, &n, err)) < 0)
+		return cni_error_wrapf(err, r, MN_ANNOT_DEFAULT_NET);
+	if (n != 1) {
+		mn_sels_free(sels, n);
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+				  MN_ANNOT_DEFAULT_NET ": exactly one network, got %zu", n);
+	}
+	r = mn_k8s_get_nad(c->k8s, sels[0].namespace, sels[0].name, &nad, err);
+	if (r == 0)
+		r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -ENOENT,
+			       MN_ANNOT_DEFAULT_NET ": network %s/%s: NetworkAttachmentDefinition "
+						    "not found",
+			       sels[0].namespace, sels[0].name);
+	if (r > 0) {
+		caps = TAKE_PTR(d->cap_args);
+		mn_delegate_done(d);
+		d->master = true;
+		d->cap_args = caps;
+		r = set_display(d, sels[0].namespace, sels[0].name);
+		if (r >= 0)
+			r = sel_device(c, d, nad, NULL, err);
+		if (r >= 0)
+			r = nad_conf(c, nad, sels[0].namespace, sels[0].name, d, NULL, err);
+	}
+	json_decref(nad);
+	mn_sels_free(sels, n);
+	return r;
+}
+
 /* eth0 (CNI_IFNAME) for the master, the request, else net<position>. */
 static int assign_ifnames(struct mn_call *c, struct mn_plan *p)
 {
@@ -393,7 +444,8 @@ int mn_resolve(struct mn_call *c, struct mn_plan *p)
 				return r;
 		}
 	}
-	if (c->k8s && (r = resolve_pod_networks(c, p)) < 0)
+	if (c->k8s && ((r = resolve_default_override(c, p)) < 0 ||
+		       (r = resolve_pod_networks(c, p)) < 0))
 		return r;
 	return assign_ifnames(c, p);
 }
