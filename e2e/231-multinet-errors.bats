@@ -156,3 +156,27 @@ assert_nothing_left() {
 	! grep -q PATCH "$MN/requests.log"
 	mn_run DEL
 }
+
+@test "a client certificate instead of a token (kubeconfig with -data fields)" {
+	mn_apiserver_stop
+	local d=$MN/certs
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/client.key" \
+		-out "$d/client.csr" -subj "/CN=system:multinet" 2>/dev/null
+	openssl x509 -req -in "$d/client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+		-out "$d/client.crt" -days 2 2>/dev/null
+	MN_CLIENT_CA="$d/ca.crt" mn_apiserver_start
+	cat >"$MN/kubeconfig" <<YAML
+current-context: test
+clusters: [{name: s, cluster: {server: "https://127.0.0.1:$MN_PORT", certificate-authority-data: $(base64 -w0 "$d/ca.crt")}}]
+users: [{name: u, user: {client-certificate-data: $(base64 -w0 "$d/client.crt"), client-key-data: $(base64 -w0 "$d/client.key")}}]
+contexts: [{name: test, context: {cluster: s, user: u}}]
+YAML
+	mn_pod pod1 "net-a"
+	mn_run ADD
+	[ "$(mn_pod_links)" = "eth0 net1 " ]
+	mn_run DEL
+	# Neither certificate nor token: 401, a clear error.
+	sed -i 's/users: .*/users: [{name: u, user: {}}]/' "$MN/kubeconfig"
+	mn_run -e 1 ADD
+	assert_error 100 "HTTP 401"
+}

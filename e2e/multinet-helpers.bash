@@ -63,7 +63,8 @@ mn_apiserver_start() {
 	rm -f "$MN/port"
 	ip netns exec "$HOST_NS" /usr/bin/python3 "$MN_APISERVER" --dir "$MN/fixtures" --cert "$MN/certs/server.crt" \
 		--key "$MN/certs/server.key" --token "$MN_TOKEN" --log "$MN/requests.log" \
-		--port "${MN_PORT:-0}" --port-file "$MN/port" 2>"$MN/apiserver.err" &
+		--port "${MN_PORT:-0}" --port-file "$MN/port" ${MN_CLIENT_CA:+--client-ca "$MN_CLIENT_CA"} \
+		2>"$MN/apiserver.err" &
 	MN_APISERVER_PID=$!
 	local i
 	for i in $(seq 100); do
