@@ -215,9 +215,12 @@ static int parse_networks(const json_t *root, bool strict, struct mn_conf *c,
 					  MN_MAX_NETWORKS);
 		c->delegates = v;
 	}
-	if (!c->cluster_network && !c->delegates)
+	/* DEL and GC work from the cache and must not fail on this. */
+	if (!c->cluster_network && !c->delegates && strict)
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "multinet: one of 'clusterNetwork' or 'delegates' is required");
+	if (!c->cluster_network && !c->delegates)
+		cni_log_warning("multinet: neither 'clusterNetwork' nor 'delegates' is set");
 	return 0;
 }
 

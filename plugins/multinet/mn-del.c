@@ -297,7 +297,7 @@ int mn_status(struct cni_ctx *ctx)
 	}
 	if ((r = mn_connect(&c, false)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
 		goto out;
-	r = cni_runtime_status(&c.rt, p.d[0].list, &ctx->err);
+	r = p.n > 0 ? cni_runtime_status(&c.rt, p.d[0].list, &ctx->err) : 0;
 out:
 	mn_plan_done(&p);
 	mn_call_done(&c);

@@ -114,6 +114,11 @@ static void test_conf_lenient(void **state)
 	assert_string_equal(c.cni_dir, MN_DEFAULT_CNI_DIR);
 	mn_conf_done(&c);
 	json_decref(root);
+	/* DEL from the cache needs neither clusterNetwork nor delegates. */
+	root = js("{\"name\":\"m\"}");
+	assert_int_equal(mn_conf_parse(root, false, &c, &err), 0);
+	mn_conf_done(&c);
+	json_decref(root);
 }
 
 static void test_log_levels(void **state)
