@@ -118,3 +118,24 @@ teardown() {
 	assert_error 105 "ns1/net-b"
 	mn_run DEL
 }
+
+@test "DEL without a cache, pod still known: delegates rebuilt from the apiserver" {
+	mn_pod pod1 "net-a,net-b"
+	mn_run ADD
+	rm "$MN/cache/$CID"
+	mn_run DEL
+	grep -q "no cache for $CID" "$PW_STDERR"
+	[ "$(mn_pod_links)" = "" ]
+	[ -z "$(ls "$MN/cache/results")" ]
+	! ip -n "$HOST_NS" -o link show | grep -q veth
+}
+
+@test "DEL with a corrupt cache falls back the same way and says so" {
+	mn_pod pod1 "net-a"
+	mn_run ADD
+	echo '{"kind":"multinetCacheV1",' >"$MN/cache/$CID"
+	mn_run DEL
+	grep -q "cache for $CID unusable" "$PW_STDERR"
+	[ ! -e "$MN/cache/$CID" ]
+	[ "$(mn_pod_links)" = "" ]
+}

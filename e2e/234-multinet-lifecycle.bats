@@ -122,3 +122,13 @@ teardown() {
 	mn_run -e 1 ADD
 	assert_error 7 "exactly one network"
 }
+
+@test "STATUS is the cluster network's STATUS, its error code passed through" {
+	jq -n --arg mn "$MN" '{cniVersion:"1.1.0",name:"multinet",type:"multinet",cniDir:($mn+"/cache"),
+	  binDir:"/nonexistent",delegates:[{cniVersion:"1.1.0",name:"c",type:"fail",code:51,msg:"degraded",
+	  failOn:["STATUS"]}]}' >"$MN/multinet.json"
+	mn_run -e 1 STATUS
+	assert_error 51 "degraded"
+	jq '.delegates[0].failOn = ["DEL"]' "$MN/multinet.json" >"$MN/m.tmp" && mv "$MN/m.tmp" "$MN/multinet.json"
+	mn_run STATUS
+}
