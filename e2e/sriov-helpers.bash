@@ -12,7 +12,7 @@ SR_PF=0000:af:00.0
 
 sr_vf_bdf() { printf '0000:af:06.%d' "$1"; }
 
-# sr_tree [NVF]: build the tree and the veths.
+# sr_tree [NVF]: build the tree and the veths (SR_PLAIN=1: every VF a plain netdev VF).
 sr_tree() {
 	local n=${1:-8} i vf dev
 	SR_NVF=$n
@@ -29,13 +29,13 @@ sr_tree() {
 		mkdir -p "$dev/$vf"
 		ln -s "../$vf" "$dev/$SR_PF/virtfn$i"
 		ln -s "../$SR_PF" "$dev/$vf/physfn"
-		if [ "$i" -eq 6 ]; then
+		if [ "$i" -eq 6 ] && [ -z "${SR_PLAIN:-}" ]; then
 			ln -s "$SYS/bus/pci/drivers/vfio-pci" "$dev/$vf/driver"
 			continue
 		fi
 		ln -s "$SYS/bus/pci/drivers/mlx5_core" "$dev/$vf/driver"
 		mkdir -p "$dev/$vf/net/pwvf$i"
-		[ "$i" -eq 7 ] && mkdir -p "$dev/$vf/infiniband/mlx5_7"
+		[ "$i" -eq 7 ] && [ -z "${SR_PLAIN:-}" ] && mkdir -p "$dev/$vf/infiniband/mlx5_7"
 		ip -n "$HOST_NS" link add "pwvf$i" type veth peer name "pwvp$i"
 		ip -n "$HOST_NS" link set "pwvf$i" address "02:00:00:00:06:0$i" mtu 1500
 	done
@@ -83,4 +83,30 @@ sr_assert_home() {
 		echo "# state of VF $1 still there" >&2
 		return 1
 	}
+}
+
+# sr_ipam_fail: an IPAM delegate (the "fail" test double) that fails ADD only.
+sr_ipam_fail() {
+	printf '"failOn":["ADD"]%s,"ipam":{"type":"fail"}' "${1:+,$1}"
+}
+
+# sr_snapshot NAME / sr_assert_snapshot NAME: links, addresses and routes of
+# both namespaces and the state files, to prove a failed ADD changed nothing.
+sr_snapshot() {
+	{
+		local ns
+		for ns in "$HOST_NS" "$POD_NS"; do
+			ip -n "$ns" -o link show | sed 's/^[0-9]*: //' | awk '{print $1, $2, $3, $4, $5}'
+			ip -n "$ns" -o link show | grep -o 'link/ether [0-9a-f:]*' || true
+			ip -n "$ns" -o addr show | awk '{print $2, $4}'
+			ip -n "$ns" route show table all
+		done
+		ls "$SR_STATE_DIR"/*.json 2>/dev/null || true
+		ls "$STATE/ipam/rail-a" 2>/dev/null | grep -v -e lock -e last_reserved || true
+	} >"$STATE/sr-snap.$1"
+}
+
+sr_assert_snapshot() {
+	sr_snapshot now
+	diff -u "$STATE/sr-snap.$1" "$STATE/sr-snap.now" >&2
 }
