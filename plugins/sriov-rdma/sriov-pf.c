@@ -49,6 +49,7 @@ int sr_pf_read(struct sr_run *r)
 		cni_log_info("PF %s does not report VF %d: original PF-side state unknown, "
 			     "fresh-VF values are restored", r->st.vf.pf_name, r->st.vf.index);
 		memset(&r->st.orig.pf, 0, sizeof(r->st.orig.pf));
+		r->st.orig.pf.vf = r->st.vf.index;
 		r->st.orig.pf_known = false;
 		return 0;
 	}

@@ -232,6 +232,7 @@ static int parse_root(const json_t *o, struct sr_state *s)
 		return -EBADMSG;
 	s->pod_mtu = (unsigned)mtu;
 	s->pod_ifindex = (int)ifindex;
+	s->orig.pf.vf = s->want.vf = s->vf.index;
 	return 0;
 }
 
