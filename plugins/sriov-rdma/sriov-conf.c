@@ -272,10 +272,14 @@ static int parse_paths(struct cni_ctx *ctx, const json_t *root, struct sr_conf *
 		r = cni_conf_get_string(ctx, root, "", "master", &master, &has_master);
 	if (r < 0)
 		return r;
-	if (has_dir && (dir[0] != '/' || strstr(dir, "/../") || strlen(dir) > 3000))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"stateDir: \"%s\" is not an absolute path", dir);
-	c->state_dir = strdup(has_dir && dir[0] == '/' ? dir : SR_DEFAULT_STATE_DIR);
+	if (has_dir && (dir[0] != '/' || strstr(dir, "/../") || strlen(dir) > 3000)) {
+		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+				     "stateDir: \"%s\" is not an absolute path", dir);
+		if (r < 0)
+			return r;
+		has_dir = false; /* DEL, GC: the default */
+	}
+	c->state_dir = strdup(has_dir ? dir : SR_DEFAULT_STATE_DIR);
 	if (!c->state_dir)
 		return -ENOMEM;
 	if (has_master) {
