@@ -51,38 +51,6 @@ int sr_run_new(struct cni_ctx *ctx, struct sr_run **ret)
 	return cni_undo_push(&ctx->undo, "release the working set", noop, r, run_free);
 }
 
-int sr_open_pod_netns(struct cni_ctx *ctx, const char *path, int *ret_fd)
-{
-	int e = nlw_netns_open(path, ret_fd);
-
-	if (e == -ENOENT)
-		return cni_errorf(&ctx->err, CNI_ERR_UNKNOWN_CONTAINER, e,
-				  "CNI_NETNS: netns '%s' does not exist", path);
-	if (e < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, e,
-				  "CNI_NETNS: cannot open netns '%s'", path);
-	return 0;
-}
-
-static int open_all(struct sr_run *r)
-{
-	struct cni_ctx *ctx = r->ctx;
-	int e = nlw_netns_open_self(&r->host_ns_fd);
-
-	if (e < 0)
-		return sr_fail(ctx, NULL, e, "open the host netns");
-	e = nlw_sock_open(&r->host);
-	if (e < 0)
-		return sr_fail(ctx, NULL, e, "open netlink socket");
-	e = sr_open_pod_netns(ctx, ctx->netns, &r->pod_ns_fd);
-	if (e < 0)
-		return e;
-	e = nlw_sock_open_in_netns(r->pod_ns_fd, NETLINK_ROUTE, &r->pod);
-	if (e < 0)
-		return sr_fail(ctx, NULL, e, "open netlink socket in netns '%s'", ctx->netns);
-	return 0;
-}
-
 static int undo_remove_state(void *arg)
 {
 	struct sr_run *r = arg;
@@ -290,7 +258,7 @@ int sr_cmd_add(struct cni_ctx *ctx)
 	if (e >= 0)
 		e = resolve(r);
 	if (e >= 0)
-		e = open_all(r);
+		e = sr_open(r, true);
 	if (e >= 0)
 		e = sr_rdma_precheck(r);
 	if (e >= 0)

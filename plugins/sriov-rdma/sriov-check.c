@@ -22,6 +22,7 @@
 #include "nlw/rdma.h"
 #include "nlw/sock.h"
 #include "nlw/vf.h"
+#include "podnet/check.h"
 #include "sriov-rdma.h"
 
 static int differs(struct cni_ctx *ctx, const char *what, const char *bdf)
@@ -29,33 +30,17 @@ static int differs(struct cni_ctx *ctx, const char *what, const char *bdf)
 	return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL, "VF %s: %s", bdf, what);
 }
 
-static int check_addrs(struct sr_run *r, int ifindex)
+/* prevResult's addresses on the pod netdev and its routes in the pod (podnet's CHECK helpers). */
+static int check_l3(struct sr_run *r, int ifindex)
 {
+	struct podnet pn = {.ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
 	const struct cni_result *pr = r->ctx->prev_result;
-	_cleanup_free_ struct nlw_addr *a = NULL;
-	unsigned n = 0;
-	char buf[64];
 	int e;
 
-	if (!pr || pr->n_ips == 0)
+	if (!pr)
 		return 0;
-	e = nlw_addr_list(r->pod, ifindex, AF_UNSPEC, &a, &n);
-	if (e < 0)
-		return sr_fail(r->ctx, r->pod, e, "list addresses of '%s'", r->ctx->ifname);
-	for (size_t i = 0; i < pr->n_ips; i++) {
-		bool found = false;
-
-		for (unsigned k = 0; k < n && !found; k++)
-			found = a[k].prefix.family == pr->ips[i].address.family &&
-				a[k].prefix.prefixlen == pr->ips[i].address.prefixlen &&
-				ip_addr_equal(a[k].prefix.family, &a[k].prefix.addr,
-					      &pr->ips[i].address.addr);
-		if (!found)
-			return cni_errorf(&r->ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
-					  "address %s of prevResult is not on '%s'",
-					  ip_prefix_fmt(&pr->ips[i].address, buf), r->ctx->ifname);
-	}
-	return 0;
+	e = podnet_check_addrs(&pn, ifindex, pr);
+	return e < 0 ? e : podnet_check_routes(&pn, pr);
 }
 
 static int check_netdev(struct sr_run *r)
@@ -71,7 +56,7 @@ static int check_netdev(struct sr_run *r)
 		return differs(r->ctx, "netdev MTU differs from the one ADD set", bdf);
 	if (!(l.flags & IFF_UP))
 		return differs(r->ctx, "netdev is down", bdf);
-	return check_addrs(r, l.ifindex);
+	return check_l3(r, l.ifindex);
 }
 
 static int check_pf(struct sr_run *r)
@@ -114,13 +99,9 @@ int sr_cmd_check(struct cni_ctx *ctx)
 				  ctx->container_id, ctx->ifname);
 	if (e < 0)
 		return cni_error_isset(&ctx->err) ? e : sr_fail(ctx, NULL, e, "stateDir: read");
-	e = nlw_sock_open(&r->host);
-	if (e >= 0)
-		e = sr_open_pod_netns(ctx, ctx->netns, &r->pod_ns_fd);
-	if (e >= 0)
-		e = nlw_sock_open_in_netns(r->pod_ns_fd, NETLINK_ROUTE, &r->pod);
+	e = sr_open(r, true);
 	if (e < 0)
-		return cni_error_isset(&ctx->err) ? e : sr_fail(ctx, NULL, e, "open netlink");
+		return e;
 	if (!r->st.vf.dpdk)
 		e = check_netdev(r);
 	if (e >= 0)

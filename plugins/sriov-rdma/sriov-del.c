@@ -75,15 +75,6 @@ int sr_teardown(struct sr_run *r)
 	return 0;
 }
 
-static int open_host(struct sr_run *r)
-{
-	int e = nlw_netns_open_self(&r->host_ns_fd);
-
-	if (e >= 0)
-		e = nlw_sock_open(&r->host);
-	return e < 0 ? sr_fail(r->ctx, NULL, e, "open the host netns") : 0;
-}
-
 /* The record of this attachment: by deviceID, else by scanning the directory. */
 static int find_state(struct sr_run *r, char *bdf)
 {
@@ -153,12 +144,8 @@ int sr_cmd_del(struct cni_ctx *ctx)
 		if (e < 0)
 			return e;
 	}
-	e = open_host(r);
-	if (e >= 0) {
-		open_pod(r, isempty(ctx->netns) ? NULL : ctx->netns);
-		e = sr_teardown(r);
-	}
-	return e;
+	e = sr_open(r, false);
+	return e < 0 ? e : sr_teardown(r);
 }
 
 static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s)
@@ -231,7 +218,7 @@ int sr_cmd_gc(struct cni_ctx *ctx)
 	if (e >= 0)
 		e = dir_open_existing(r);
 	if (e >= 0)
-		e = open_host(r);
+		e = sr_open(r, false);
 	if (e < 0)
 		return e;
 	first = gc_scan(r);

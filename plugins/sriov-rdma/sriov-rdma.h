@@ -173,8 +173,11 @@ struct sr_run {
 void sr_run_done(struct sr_run *r);
 /* A working set on the heap, freed by the first undo step pushed (after all others ran). */
 int sr_run_new(struct cni_ctx *ctx, struct sr_run **ret);
-/* Open CNI_NETNS: code 3 when missing, 4 when not a netns. */
-int sr_open_pod_netns(struct cni_ctx *ctx, const char *path, int *ret_fd);
+/*
+ * Open our own netns, CNI_NETNS and both sockets (podnet_open): required on
+ * ADD and CHECK; on DEL and GC a missing netns leaves pod_ns_fd -1.
+ */
+int sr_open(struct sr_run *r, bool need_netns);
 
 /* sriov-netdev.c */
 int sr_netdev_record(struct sr_run *r);
