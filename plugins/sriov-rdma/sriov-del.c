@@ -163,8 +163,18 @@ static int gc_one(struct sr_run *base, const char *bdf)
 	struct sr_run r = {.ctx = base->ctx, .sysfs_fd = base->sysfs_fd, .dir_fd = base->dir_fd,
 			   .lock_fd = -1, .host_ns_fd = base->host_ns_fd, .pod_ns_fd = -1,
 			   .host = base->host};
-	int e = lock_state(&r, bdf, GC_LOCK_TIMEOUT_MS);
+	int e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
 
+	if (e == -ETIMEDOUT) { /* an ADD or DEL is at work on it: the next GC looks again */
+		cni_log_info("GC: VF %s is busy, skipped", bdf);
+		return 0;
+	}
+	if (e >= 0)
+		e = sr_state_load(base->dir_fd, bdf, &r.st);
+	if (e == -ENOENT || e == -EBADMSG)
+		e = 1; /* gone meanwhile, or not a record of ours */
+	if (e < 0)
+		e = sr_fail(base->ctx, NULL, e, "GC: VF %s", bdf);
 	if (e == 0 && streq(r.st.network, base->ctx->conf.name) &&
 	    !valid_attachment(base->ctx, &r.st)) {
 		cni_log_info("GC: VF %s of %s/%s is not a valid attachment: restoring", bdf,

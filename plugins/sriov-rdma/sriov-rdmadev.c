@@ -151,9 +151,13 @@ static int verify_verbs(struct sr_run *r)
 	struct verbs v = {.want = r->st.vf.rdma_dev};
 	int e;
 
-	if (r->pod_ns_fd < 0 || rdma_open != open_real || !verbs_load(&v)) {
+	if (r->pod_ns_fd < 0 || rdma_open != open_real)
+		return 0; /* the test seam: no real device to open */
+	if (!verbs_load(&v)) {
+		const char *why = dlerror();
+
 		cni_log_debug("rdma: libibverbs not available (%s): nldev verification only",
-			      dlerror());
+			      why ? why : "symbols missing");
 		goto out;
 	}
 	e = nlw_netns_run(r->pod_ns_fd, verbs_probe, &v);
