@@ -74,11 +74,10 @@ teardown() {
 	run_plugin -e 1 sriov-rdma DEL net1 <<<"$(sr_conf 3)"
 	assert_error 11 "retry DEL"
 	[ -e "$SR_STATE_DIR/0000:af:06.3.json" ]
-	# The device comes back (here: recreated under its pod name, as the kernel would).
-	ip -n "$HOST_NS" link add net1 type veth peer name pwvp3x
+	# The device comes back (here: recreated under its pod name and ifindex, as
+	# the kernel returns a physical VF).
 	local idx
 	idx=$(jq -r .orig.ifindex "$SR_STATE_DIR/0000:af:06.3.json")
-	ip -n "$HOST_NS" link del net1
 	ip -n "$HOST_NS" link add net1 index "$idx" type veth peer name pwvp3x
 	run_plugin sriov-rdma DEL net1 <<<"$(sr_conf 3)"
 	[ -n "$(sr_link "$HOST_NS" pwvf3)" ]
@@ -220,6 +219,10 @@ teardown() {
 	[ -n "$(sr_link "$POD_NS" net1)" ]
 	[ -z "$(sr_link "$POD_NS" net2)" ]
 	run_plugin sriov-rdma STATUS <<<"$(sr_conf 0)"
+	# STATUS and GC are about the network: no deviceID needed.
+	run_plugin sriov-rdma STATUS <<<"$(sr_conf 0 | jq -c 'del(.deviceID)')"
+	run_plugin -e 1 sriov-rdma STATUS <<<"$(sr_conf 0 | jq -c 'del(.deviceID) | .stateDir = "/proc/nope"')"
+	assert_error 50 "stateDir: '/proc/nope' is not writable"
 	run_plugin -e 1 sriov-rdma STATUS <<<"$(sr_conf 0 '"rdma":"on"')"
 	assert_error 50 'rdma: "on" but RDMA netlink is unavailable'
 	run_plugin sriov-rdma DEL net1 keep <<<"$(sr_conf 0)"

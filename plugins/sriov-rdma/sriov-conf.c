@@ -82,6 +82,10 @@ static int parse_device_id(struct cni_ctx *ctx, const json_t *root, struct sr_co
 		if (r < 0)
 			return r;
 	}
+	/* STATUS and GC act on the network, not on one VF. */
+	if ((!present || isempty(v)) &&
+	    (ctx->command == CNI_CMD_STATUS || ctx->command == CNI_CMD_GC))
+		return 0;
 	if (!present || isempty(v))
 		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 					"deviceID: missing (the VF's PCI address, e.g. "
