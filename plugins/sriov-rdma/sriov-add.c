@@ -84,8 +84,12 @@ static int undo_rdma(void *arg)
 static int check_owner(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	struct sr_run old = {.ctx = ctx, .sysfs_fd = r->sysfs_fd, .dir_fd = r->dir_fd,
-			     .lock_fd = -1, .host_ns_fd = r->host_ns_fd, .pod_ns_fd = -1,
+	struct sr_run old = {.ctx = ctx,
+			     .sysfs_fd = r->sysfs_fd,
+			     .dir_fd = r->dir_fd,
+			     .lock_fd = -1,
+			     .host_ns_fd = r->host_ns_fd,
+			     .pod_ns_fd = -1,
 			     .host = r->host};
 	int e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
 
@@ -220,7 +224,8 @@ static int build_result(struct sr_run *r)
 	if (r->st.vf.dpdk)
 		mac = (r->st.applied & SR_PF_MAC) ? r->conf.mac : r->st.orig.pf.mac;
 	i = cni_result_add_iface(r->result, r->ctx->ifname,
-				 memcmp(mac, zero, 6) ? nlw_mac_fmt(mac, buf) : NULL, r->ctx->netns);
+				 memcmp(mac, zero, 6) ? nlw_mac_fmt(mac, buf) : NULL,
+				 r->ctx->netns);
 	if (i < 0)
 		return i;
 	r->result->ifaces[i].mtu = r->st.pod_mtu;
@@ -283,7 +288,8 @@ int sr_cmd_add(struct cni_ctx *ctx)
 		r->st.complete = true;
 		e = sr_state_save(r->dir_fd, &r->st);
 		if (e < 0)
-			e = sr_fail(ctx, NULL, e, "stateDir: write the state of VF %s", r->st.vf.bdf);
+			e = sr_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
+				    r->st.vf.bdf);
 	}
 	if (e < 0)
 		return e;

@@ -33,7 +33,8 @@ static int differs(struct cni_ctx *ctx, const char *what, const char *bdf)
 /* prevResult's addresses on the pod netdev and its routes in the pod (podnet's CHECK helpers). */
 static int check_l3(struct sr_run *r, int ifindex)
 {
-	struct podnet pn = {.ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
+	struct podnet pn = {
+	    .ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
 	const struct cni_result *pr = r->ctx->prev_result;
 	int e;
 
@@ -125,9 +126,10 @@ static int status_rdma(struct cni_ctx *ctx, enum sr_rdma_mode mode)
 		e = nlw_rdma_netns_mode(s);
 	nlw_sock_free(s);
 	if (e == 1)
-		return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -EOPNOTSUPP,
-				  "rdma: the RDMA subsystem's netns mode is \"shared\"; VFs with an "
-				  "RDMA device need `rdma system set netns exclusive`");
+		return cni_errorf(
+		    &ctx->err, CNI_ERR_NOT_AVAILABLE, -EOPNOTSUPP,
+		    "rdma: the RDMA subsystem's netns mode is \"shared\"; VFs with an "
+		    "RDMA device need `rdma system set netns exclusive`");
 	if (e < 0 && mode == SR_RDMA_ON)
 		return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, e,
 				  "rdma: \"on\" but RDMA netlink is unavailable (kernel without "
@@ -150,8 +152,8 @@ int sr_cmd_status(struct cni_ctx *ctx)
 			close(tmp);
 	}
 	if (e < 0)
-		e = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, e, "stateDir: '%s' is not writable",
-			       c.state_dir);
+		e = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, e,
+			       "stateDir: '%s' is not writable", c.state_dir);
 	if (fd >= 0)
 		close(fd);
 	if (e >= 0)

@@ -16,9 +16,9 @@
 #include "sriov-rdma.h"
 
 static const char *const sr_keys[] = {
-    "deviceID",	   "pciBusID",	  "vlan",	 "vlanQoS",	"vlanProto", "mac",
-    "spoofchk",	   "trust",	  "link_state",	 "min_tx_rate", "max_tx_rate", "mtu",
-    "rdma",	   "stateDir",	  "master",	 NULL,
+    "deviceID", "pciBusID", "vlan",	  "vlanQoS",	 "vlanProto",	"mac",
+    "spoofchk", "trust",    "link_state", "min_tx_rate", "max_tx_rate", "mtu",
+    "rdma",	"stateDir", "master",	  NULL,
 };
 
 bool sr_bdf_valid(const char *s)
@@ -202,9 +202,9 @@ static int parse_link_state(struct cni_ctx *ctx, const json_t *root, struct sr_c
 	else if (streq(v, "disable"))
 		c->link_state = NLW_VF_LINK_DISABLE;
 	else
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"link_state: \"%s\" is not \"auto\", \"enable\" or \"disable\"",
-					v);
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "link_state: \"%s\" is not \"auto\", \"enable\" or \"disable\"", v);
 	c->pf_keys |= SR_PF_LINK_STATE;
 	return 0;
 }

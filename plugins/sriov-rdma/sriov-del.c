@@ -70,7 +70,8 @@ int sr_teardown(struct sr_run *r)
 		return first;
 	e = sr_state_remove(r->dir_fd, r->st.vf.bdf);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "stateDir: remove the state of VF %s", r->st.vf.bdf);
+		return sr_fail(r->ctx, NULL, e, "stateDir: remove the state of VF %s",
+			       r->st.vf.bdf);
 	cni_log_debug("VF %s restored and released", r->st.vf.bdf);
 	return 0;
 }
@@ -160,8 +161,12 @@ static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s
 /* One record of GC: restore it unless valid or busy. */
 static int gc_one(struct sr_run *base, const char *bdf)
 {
-	struct sr_run r = {.ctx = base->ctx, .sysfs_fd = base->sysfs_fd, .dir_fd = base->dir_fd,
-			   .lock_fd = -1, .host_ns_fd = base->host_ns_fd, .pod_ns_fd = -1,
+	struct sr_run r = {.ctx = base->ctx,
+			   .sysfs_fd = base->sysfs_fd,
+			   .dir_fd = base->dir_fd,
+			   .lock_fd = -1,
+			   .host_ns_fd = base->host_ns_fd,
+			   .pod_ns_fd = -1,
 			   .host = base->host};
 	int e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
 

@@ -24,7 +24,8 @@ int sr_netdev_record(struct sr_run *r)
 	if (e == -ENODEV)
 		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, e,
 				  "VF %s: its netdev '%s' (from sysfs) is not in this network "
-				  "namespace (already in a pod?)", r->st.vf.bdf, r->st.vf.netdev);
+				  "namespace (already in a pod?)",
+				  r->st.vf.bdf, r->st.vf.netdev);
 	if (e < 0)
 		return sr_fail(r->ctx, r->host, e, "look up VF netdev '%s'", r->st.vf.netdev);
 	snprintf(r->st.orig.netdev, sizeof(r->st.orig.netdev), "%s", l.name);
@@ -74,7 +75,8 @@ int sr_netdev_to_pod(struct sr_run *r)
 	if (r->conf.mtu) {
 		e = nlw_link_set_mtu(r->pod, l.ifindex, r->conf.mtu);
 		if (e < 0)
-			return sr_fail(r->ctx, r->pod, e, "mtu: set %u on '%s'", r->conf.mtu, ifname);
+			return sr_fail(r->ctx, r->pod, e, "mtu: set %u on '%s'", r->conf.mtu,
+				       ifname);
 	}
 	e = nlw_link_get_by_index(r->pod, l.ifindex, &l);
 	if (e < 0)
@@ -162,9 +164,10 @@ static int restore_in_host(struct sr_run *r)
 				  "kernel returns it when the last reference drops); retry DEL",
 				  r->st.vf.bdf, r->st.netns);
 	if (e == -ENODEV)
-		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, e,
-				  "VF %s: netdev found neither as '%s' in netns '%s' nor in the host",
-				  r->st.vf.bdf, r->st.ifname, r->st.netns);
+		return cni_errorf(
+		    &r->ctx->err, CNI_ERR_PLUGIN, e,
+		    "VF %s: netdev found neither as '%s' in netns '%s' nor in the host",
+		    r->st.vf.bdf, r->st.ifname, r->st.netns);
 	e = restore_attrs(r, r->host, &l);
 	if (e >= 0 && !streq(l.name, r->st.orig.netdev)) {
 		e = nlw_link_set_name(r->host, l.ifindex, r->st.orig.netdev);

@@ -2,9 +2,9 @@
 /* The plugin's handler table. */
 #include "sriov-rdma.h"
 
-static const char *const args_keys[] = {"IgnoreUnknown", "MAC", "K8S_POD_NAMESPACE",
-					"K8S_POD_NAME", "K8S_POD_INFRA_CONTAINER_ID",
-					"K8S_POD_UID", NULL};
+static const char *const args_keys[] = {
+    "IgnoreUnknown", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_INFRA_CONTAINER_ID",
+    "K8S_POD_UID",   NULL};
 
 const struct cni_plugin_ops sriov_rdma_ops = {
     .name = "sriov-rdma",

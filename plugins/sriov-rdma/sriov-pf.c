@@ -47,7 +47,8 @@ int sr_pf_read(struct sr_run *r)
 	if (e == -ENOENT || e == -ENODEV) {
 		/* Virtio-style PFs (and the test fakes) report no VF list. */
 		cni_log_info("PF %s does not report VF %d: original PF-side state unknown, "
-			     "fresh-VF values are restored", r->st.vf.pf_name, r->st.vf.index);
+			     "fresh-VF values are restored",
+			     r->st.vf.pf_name, r->st.vf.index);
 		memset(&r->st.orig.pf, 0, sizeof(r->st.orig.pf));
 		r->st.orig.pf.vf = r->st.vf.index;
 		r->st.orig.pf_known = false;

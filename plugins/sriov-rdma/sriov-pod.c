@@ -41,9 +41,9 @@ int sr_ipam_run(struct cni_ctx *ctx, enum cni_command cmd)
 
 int sr_pod_configure(struct sr_run *r, int ifindex)
 {
-	struct podnet pn = {.ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
+	struct podnet pn = {
+	    .ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
 
-	return podnet_iface_configure(&pn, &(struct podnet_iface){.ifindex = ifindex,
-								  .name = r->ctx->ifname},
-				      r->result);
+	return podnet_iface_configure(
+	    &pn, &(struct podnet_iface){.ifindex = ifindex, .name = r->ctx->ifname}, r->result);
 }

@@ -75,7 +75,7 @@ struct sr_vf {
 	char bdf[SR_BDF_LEN];
 	char pf_bdf[SR_BDF_LEN];
 	char pf_name[IFNAMSIZ];
-	int index; /* virtfnN */
+	int index;	       /* virtfnN */
 	char netdev[IFNAMSIZ]; /* "" for a DPDK VF */
 	char driver[SR_DRIVER_MAX];
 	bool dpdk;
@@ -114,7 +114,7 @@ struct sr_state {
 	struct sr_vf vf;
 	int pf_ifindex;
 	struct sr_orig orig;
-	unsigned applied; /* PF-side keys ADD changes (planned before the first change) */
+	unsigned applied;	 /* PF-side keys ADD changes (planned before the first change) */
 	struct nlw_vf_info want; /* the values ADD sets for those keys */
 	unsigned pod_mtu;
 	unsigned char pod_mac[6];
@@ -159,11 +159,11 @@ struct sr_run {
 	struct cni_ctx *ctx;
 	struct sr_conf conf;
 	struct sr_state st;
-	int sysfs_fd;	 /* borrowed */
-	int dir_fd;	 /* state directory */
-	int lock_fd;	 /* per-VF lock */
-	int host_ns_fd;	 /* our own netns */
-	int pod_ns_fd;	 /* -1 when gone */
+	int sysfs_fd;	       /* borrowed */
+	int dir_fd;	       /* state directory */
+	int lock_fd;	       /* per-VF lock */
+	int host_ns_fd;	       /* our own netns */
+	int pod_ns_fd;	       /* -1 when gone */
 	struct nlw_sock *host; /* NETLINK_ROUTE in the host netns */
 	struct nlw_sock *pod;  /* NETLINK_ROUTE in the pod netns */
 	struct nlw_sock *rdma; /* NETLINK_RDMA in the host netns (ADD with a device to move) */

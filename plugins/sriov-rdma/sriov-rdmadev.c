@@ -23,7 +23,7 @@
 #include "sriov-rdma.h"
 
 #define EXCLUSIVE_HINT                                                                             \
-	"run `rdma system set netns exclusive` before any pod starts (persist with `options "     \
+	"run `rdma system set netns exclusive` before any pod starts (persist with `options "      \
 	"ib_core netns_mode=0` in /etc/modprobe.d)"
 
 static int open_real(int netns_fd, struct nlw_sock **ret)
@@ -50,24 +50,30 @@ int sr_rdma_precheck(struct sr_run *r)
 	if (!dev[0] && r->conf.rdma == SR_RDMA_ON)
 		return cni_errorf(&r->ctx->err, CNI_ERR_INVALID_CONFIG, -ENODEV,
 				  "rdma: \"on\" but VF %s has no RDMA device (no infiniband/ under "
-				  "its PCI device in sysfs)", r->st.vf.bdf);
+				  "its PCI device in sysfs)",
+				  r->st.vf.bdf);
 	if (!dev[0] || r->conf.rdma == SR_RDMA_OFF)
 		return 0;
 	e = rdma_open(-1, &r->rdma);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "rdma: VF %s has RDMA device '%s' but RDMA netlink "
-			       "is unavailable (kernel without ib_core?)", r->st.vf.bdf, dev);
+		return sr_fail(r->ctx, NULL, e,
+			       "rdma: VF %s has RDMA device '%s' but RDMA netlink "
+			       "is unavailable (kernel without ib_core?)",
+			       r->st.vf.bdf, dev);
 	e = nlw_rdma_netns_mode(r->rdma);
 	if (e == 1)
-		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, -EOPNOTSUPP,
-				  "rdma: the RDMA subsystem's netns mode is \"shared\", moving '%s' "
-				  "needs \"exclusive\": " EXCLUSIVE_HINT, dev);
+		return cni_errorf(
+		    &r->ctx->err, CNI_ERR_PLUGIN, -EOPNOTSUPP,
+		    "rdma: the RDMA subsystem's netns mode is \"shared\", moving '%s' "
+		    "needs \"exclusive\": " EXCLUSIVE_HINT,
+		    dev);
 	if (e < 0)
 		return sr_fail(r->ctx, r->rdma, e, "rdma: read the RDMA netns mode");
 	e = nlw_rdma_dev_get_by_name(r->rdma, dev, &d);
 	if (e < 0)
-		return sr_fail(r->ctx, r->rdma, e, "rdma: RDMA device '%s' of VF %s in the host netns",
-			       dev, r->st.vf.bdf);
+		return sr_fail(r->ctx, r->rdma, e,
+			       "rdma: RDMA device '%s' of VF %s in the host netns", dev,
+			       r->st.vf.bdf);
 	r->rdma_index = d.index;
 	r->st.rdma_move = true;
 	return 0;
@@ -163,11 +169,13 @@ static int verify_verbs(struct sr_run *r)
 	e = nlw_netns_run(r->pod_ns_fd, verbs_probe, &v);
 	if (e < 0 || v.state < 0)
 		cni_log_info("rdma: libibverbs does not list '%s' in the pod (provider missing?): "
-			     "verified by nldev only", v.want);
+			     "verified by nldev only",
+			     v.want);
 	else if (v.err)
 		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, v.err < 0 ? v.err : -EIO,
 				  "rdma: '%s' is listed in the pod but ibv_open_device/"
-				  "ibv_query_port fails (user-space provider ABI mismatch?)", v.want);
+				  "ibv_query_port fails (user-space provider ABI mismatch?)",
+				  v.want);
 	else
 		cni_log_debug("rdma: '%s' port 1 state %d in the pod", v.want, v.state);
 out:
@@ -236,6 +244,7 @@ int sr_rdma_release(struct sr_run *r)
 				  "(the kernel returns it when the netns is freed); retry DEL",
 				  r->st.vf.rdma_dev, r->st.netns);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host", r->st.vf.rdma_dev);
+		return sr_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host",
+			       r->st.vf.rdma_dev);
 	return 0;
 }

@@ -82,7 +82,8 @@ char *sr_state_format(const struct sr_state *s)
 		      s->vf.dpdk, "rdmaDevice", s->vf.rdma_dev, "rdmaMove", s->rdma_move, "orig",
 		      orig_json(&s->orig), "applied", applied_json(s->applied), "want",
 		      vf_info_json(&s->want), "pod", "mac", mac_json(s->pod_mac), "mtu",
-		      (int)s->pod_mtu, "ifindex", s->pod_ifindex, "ipam", s->has_ipam, "complete", s->complete);
+		      (int)s->pod_mtu, "ifindex", s->pod_ifindex, "ipam", s->has_ipam, "complete",
+		      s->complete);
 	if (!j)
 		return NULL;
 	out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);

@@ -72,7 +72,8 @@ static int resolve_pf(int root, const char *bdf, struct sr_vf *v, struct cni_err
 		if (nlw_sysfs_read_u32(root, path, &total) >= 0)
 			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  "deviceID: \"%s\" is an SR-IOV PF (sriov_totalvfs %u), "
-					  "not a VF", bdf, total);
+					  "not a VF",
+					  bdf, total);
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "deviceID: \"%s\" is not an SR-IOV VF (no physfn)", bdf);
 	}
@@ -98,8 +99,8 @@ static int resolve_index(int root, const char *bdf, struct sr_vf *v, struct cni_
 	snprintf(path, sizeof(path), DEV_DIR "%s/sriov_numvfs", v->pf_bdf);
 	r = nlw_sysfs_read_u32(root, path, &numvfs);
 	if (r < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r, "deviceID: PF %s: cannot read sriov_numvfs",
-				  v->pf_bdf);
+		return cni_errorf(err, CNI_ERR_PLUGIN, r,
+				  "deviceID: PF %s: cannot read sriov_numvfs", v->pf_bdf);
 	for (unsigned i = 0; i < numvfs && i < 4096; i++) {
 		snprintf(path, sizeof(path), DEV_DIR "%s/virtfn%u", v->pf_bdf, i);
 		if (nlw_sysfs_read_link_base(root, path, base, sizeof(base)) >= 0 &&
@@ -152,7 +153,8 @@ static int resolve_driver(int root, const char *bdf, struct sr_vf *v, struct cni
 	if (r <= 0)
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, r < 0 ? r : -ENODEV,
 				  "deviceID: VF \"%s\" has neither a netdev nor a DPDK driver "
-				  "(driver \"%s\")", bdf, v->driver);
+				  "(driver \"%s\")",
+				  bdf, v->driver);
 	strcpy(v->netdev, names[0]);
 	return 0;
 }

@@ -18,7 +18,9 @@ int sr_fail(struct cni_ctx *ctx, struct nlw_sock *s, int r, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	r = cni_errorf(&ctx->err, r == -ETIMEDOUT || r == -EAGAIN || r == -EBUSY ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN,
+	r = cni_errorf(&ctx->err,
+		       r == -ETIMEDOUT || r == -EAGAIN || r == -EBUSY ? CNI_ERR_TRY_AGAIN
+								      : CNI_ERR_PLUGIN,
 		       r, "%s: %s", msg, strerror(r < 0 ? -r : EINVAL));
 	if (s && nlw_sock_ext_ack(s))
 		cni_error_add_detail(&ctx->err, nlw_sock_ext_ack(s));

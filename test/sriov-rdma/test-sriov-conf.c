@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sriov-rdma's config parser: defaults, every key, every bad value (code 7 naming key and value). */
+/* sriov-rdma's config parser: defaults, every key, every bad value (code 7 naming key and value).
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,11 +46,12 @@ static void test_all_keys(void **state)
 	(void)state;
 	assert_int_equal(
 	    parse(CNI_CMD_ADD,
-		  HEAD "\"deviceID\":\"0000:3b:00.2\",\"vlan\":210,\"vlanQoS\":5,"
-		       "\"vlanProto\":\"802.1AD\",\"mac\":\"0A:3B:00:00:02:01\",\"spoofchk\":\"on\","
-		       "\"trust\":\"off\",\"link_state\":\"disable\",\"min_tx_rate\":10,"
-		       "\"max_tx_rate\":100,\"mtu\":9000,\"rdma\":\"on\",\"stateDir\":\"/tmp/x\","
-		       "\"master\":\"ens1f0\"}",
+		  HEAD
+		  "\"deviceID\":\"0000:3b:00.2\",\"vlan\":210,\"vlanQoS\":5,"
+		  "\"vlanProto\":\"802.1AD\",\"mac\":\"0A:3B:00:00:02:01\",\"spoofchk\":\"on\","
+		  "\"trust\":\"off\",\"link_state\":\"disable\",\"min_tx_rate\":10,"
+		  "\"max_tx_rate\":100,\"mtu\":9000,\"rdma\":\"on\",\"stateDir\":\"/tmp/x\","
+		  "\"master\":\"ens1f0\"}",
 		  NULL, &c, &ctx),
 	    0);
 	assert_int_equal(c.pf_keys, SR_PF_ALL);
@@ -85,10 +87,12 @@ static void test_precedence(void **state)
 	sr_conf_done(&c);
 	test_ctx_done(&ctx);
 	assert_int_equal(
-	    parse(CNI_CMD_ADD,
-		  HEAD "\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:01\","
-		       "\"runtimeConfig\":{\"mac\":\"02:00:00:00:00:03\",\"deviceID\":\"0000:5e:00.4\"}}",
-		  "MAC=02:00:00:00:00:02", &c, &ctx),
+	    parse(
+		CNI_CMD_ADD,
+		HEAD
+		"\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:01\","
+		"\"runtimeConfig\":{\"mac\":\"02:00:00:00:00:03\",\"deviceID\":\"0000:5e:00.4\"}}",
+		"MAC=02:00:00:00:00:02", &c, &ctx),
 	    0);
 	assert_string_equal(c.mac_str, "02:00:00:00:00:03");
 	assert_string_equal(c.device_id, "0000:5e:00.4");
@@ -117,7 +121,8 @@ static void test_edges(void **state)
 	sr_conf_done(&c);
 	test_ctx_done(&ctx);
 	assert_int_equal(parse(CNI_CMD_ADD,
-			       HEAD "\"deviceID\":\"0000:3b:00.2\",\"min_tx_rate\":7,\"mtu\":65535}",
+			       HEAD
+			       "\"deviceID\":\"0000:3b:00.2\",\"min_tx_rate\":7,\"mtu\":65535}",
 			       NULL, &c, &ctx),
 			 0);
 	assert_int_equal(c.min_tx_rate, 7);
@@ -145,9 +150,11 @@ static const struct bad {
     {"\"vlanQoS\":1", {"vlanQoS: set without vlan", NULL}},
     {"\"vlan\":0,\"vlanQoS\":2", {"vlanQoS: 2 needs a non-zero vlan", NULL}},
     {"\"vlanProto\":\"802.1ad\"", {"vlanProto: set without vlan", NULL}},
-    {"\"vlan\":0,\"vlanProto\":\"802.1ad\"", {"vlanProto: \"802.1ad\" needs a non-zero vlan", NULL}},
+    {"\"vlan\":0,\"vlanProto\":\"802.1ad\"",
+     {"vlanProto: \"802.1ad\" needs a non-zero vlan", NULL}},
     {"\"vlan\":3,\"vlanProto\":\"qinq\"", {"vlanProto: \"qinq\"", NULL}},
-    {"\"min_tx_rate\":200,\"max_tx_rate\":100", {"min_tx_rate: 200 is above max_tx_rate 100", NULL}},
+    {"\"min_tx_rate\":200,\"max_tx_rate\":100",
+     {"min_tx_rate: 200 is above max_tx_rate 100", NULL}},
     {"\"max_tx_rate\":-5", {"max_tx_rate", "-5"}},
     {"\"mtu\":67", {"mtu", "67"}},
     {"\"mtu\":65536", {"mtu", "65536"}},
@@ -197,10 +204,10 @@ static void test_del_lenient(void **state)
 	struct sr_conf c;
 
 	(void)state;
-	assert_int_equal(
-	    parse(CNI_CMD_DEL, HEAD "\"deviceID\":\"junk\",\"vlan\":9999,\"stateDir\":\"/s\"}", NULL,
-		  &c, &ctx),
-	    0);
+	assert_int_equal(parse(CNI_CMD_DEL,
+			       HEAD "\"deviceID\":\"junk\",\"vlan\":9999,\"stateDir\":\"/s\"}",
+			       NULL, &c, &ctx),
+			 0);
 	assert_string_equal(c.device_id, "");
 	assert_string_equal(c.state_dir, "/s");
 	assert_false(cni_error_isset(&ctx.err));
@@ -222,9 +229,9 @@ static void test_bdf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),	cmocka_unit_test(test_all_keys),
-	    cmocka_unit_test(test_precedence),	cmocka_unit_test(test_edges),
-	    cmocka_unit_test(test_bad),		cmocka_unit_test(test_del_lenient),
+	    cmocka_unit_test(test_defaults),   cmocka_unit_test(test_all_keys),
+	    cmocka_unit_test(test_precedence), cmocka_unit_test(test_edges),
+	    cmocka_unit_test(test_bad),	       cmocka_unit_test(test_del_lenient),
 	    cmocka_unit_test(test_bdf),
 	};
 

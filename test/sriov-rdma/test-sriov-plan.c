@@ -101,9 +101,14 @@ static void test_apply_each_key(void **state)
 	struct sr_conf *c = &x->r.conf;
 	const struct nlattr *a;
 
-	*c = (struct sr_conf){.vlan = 210, .qos = 5, .vlan_proto = NLW_VLAN_PROTO_8021Q,
-			      .mac = {0x0a, 0x3b, 0, 0, 2, 1}, .spoofchk = true, .trust = false,
-			      .link_state = NLW_VF_LINK_DISABLE, .min_tx_rate = 10,
+	*c = (struct sr_conf){.vlan = 210,
+			      .qos = 5,
+			      .vlan_proto = NLW_VLAN_PROTO_8021Q,
+			      .mac = {0x0a, 0x3b, 0, 0, 2, 1},
+			      .spoofchk = true,
+			      .trust = false,
+			      .link_state = NLW_VF_LINK_DISABLE,
+			      .min_tx_rate = 10,
 			      .max_tx_rate = 100};
 	apply(x, SR_PF_VLAN);
 	a = only_attr(x, 0, IFLA_VF_VLAN, 12);
@@ -155,8 +160,13 @@ static void test_restore(void **state)
 
 	/* Recorded original. */
 	*o = (struct sr_orig){.pf_known = true,
-			      .pf = {.vf = VF, .vlan = 7, .qos = 1, .vlan_proto = NLW_VLAN_PROTO_8021AD,
-				     .spoofchk = -1, .trust = 1, .mac = {2, 0, 0, 0, 0, 9}}};
+			      .pf = {.vf = VF,
+				     .vlan = 7,
+				     .qos = 1,
+				     .vlan_proto = NLW_VLAN_PROTO_8021AD,
+				     .spoofchk = -1,
+				     .trust = 1,
+				     .mac = {2, 0, 0, 0, 0, 9}}};
 	fake_nl_reply_ack(x->f);
 	assert_int_equal(sr_pf_restore(&x->r, SR_PF_VLAN), 0);
 	a = fake_nl_nested(only_attr(x, 0, IFLA_VF_VLAN_LIST, 20), IFLA_VF_VLAN_INFO);
@@ -168,7 +178,8 @@ static void test_restore(void **state)
 	fake_nl_reply_ack(x->f);
 	assert_int_equal(sr_pf_restore(&x->r, SR_PF_MAC), 0);
 	assert_memory_equal(
-	    ((const struct ifla_vf_mac *)mnl_attr_get_payload(only_attr(x, 2, IFLA_VF_MAC, 36)))->mac,
+	    ((const struct ifla_vf_mac *)mnl_attr_get_payload(only_attr(x, 2, IFLA_VF_MAC, 36)))
+		->mac,
 	    o->pf.mac, 6);
 	/* A PF that did not report the VF: the values of a fresh VF. */
 	o->pf_known = false;
@@ -197,8 +208,8 @@ static void test_refusal_names_key(void **state)
 
 static void test_matches(void **state)
 {
-	struct nlw_vf_info want = {.vlan = 5, .qos = 1, .vlan_proto = NLW_VLAN_PROTO_8021Q,
-				   .spoofchk = 1, .trust = 0};
+	struct nlw_vf_info want = {
+	    .vlan = 5, .qos = 1, .vlan_proto = NLW_VLAN_PROTO_8021Q, .spoofchk = 1, .trust = 0};
 	struct nlw_vf_info have = want;
 
 	(void)state;
@@ -252,8 +263,8 @@ static void test_teardown_order(void **state)
 	/* One transport for both protocols records the global order. */
 	rdma_fake = x->f;
 	sr_rdma_set_open(open_fake);
-	queue_rdma_dev(x->f, 9, "mlx5_3"); /* found in the pod netns */
-	fake_nl_reply_ack(x->f);	   /* moved to the host netns */
+	queue_rdma_dev(x->f, 9, "mlx5_3");	  /* found in the pod netns */
+	fake_nl_reply_ack(x->f);		  /* moved to the host netns */
 	fake_nl_reply_error(x->f, -ENODEV, NULL); /* refresh_pf: PF by name (keeps ifindex 7) */
 	for (int i = 0; i < 3; i++)
 		fake_nl_reply_ack(x->f);

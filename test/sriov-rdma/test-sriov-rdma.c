@@ -159,7 +159,8 @@ static void test_modes_without_requests(void **state)
 	x->r.conf.rdma = SR_RDMA_ON;
 	assert_int_equal(sr_rdma_precheck(&x->r), -ENODEV);
 	assert_int_equal(x->ctx.err.code, CNI_ERR_INVALID_CONFIG);
-	assert_non_null(strstr(x->ctx.err.msg, "rdma: \"on\" but VF 0000:3b:00.2 has no RDMA device"));
+	assert_non_null(
+	    strstr(x->ctx.err.msg, "rdma: \"on\" but VF 0000:3b:00.2 has no RDMA device"));
 }
 
 static void test_verify_missing(void **state)

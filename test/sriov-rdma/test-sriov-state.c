@@ -31,14 +31,24 @@ static struct sr_state sample(void)
 	strcpy(s.vf.rdma_dev, "mlx5_3");
 	s.pf_ifindex = 4;
 	s.orig = (struct sr_orig){.pf_known = true,
-				  .pf = {.vf = 2, .mac = {2, 0, 0, 0, 0, 9}, .vlan = 7, .qos = 1,
-					 .vlan_proto = NLW_VLAN_PROTO_8021AD, .spoofchk = -1,
-					 .trust = 0, .min_tx_rate = 1, .max_tx_rate = 99,
+				  .pf = {.vf = 2,
+					 .mac = {2, 0, 0, 0, 0, 9},
+					 .vlan = 7,
+					 .qos = 1,
+					 .vlan_proto = NLW_VLAN_PROTO_8021AD,
+					 .spoofchk = -1,
+					 .trust = 0,
+					 .min_tx_rate = 1,
+					 .max_tx_rate = 99,
 					 .link_state = NLW_VF_LINK_ENABLE},
-				  .ifindex = 12, .mtu = 1500, .mac = {2, 1, 2, 3, 4, 5}, .up = true};
+				  .ifindex = 12,
+				  .mtu = 1500,
+				  .mac = {2, 1, 2, 3, 4, 5},
+				  .up = true};
 	strcpy(s.orig.netdev, "ens1f0v2");
 	s.applied = SR_PF_VLAN | SR_PF_TRUST | SR_PF_LINK_STATE;
-	s.want = (struct nlw_vf_info){.vf = 2, .vlan = 210, .vlan_proto = NLW_VLAN_PROTO_8021Q, .trust = 1};
+	s.want = (struct nlw_vf_info){
+	    .vf = 2, .vlan = 210, .vlan_proto = NLW_VLAN_PROTO_8021Q, .trust = 1};
 	s.pod_mtu = 9000;
 	s.pod_ifindex = 12;
 	memcpy(s.pod_mac, (unsigned char[6]){0x0a, 0x3b, 0, 0, 2, 1}, 6);

@@ -57,7 +57,8 @@ static void ln(const char *target, const char *rel)
 #define D "bus/pci/devices/"
 #define PF "0000:af:00.0"
 
-/* PF with 3 VFs (06.0 netdev + RDMA, 06.1 DPDK, 06.2 unbound without netdev), 06.3 beyond numvfs. */
+/* PF with 3 VFs (06.0 netdev + RDMA, 06.1 DPDK, 06.2 unbound without netdev), 06.3 beyond numvfs.
+ */
 static int setup(void **state)
 {
 	(void)state;
@@ -164,7 +165,8 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("0000:af:06.2", CNI_ERR_INVALID_CONFIG, "neither a netdev nor a DPDK driver");
-	expect_error("0000:af:06.3", CNI_ERR_INVALID_CONFIG, "is not one of the 3 VFs of PF ens1f0");
+	expect_error("0000:af:06.3", CNI_ERR_INVALID_CONFIG,
+		     "is not one of the 3 VFs of PF ens1f0");
 	expect_error(PF, CNI_ERR_INVALID_CONFIG, "is an SR-IOV PF (sriov_totalvfs 8), not a VF");
 	expect_error("0000:05:00.0", CNI_ERR_INVALID_CONFIG, "is not an SR-IOV VF (no physfn)");
 	expect_error("0000:99:00.0", CNI_ERR_INVALID_CONFIG, "no PCI device \"0000:99:00.0\"");
@@ -176,7 +178,8 @@ static void test_two_rdma_devices(void **state)
 {
 	(void)state;
 	mk(D "0000:af:06.0/infiniband/mlx5_4");
-	expect_error("0000:af:06.0", CNI_ERR_INVALID_CONFIG, "more than one RDMA device (mlx5_3, mlx5_4)");
+	expect_error("0000:af:06.0", CNI_ERR_INVALID_CONFIG,
+		     "more than one RDMA device (mlx5_3, mlx5_4)");
 	rmdir(strcat(strcpy((char[256]){0}, root), "/" D "0000:af:06.0/infiniband/mlx5_4"));
 }
 
@@ -207,8 +210,8 @@ static void test_netdevs_and_root(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_netdev_vf), cmocka_unit_test(test_dpdk_vf),
-	    cmocka_unit_test(test_errors), cmocka_unit_test(test_two_rdma_devices),
+	    cmocka_unit_test(test_netdev_vf),	     cmocka_unit_test(test_dpdk_vf),
+	    cmocka_unit_test(test_errors),	     cmocka_unit_test(test_two_rdma_devices),
 	    cmocka_unit_test(test_netdevs_and_root),
 	};
 
