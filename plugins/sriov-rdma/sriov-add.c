@@ -47,7 +47,7 @@ int sr_run_new(struct cni_ctx *ctx, struct sr_run **ret)
 		return -ENOMEM;
 	r->ctx = ctx;
 	r->dir_fd = r->lock_fd = r->host_ns_fd = r->pod_ns_fd = -1;
-	*ret = r;
+	*ret = r; /* on failure the push has freed it: callers stop at once */
 	return cni_undo_push(&ctx->undo, "release the working set", noop, r, run_free);
 }
 
@@ -257,11 +257,12 @@ static int resolve(struct sr_run *r)
 
 int sr_cmd_add(struct cni_ctx *ctx)
 {
-	struct sr_run *r;
+	struct sr_run *r = NULL;
 	int e = sr_run_new(ctx, &r);
 
-	if (e >= 0)
-		e = resolve(r);
+	if (e < 0)
+		return e;
+	e = resolve(r);
 	if (e >= 0)
 		e = sr_open(r, true);
 	if (e >= 0)

@@ -84,11 +84,12 @@ static int check_pf(struct sr_run *r)
 
 int sr_cmd_check(struct cni_ctx *ctx)
 {
-	struct sr_run *r;
+	struct sr_run *r = NULL;
 	int e = sr_run_new(ctx, &r);
 
-	if (e >= 0)
-		e = sr_conf_parse(ctx, &r->conf);
+	if (e < 0)
+		return e;
+	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_state_dir_open(r->conf.state_dir, &r->dir_fd);
 	if (e >= 0)

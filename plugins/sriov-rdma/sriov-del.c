@@ -119,12 +119,13 @@ static int dir_open_existing(struct sr_run *r)
 
 int sr_cmd_del(struct cni_ctx *ctx)
 {
-	struct sr_run *r;
+	struct sr_run *r = NULL;
 	char bdf[SR_BDF_LEN];
 	int e = sr_run_new(ctx, &r);
 
-	if (e >= 0)
-		e = sr_conf_parse(ctx, &r->conf);
+	if (e < 0)
+		return e;
+	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_sysfs_root(ctx, &r->sysfs_fd);
 	if (e >= 0)
@@ -223,11 +224,12 @@ static int gc_scan(struct sr_run *r)
 
 int sr_cmd_gc(struct cni_ctx *ctx)
 {
-	struct sr_run *r;
+	struct sr_run *r = NULL;
 	int e = sr_run_new(ctx, &r), first;
 
-	if (e >= 0)
-		e = sr_conf_parse(ctx, &r->conf);
+	if (e < 0)
+		return e;
+	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_sysfs_root(ctx, &r->sysfs_fd);
 	if (e >= 0)
