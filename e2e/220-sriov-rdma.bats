@@ -54,6 +54,19 @@ teardown() {
 	ip -n "$HOST_NS" -o link show pwvf1 | grep -q '<.*UP.*>'
 }
 
+@test "sriov-rdma: an altname equal to the host name (udev) does not block the way back" {
+	run_plugin sriov-rdma ADD net1 <<<"$(sr_conf_noipam 5)"
+	ip -n "$POD_NS" link property add dev net1 altname pwvf5
+	run_plugin sriov-rdma DEL net1 <<<"$(sr_conf_noipam 5)"
+	sr_assert_home 5
+	run_plugin sriov-rdma ADD net1 <<<"$(sr_conf_noipam 5)"
+	ip -n "$POD_NS" link set net1 netns "$HOST_NS"
+	ip -n "$HOST_NS" link property add dev net1 altname pwvf5
+	ip netns del "$POD_NS"
+	run_plugin sriov-rdma DEL net1 <<<"$(sr_conf_noipam 5)"
+	sr_assert_home 5
+}
+
 @test "sriov-rdma: DEL with the netns gone restores the VF the kernel returned" {
 	run_plugin sriov-rdma ADD net1 <<<"$(sr_conf 2 '"mtu":9000')"
 	# What the kernel does with a physical VF when the pod netns dies: back to

@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "cni/log.h"
+#include "nlw/altname.h"
 #include "nlw/link.h"
 #include "nlw/netns.h"
 #include "sriov-rdma.h"
@@ -91,6 +92,20 @@ static bool ours(const struct sr_run *r, int ifindex)
 	return ifindex > 0 && (ifindex == r->st.pod_ifindex || ifindex == r->st.orig.ifindex);
 }
 
+/*
+ * udev may have given the renamed device its old name as an altname; the
+ * rename back would then clash with the device itself (-EEXIST).
+ */
+static void drop_old_altname(struct sr_run *r, struct nlw_sock *s, int ifindex)
+{
+	int e = nlw_link_del_altname(s, ifindex, r->st.orig.netdev);
+
+	if (e >= 0)
+		cni_log_info("removed altname '%s' of the VF netdev", r->st.orig.netdev);
+	else if (e != -ENOENT && e != -ENODATA)
+		cni_log_debug("altname '%s': %s, ignoring", r->st.orig.netdev, strerror(-e));
+}
+
 /* Down, original MAC and MTU (on whichever socket the link is on). */
 static int restore_attrs(struct sr_run *r, struct nlw_sock *s, const struct nlw_link *l)
 {
@@ -119,6 +134,7 @@ static int release_from_pod(struct sr_run *r, bool *done)
 	e = restore_attrs(r, r->pod, &l);
 	if (e < 0)
 		return e;
+	drop_old_altname(r, r->pod, l.ifindex);
 	e = nlw_link_set_netns(r->pod, l.ifindex, r->host_ns_fd, r->st.orig.netdev);
 	if (e < 0)
 		return sr_fail(r->ctx, r->pod, e, "move '%s' back to the host as '%s'", l.name,
@@ -170,6 +186,7 @@ static int restore_in_host(struct sr_run *r)
 		    r->st.vf.bdf, r->st.ifname, r->st.netns);
 	e = restore_attrs(r, r->host, &l);
 	if (e >= 0 && !streq(l.name, r->st.orig.netdev)) {
+		drop_old_altname(r, r->host, l.ifindex);
 		e = nlw_link_set_name(r->host, l.ifindex, r->st.orig.netdev);
 		if (e < 0)
 			return sr_fail(r->ctx, r->host, e, "rename '%s' back to '%s'", l.name,

@@ -24,6 +24,7 @@
 
 #include "common.h"
 #include "fake-nl.h"
+#include "nlw/altname.h"
 #include "nlw/sock.h"
 
 #define IFI_LEN sizeof(struct ifinfomsg)
@@ -312,6 +313,32 @@ static void test_teardown_keeps_state(void **state)
 	rmdir(dir);
 }
 
+/* RTM_DELLINKPROP: ifinfomsg of the link, IFLA_PROP_LIST -> IFLA_ALT_IFNAME "name\0". */
+static void test_altname_request(void **state)
+{
+	struct fx *x = *state;
+	const struct nlmsghdr *req;
+	const struct nlattr *list, *a;
+
+	fake_nl_reply_error(x->f, -ENOENT, NULL);
+	assert_int_equal(nlw_link_del_altname(x->r.host, 12, "ens1f0v2"), -ENOENT);
+	req = fake_nl_request(x->f, 0);
+	assert_int_equal(req->nlmsg_type, RTM_DELLINKPROP);
+	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	assert_int_equal(((const struct ifinfomsg *)mnl_nlmsg_get_payload(req))->ifi_index, 12);
+	list = fake_nl_attr(req, IFI_LEN, IFLA_PROP_LIST);
+	assert_int_equal(fake_nl_nested_count(list, IFLA_ALT_IFNAME), 1);
+	a = fake_nl_nested(list, IFLA_ALT_IFNAME);
+	assert_int_equal(mnl_attr_get_payload_len(a), 9);
+	assert_string_equal(mnl_attr_get_str(a), "ens1f0v2");
+	assert_int_equal(nlw_link_del_altname(x->r.host, 12, ""), -EINVAL);
+	fake_nl_reply_ack(x->f);
+	assert_int_equal(nlw_link_add_altname(x->r.host, 12, "x"), 0);
+	req = fake_nl_request(x->f, 1);
+	assert_int_equal(req->nlmsg_type, RTM_NEWLINKPROP);
+	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(test_matches),
 	    cmocka_unit_test_setup_teardown(test_teardown_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_teardown_keeps_state, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_altname_request, setup, teardown),
 	};
 
 	cni_log_set_level(CNI_LOG_ERROR);
