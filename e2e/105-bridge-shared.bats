@@ -114,3 +114,27 @@ assert_wired() {
 	ip -n "$HOST_NS" link show eth9 >/dev/null
 	grep -q "plugin's own netns" "$PW_STDERR"
 }
+
+@test "GC removes the host veths of this network's lost attachments, never another network's" {
+	local pod2="${PW_ID}q" pod3="${PW_ID}r" a b keep stale other
+	pw_netns_new "$pod2"
+	pw_netns_new "$pod3"
+	a='{"cniVersion":"1.1.0","name":"neta","type":"bridge","bridge":"brgc","ipam":{}}'
+	b='{"cniVersion":"1.1.0","name":"netb","type":"bridge","bridge":"brgc","ipam":{}}'
+	run_plugin bridge ADD eth0 keep <<<"$a"
+	keep=$(jq -r '.interfaces[1].name' <<<"$output")
+	PW_NETNS="/var/run/netns/$pod2" run_plugin bridge ADD eth0 stale <<<"$a"
+	stale=$(jq -r '.interfaces[1].name' <<<"$output")
+	# the same container ID and ifname on another network sharing the bridge
+	PW_NETNS="/var/run/netns/$pod3" run_plugin bridge ADD eth0 stale <<<"$b"
+	other=$(jq -r '.interfaces[1].name' <<<"$output")
+	[ "$(ip -n "$HOST_NS" -j link show "$stale" | jq -r '.[0].ifalias')" = "podwire:neta/stale/eth0" ]
+	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "keep", "ifname": "eth0"}]}' <<<"$a")"
+	! ip -n "$HOST_NS" link show "$stale" 2>/dev/null
+	! ip -n "$pod2" link show eth0 2>/dev/null
+	ip -n "$HOST_NS" link show "$keep" >/dev/null
+	ip -n "$HOST_NS" link show "$other" >/dev/null
+	# without cni.dev/valid-attachments nothing is compared, nothing removed
+	run_plugin bridge GC <<<"$a"
+	ip -n "$HOST_NS" link show "$keep" >/dev/null
+}

@@ -26,7 +26,7 @@ static int undo_unused_bridge(void *arg)
 
 	r = podnet_lock_fd("bridge", name, &fd);
 	if (r >= 0)
-		r = nlw_sock_open(&s);
+		r = podnet_open_host_sock(&s);
 	if (r >= 0)
 		r = nlw_link_get_by_name(s, name, &br);
 	if (r >= 0 && strcmp(br.kind, "bridge") == 0)
