@@ -58,6 +58,10 @@ struct cni_conf {
 	char *log_level; /* logLevel */
 };
 
+/* Is (container_id, ifname) listed in cni.dev/valid-attachments? (GC's matcher) */
+bool cni_conf_attachment_valid(const struct cni_conf *conf, const char *container_id,
+			       const char *ifname);
+
 /* Keys of the protocol itself; plugins list only their own. */
 extern const char *const cni_conf_protocol_keys[];
 

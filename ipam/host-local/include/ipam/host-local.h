@@ -2,7 +2,7 @@
 /*
  * host-local IPAM: a file-backed allocator with the reference's config keys
  * and on-disk layout. Usable as the `host-local` binary and in-process
- * through ipam_host_local_ops (see ipam/delegate.h).
+ * through ipam_host_local_ops (see podnet/ipam.h).
  */
 #pragma once
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * IPAM delegation: podwire's own IPAM types in-process, anything else (or
+ * IPAM delegation: the binary's in-process IPAM types, anything else (or
  * everything, with PODWIRE_IPAM_EXEC=1) exec'd through CNI_PATH with the
  * caller's environment and stdin, per the spec's delegation rules.
  */
@@ -13,11 +13,16 @@
 #include "base/parse.h"
 #include "cni/invoke.h"
 #include "cni/log.h"
-#include "ipam/delegate.h"
-#include "ipam/host-local.h"
-#include "ipam/static.h"
+#include "podnet/ipam.h"
 
 extern char **environ;
+
+static const struct podnet_ipam_type *inprocess_types;
+
+void podnet_set_ipam_types(const struct podnet_ipam_type *types)
+{
+	inprocess_types = types;
+}
 
 static const struct cni_plugin_ops *builtin_ops(const char *type)
 {
@@ -25,10 +30,9 @@ static const struct cni_plugin_ops *builtin_ops(const char *type)
 
 	if (force && streq(force, "1"))
 		return NULL;
-	if (streq(type, "host-local"))
-		return &ipam_host_local_ops;
-	if (streq(type, "static"))
-		return &ipam_static_ops;
+	for (const struct podnet_ipam_type *t = inprocess_types; t && t->type; t++)
+		if (streq(type, t->type))
+			return t->ops;
 	return NULL;
 }
 
@@ -135,7 +139,7 @@ static int exec_add(struct cni_ctx *ctx, struct cni_result **ret)
 		struct cni_error keep = {0};
 
 		cni_error_move(&keep, &ctx->err);
-		(void)ipam_delegate_del(ctx);
+		(void)podnet_ipam_run(ctx, CNI_CMD_DEL);
 		cni_error_done(&ctx->err);
 		cni_error_move(&ctx->err, &keep);
 	}
@@ -151,7 +155,7 @@ static int no_ipam(struct cni_ctx *ctx)
 			  "ipam.type: missing (no IPAM plugin configured)");
 }
 
-int ipam_delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
+static int delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
 {
 	const struct cni_plugin_ops *ops;
 
@@ -163,7 +167,7 @@ int ipam_delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
 	return exec_add(ctx, ret);
 }
 
-static int delegate_run(struct cni_ctx *ctx, enum cni_command cmd)
+int podnet_ipam_run(struct cni_ctx *ctx, enum cni_command cmd)
 {
 	_cleanup_free_ char *out = NULL;
 	const struct cni_plugin_ops *ops;
@@ -176,22 +180,33 @@ static int delegate_run(struct cni_ctx *ctx, enum cni_command cmd)
 	return run_exec(ctx, cmd, &out);
 }
 
-int ipam_delegate_del(struct cni_ctx *ctx)
+static int undo_ipam(void *arg)
 {
-	return delegate_run(ctx, CNI_CMD_DEL);
+	return podnet_ipam_run(arg, CNI_CMD_DEL);
 }
 
-int ipam_delegate_check(struct cni_ctx *ctx)
+int podnet_ipam_add(struct cni_ctx *ctx, struct cni_result **ret)
 {
-	return delegate_run(ctx, CNI_CMD_CHECK);
-}
+	_cleanup_(cni_result_freep) struct cni_result *res = NULL;
+	int r;
 
-int ipam_delegate_gc(struct cni_ctx *ctx)
-{
-	return delegate_run(ctx, CNI_CMD_GC);
-}
-
-int ipam_delegate_status(struct cni_ctx *ctx)
-{
-	return delegate_run(ctx, CNI_CMD_STATUS);
+	r = delegate_add(ctx, &res);
+	if (r < 0)
+		return r;
+	r = cni_undo_push(&ctx->undo, "IPAM DEL", undo_ipam, ctx, NULL);
+	if (r < 0) {
+		(void)podnet_ipam_run(ctx, CNI_CMD_DEL);
+		return r;
+	}
+	if (res->n_ips == 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
+				  "IPAM plugin returned missing IP config");
+	/*
+	 * A route "10.9.9.9/16" is installed as 10.9.0.0/16: say so in the
+	 * result too, instead of echoing what the kernel does not have.
+	 */
+	for (size_t i = 0; i < res->n_routes; i++)
+		ip_prefix_mask(&res->routes[i].dst);
+	*ret = TAKE_PTR(res);
+	return 0;
 }
