@@ -28,7 +28,7 @@ conf() {
 	[ ! -s "$LOG" ] # success at the default level: nothing
 	run_plugin -e 1 bridge ADD eth0 pod1 <<<"$(conf)"
 	assert_error 103 "already exists"
-	grep -q ': error: ADD failed: code 103: .*already exists; details: .*(container pod1, ifname eth0, network lognet)' "$LOG"
+	grep -q ': error: ADD failed: code 103: .*already exists.*; details: .*(container pod1, ifname eth0, network lognet)' "$LOG"
 	[ "$(wc -l <"$LOG")" -eq 1 ]
 	run_plugin -e 1 bridge ADD eth0 pod1 <<<"$(conf '.logLevel = "error"')"
 	[ "$(grep -c 'error: ADD failed: code 103' "$LOG")" -eq 2 ]
