@@ -17,3 +17,9 @@ json_t *pwetcd_range_body(const struct pwetcd_range_req *req);
 json_t *pwetcd_put_body(const char *key, const char *value, size_t value_len, int64_t lease);
 json_t *pwetcd_delete_body(const char *key, bool prefix);
 int pwetcd_txn_error(const struct pwetcd_txn *t);
+
+/* Built-in HTTP/1.1 (pwetcd-http.c): connect, and POST on a kept connection *fdp. */
+int pwetcd_http_connect(const char *base, const char *unix_path, uint64_t deadline);
+int pwetcd_http_post(int *fdp, const char *base, const char *unix_path, const char *path,
+		     const char *body, uint64_t deadline, long *status, char **ret,
+		     size_t *ret_len);
