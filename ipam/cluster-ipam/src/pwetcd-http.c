@@ -170,9 +170,12 @@ static int fill(int fd, struct rbuf *b, uint64_t deadline, size_t max)
 		b->cap = cap;
 	}
 	for (;;) {
-		ssize_t k = recv(fd, b->d + b->len, b->cap - b->len - 1, 0);
-		int r;
+		int r = wait_fd(fd, POLLIN, deadline); /* first: also right for blocking fds */
+		ssize_t k;
 
+		if (r < 0)
+			return r;
+		k = read(fd, b->d + b->len, b->cap - b->len - 1);
 		if (k >= 0) {
 			b->len += (size_t)k;
 			b->d[b->len] = '\0';
@@ -180,9 +183,6 @@ static int fill(int fd, struct rbuf *b, uint64_t deadline, size_t max)
 		}
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
-		r = wait_fd(fd, POLLIN, deadline);
-		if (r < 0)
-			return r;
 	}
 }
 
@@ -231,8 +231,8 @@ static long dechunk(struct rbuf *b, size_t start, size_t *ret_len)
 }
 
 /* Read one response: status and body (owned, NUL-terminated). */
-static int read_response(int fd, uint64_t deadline, long *status, char **body, size_t *body_len,
-			 bool *keep)
+int pwetcd_http_read_response(int fd, uint64_t deadline, long *status, char **body,
+			      size_t *body_len, bool *keep)
 {
 	struct rbuf b = {0};
 	char *eoh = NULL;
@@ -312,7 +312,7 @@ int pwetcd_http_post(int *fdp, const char *base, const char *unix_path, const ch
 		if (r >= 0)
 			r = write_all(*fdp, body, strlen(body), deadline);
 		if (r >= 0)
-			r = read_response(*fdp, deadline, status, ret, ret_len, &keep);
+			r = pwetcd_http_read_response(*fdp, deadline, status, ret, ret_len, &keep);
 		if (r >= 0 && keep)
 			return 0;
 		close(*fdp);
