@@ -268,7 +268,17 @@ int pwetcd_http_read_response(int fd, uint64_t deadline, long *status, char **bo
 		}
 		want = len;
 	} else if (cl) {
-		want = strtoul(cl, NULL, 10);
+		char *end;
+
+		if (*cl < '0' || *cl > '9') {
+			r = -EBADMSG;
+			goto fail;
+		}
+		want = strtoul(cl, &end, 10);
+		if (want > (64ul << 20) || (*end != '\r' && *end != '\0' && *end != ' ')) {
+			r = -EBADMSG;
+			goto fail;
+		}
 		while (b.len < hlen + want)
 			if ((r = fill(fd, &b, deadline, (64u << 20) + hlen)) <= 0)
 				goto fail;
