@@ -34,8 +34,12 @@ ID=cib$$
 TMP=$(mktemp -d /dev/shm/pw-cipam-bench.XXXXXX 2>/dev/null || mktemp -d)
 ETCD_PID=
 cleanup() {
-	[ -n "$ETCD_PID" ] && kill "$ETCD_PID" 2>/dev/null && wait "$ETCD_PID" 2>/dev/null
-	for ns in $(ip netns list | awk '{print $1}' | grep "^${ID}" || true); do
+	set +e
+	if [ -n "$ETCD_PID" ]; then
+		kill "$ETCD_PID" 2>/dev/null
+		wait "$ETCD_PID" 2>/dev/null
+	fi
+	for ns in $(ip netns list | awk '{print $1}' | grep "^${ID}"); do
 		ip netns del "$ns"
 	done
 	rm -rf "$TMP"
