@@ -155,6 +155,21 @@ leases() {
 	[ "$(leases)" -eq 0 ]
 }
 
+@test "GC reaches IPAM: leases of attachments not in cni.dev/valid-attachments go; STATUS" {
+	c=$(conf | jq -c '.cniVersion = "1.1.0"')
+	run_plugin macvlan ADD net1 live1 <<<"$c"
+	live=$(jq -r '.ips[0].address' <<<"$output")
+	POD2="${PW_ID}q"
+	pw_netns_new "$POD2"
+	POD_NS=$POD2 run_plugin macvlan ADD net1 stale1 <<<"$c"
+	stale=$(jq -r '.ips[0].address' <<<"$output")
+	gc=$(jq -c '. + {"cni.dev/valid-attachments": [{containerID: "live1", ifname: "net1"}]}' <<<"$c")
+	run_plugin macvlan GC <<<"$gc"
+	[ ! -e "$STATE/ipam/mvnet/${stale%/*}" ]
+	[ -f "$STATE/ipam/mvnet/${live%/*}" ]
+	run_plugin macvlan STATUS <<<"$c"
+}
+
 @test "CHECK: passes on what ADD made, 105 when the address or the link is gone" {
 	run_plugin macvlan ADD net1 <<<"$(conf)"
 	prev=$(with_prev "$(conf)")
