@@ -6,10 +6,12 @@
  * does not fail on the IPAM step. Differences are code 105.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/macro.h"
 #include "bridge.h"
+#include "nlw/addr.h"
 #include "nlw/link.h"
 #include "podnet/check.h"
 #include "podnet/ipam.h"
@@ -134,6 +136,64 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 	return r < 0 ? r : 0;
 }
 
+/* The host port: up, and its flags as the config says (lost connectivity otherwise). */
+static int check_port(struct cni_ctx *ctx, struct check_state *s)
+{
+	const struct nlw_link *l = &s->hveth;
+
+	if (!(l->flags & IFF_UP) || l->operstate != NLW_OPER_UP)
+		return podnet_differs(ctx, "host veth '%s' is down (operstate %u)", l->name,
+				      l->operstate);
+	if (l->has_brport && l->hairpin != s->conf.hairpin_mode)
+		return podnet_differs(ctx, "hairpin mode on port '%s' is %s, hairpinMode is %s",
+				      l->name, l->hairpin ? "on" : "off",
+				      s->conf.hairpin_mode ? "true" : "false");
+	if (l->has_brport && l->isolated != s->conf.port_isolation)
+		return podnet_differs(ctx, "isolation on port '%s' is %s, portIsolation is %s",
+				      l->name, l->isolated ? "on" : "off",
+				      s->conf.port_isolation ? "true" : "false");
+	return 0;
+}
+
+/* With isGateway, every gateway of prevResult's IPs is on the bridge (or its VLAN link). */
+static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
+{
+	_cleanup_free_ struct nlw_addr *list = NULL;
+	char name[IFNAMSIZ + 16], a[IP_PREFIX_STRLEN];
+	struct nlw_link gwl = s->br;
+	unsigned n = 0;
+	int r;
+
+	if (!s->conf.is_gateway || !s->conf.is_layer3)
+		return 0;
+	snprintf(name, sizeof(name), "%s.%u", s->conf.bridge, s->conf.vlan);
+	r = s->conf.vlan ? nlw_link_get_by_name(s->pn.host, name, &gwl) : 0;
+	if (r == -ENODEV)
+		return podnet_differs(ctx, "VLAN gateway link '%s' not found", name);
+	if (r >= 0)
+		r = nlw_addr_list(s->pn.host, gwl.ifindex, AF_UNSPEC, &list, &n);
+	if (r < 0)
+		return podnet_fail(ctx, s->pn.host, r, "list addresses of '%s'", gwl.name);
+	for (size_t i = 0; i < s->pr->n_ips; i++) {
+		const struct cni_ip *ip = &s->pr->ips[i];
+		struct ip_prefix gw = { .family = ip->address.family,
+					.addr = ip->gateway,
+					.prefixlen = ip->address.prefixlen };
+		bool found = false;
+
+		if (!ip->has_gateway)
+			continue;
+		for (unsigned j = 0; j < n && !found; j++)
+			found = list[j].prefix.family == gw.family &&
+				list[j].prefix.prefixlen == gw.prefixlen &&
+				ip_addr_equal(gw.family, &list[j].prefix.addr, &gw.addr);
+		if (!found)
+			return podnet_differs(ctx, "gateway %s missing on '%s'",
+					      ip_prefix_fmt(&gw, a), gwl.name);
+	}
+	return 0;
+}
+
 static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 {
 	int r;
@@ -153,6 +213,10 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 		r = check_container(ctx, s);
 	if (r >= 0)
 		r = check_host_side(ctx, s);
+	if (r >= 0)
+		r = check_port(ctx, s);
+	if (r >= 0)
+		r = check_gateways(ctx, s);
 	if (r >= 0)
 		r = podnet_check_addrs(&s->pn, s->cont.ifindex, s->pr);
 	if (r >= 0)

@@ -13,6 +13,7 @@
 #include "bridge.h"
 #include "cni/log.h"
 #include "nlw/link.h"
+#include "podnet/gc.h"
 #include "podnet/ipam.h"
 #include "podnet/name.h"
 #include "podnet/veth.h"
@@ -116,10 +117,33 @@ static bool gc_keep(const char *container_id, const char *ifname, void *userdata
 	return cni_conf_attachment_valid(userdata, container_id, ifname);
 }
 
+/* Host veths on the bridge tagged for this network whose attachment is gone. */
+static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
+{
+	struct podnet pn = PODNET_INIT;
+	struct nlw_link br;
+	int r;
+
+	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
+	if (r >= 0) {
+		r = nlw_link_get_by_name(pn.host, c->bridge, &br);
+		if (r == -ENODEV)
+			r = 0; /* no bridge, no port */
+		else if (r < 0)
+			r = podnet_fail(ctx, pn.host, r, "look up bridge '%s'", c->bridge);
+		else
+			r = podnet_gc_host_links(&pn, &(struct nlw_link_filter){ .master = br.ifindex,
+										  .kind = "veth" });
+	}
+	podnet_done(&pn);
+	return r;
+}
+
 /*
- * GC: nftables elements of attachments not in cni.dev/valid-attachments, then
- * the IPAM plugin's GC. Without the key there is nothing to compare with, so
- * nftables state is left alone (cnitool's GC DELs cached attachments first).
+ * GC: host veths and nftables elements of attachments not in
+ * cni.dev/valid-attachments, then the IPAM plugin's GC. Without the key there
+ * is nothing to compare with, so veths and nftables state are left alone
+ * (cnitool's GC DELs cached attachments first).
  */
 int bridge_cmd_gc(struct cni_ctx *ctx)
 {
@@ -131,6 +155,7 @@ int bridge_cmd_gc(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	if (ctx->conf.has_valid_attachments) {
+		podnet_keep_first(&first, gc_host_veths(ctx, &c));
 		r = pw_nft_open(&nft);
 		if (r >= 0)
 			r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Undo steps of the bridge's own resources: its nftables elements. */
+/* Undo steps of the bridge's own resources: a bridge nobody joined, nftables elements. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +7,45 @@
 
 #include "base/macro.h"
 #include "bridge.h"
+#include "nlw/link.h"
+#include "nlw/sock.h"
+#include "podnet/lock.h"
 #include "pwnft/nft.h"
 
 /* ---- undo steps: each owns everything it needs (the handler's state is gone) ---- */
+
+/* Under the bridge's lock: delete it only when no port is left (ours went first). */
+static int undo_unused_bridge(void *arg)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	_cleanup_free_ struct nlw_link *ports = NULL;
+	const char *name = arg;
+	struct nlw_link br;
+	unsigned n = 0;
+	int r, fd = -1;
+
+	r = podnet_lock_fd("bridge", name, &fd);
+	if (r >= 0)
+		r = podnet_open_host_sock(&s);
+	if (r >= 0)
+		r = nlw_link_get_by_name(s, name, &br);
+	if (r >= 0 && strcmp(br.kind, "bridge") == 0)
+		r = nlw_link_list(s, &(struct nlw_link_filter){.master = br.ifindex}, &ports, &n);
+	if (r >= 0 && strcmp(br.kind, "bridge") == 0 && n == 0)
+		r = nlw_link_del(s, br.ifindex);
+	podnet_unlock(fd);
+	return r == -ENODEV ? 0 : r;
+}
+
+int bridge_undo_unused_bridge(struct cni_ctx *ctx, const char *name)
+{
+	char *copy = strdup(name);
+
+	if (!copy)
+		return -ENOMEM;
+	return cni_undo_push(&ctx->undo, "delete the bridge if no port joined it",
+			     undo_unused_bridge, copy, free);
+}
 
 struct nft_undo {
 	char *network, *cid, *ifname, *host_ifname;
@@ -40,17 +76,17 @@ static int undo_nft(void *arg)
 	if (r < 0)
 		return r;
 	if (u->spoof)
-		r = pw_nft_spoof_del(nft, &(struct pw_nft_spoof){ .network = u->network,
-								  .container_id = u->cid,
-								  .ifname = u->ifname,
-								  .host_ifname = u->host_ifname,
-								  .mac = u->mac });
+		r = pw_nft_spoof_del(nft, &(struct pw_nft_spoof){.network = u->network,
+								 .container_id = u->cid,
+								 .ifname = u->ifname,
+								 .host_ifname = u->host_ifname,
+								 .mac = u->mac});
 	else
-		r = pw_nft_masq_del(nft, &(struct pw_nft_masq){ .network = u->network,
-								.container_id = u->cid,
-								.ifname = u->ifname,
-								.addrs = u->addrs,
-								.n_addrs = u->n_addrs });
+		r = pw_nft_masq_del(nft, &(struct pw_nft_masq){.network = u->network,
+							       .container_id = u->cid,
+							       .ifname = u->ifname,
+							       .addrs = u->addrs,
+							       .n_addrs = u->n_addrs});
 	pw_nft_free(nft);
 	return r;
 }

@@ -122,6 +122,8 @@ extern const struct cni_plugin_ops bridge_ops;
 /* Each copies what it needs. 0 or -ENOMEM. */
 int bridge_undo_spoof(struct cni_ctx *ctx, const char *host_ifname, const unsigned char mac[6]);
 int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t n);
+/* Delete the bridge this ADD created, under its lock, only if no port is left. */
+int bridge_undo_unused_bridge(struct cni_ctx *ctx, const char *name);
 
 /* ---- handler state (bridge.c, bridge-del.c, bridge-check.c) ---- */
 struct bridge_add {
@@ -130,12 +132,14 @@ struct bridge_add {
 	struct nlw_link br;
 	struct podnet_veth_pair veth;
 	unsigned char br_mac_before[6]; /* bridge MAC before our port joined */
-	bool created_bridge;
+	int br_lock;			/* podnet_lock("bridge", name) while joining, else -1 */
 	struct cni_result *result;
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
 	size_t n_gws;
 };
 
+/* Gateway addresses, MAC pin and forwarding (bridge-gw.c). */
+int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a);
 int bridge_cmd_del(struct cni_ctx *ctx);
 int bridge_cmd_check(struct cni_ctx *ctx);
 int bridge_cmd_gc(struct cni_ctx *ctx);

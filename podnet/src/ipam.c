@@ -201,6 +201,12 @@ int podnet_ipam_add(struct cni_ctx *ctx, struct cni_result **ret)
 	if (res->n_ips == 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
 				  "IPAM plugin returned missing IP config");
+	/*
+	 * A route "10.9.9.9/16" is installed as 10.9.0.0/16: say so in the
+	 * result too, instead of echoing what the kernel does not have.
+	 */
+	for (size_t i = 0; i < res->n_routes; i++)
+		ip_prefix_mask(&res->routes[i].dst);
 	*ret = TAKE_PTR(res);
 	return 0;
 }

@@ -40,6 +40,11 @@ void podnet_set_ops(const struct podnet_ops *o)
 	ops = &merged;
 }
 
+int podnet_open_host_sock(struct nlw_sock **ret)
+{
+	return ops->open_host(ret);
+}
+
 int podnet_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
 {
 	unsigned code = CNI_ERR_PLUGIN;

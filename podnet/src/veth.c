@@ -19,7 +19,7 @@
 static int undo_del_host_link(void *arg)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
+	int r = podnet_open_host_sock(&s);
 
 	if (r < 0)
 		return r;
@@ -66,12 +66,16 @@ int podnet_veth_add(struct podnet *pn, const struct podnet_veth *v, struct podne
 		r = create_pair(pn, v, ret->host_name);
 		/* Which name is taken? The pod's is a hard error, ours a retry. */
 		if (r == -EEXIST && nlw_link_get_by_name(pn->pod, ctx->ifname, &probe) >= 0)
-			return cni_errorf(
-			    &ctx->err, CNI_ERR_EXISTS, -EEXIST,
-			    "container veth name (\"%s\") peer provided (\"%s\") already "
-			    "exists",
-			    ctx->ifname, ret->host_name);
+			return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
+					  "container veth name (\"%s\") peer provided (\"%s\") already "
+					  "exists: CNI_IFNAME '%s' is taken in the pod netns '%s'",
+					  ctx->ifname, ret->host_name, ctx->ifname, ctx->netns);
 	}
+	if (r == -EEXIST)
+		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, r,
+				  "host veth name '%s' and the %u derived before it are all taken "
+				  "in the host netns",
+				  ret->host_name, VETH_NAME_TRIES - 1);
 	if (r < 0)
 		return podnet_fail(ctx, pn->host, r, "create veth '%s' (peer '%s' in '%s')",
 				   ret->host_name, ctx->ifname, ctx->netns);

@@ -67,6 +67,21 @@ struct nlw_link {
 int nlw_link_get_by_name(struct nlw_sock *sock, const char *name, struct nlw_link *ret);
 int nlw_link_get_by_index(struct nlw_sock *sock, int ifindex, struct nlw_link *ret);
 
+/* Filter for nlw_link_list: zero/NULL fields match everything. */
+struct nlw_link_filter {
+	int master;	  /* ifindex of the master (bridge ports) */
+	const char *kind; /* IFLA_INFO_KIND, e.g. "veth" */
+};
+
+/*
+ * Dump the netns's links matching f (NULL: all). *ret is owned by the caller
+ * (free()). One dump, however many links: GC and inspection use it instead
+ * of a request per link. Errors: -EAGAIN (dump kept being interrupted),
+ * -ENOMEM.
+ */
+int nlw_link_list(struct nlw_sock *sock, const struct nlw_link_filter *f, struct nlw_link **ret,
+		  unsigned *ret_n);
+
 /* veth pair. name/peer_name are required; unset numbers/pointers = kernel default. */
 struct nlw_veth_params {
 	const char *name;

@@ -35,7 +35,8 @@ void podnet_set_ipam_types(const struct podnet_ipam_type *types);
 /*
  * IPAM ADD. *ret is the result in the ctx->conf.version model (caller
  * frees); the "IPAM DEL" undo step is pushed. An IPAM answer without an IP
- * is refused (code 100) after releasing it.
+ * is refused (code 100) after releasing it. Route destinations come back
+ * with their host bits cleared, as the kernel installs them.
  */
 int podnet_ipam_add(struct cni_ctx *ctx, struct cni_result **ret);
 

@@ -59,6 +59,12 @@ struct podnet_ops {
 /* Replace the seam (NULL: the kernel). Not thread-safe; for tests. */
 void podnet_set_ops(const struct podnet_ops *ops);
 
+/*
+ * A socket in the plugin's own netns through the seam, for code that runs
+ * after podnet_done (undo steps). Returns 0 or a negative errno.
+ */
+int podnet_open_host_sock(struct nlw_sock **ret);
+
 /* Open the pod netns (CNI_NETNS) and both sockets, as `mode` says. */
 int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode);
 /* Close what podnet_open opened (safe on a zeroed or half-open struct). */
