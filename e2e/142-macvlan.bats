@@ -59,6 +59,16 @@ leases() {
 	in_ns "$POD2" ping -c1 -W2 "${ip1%/*}" >/dev/null
 }
 
+@test "dual stack: IPv4 and IPv6 addresses, IPv6 usable at once (no DAD wait)" {
+	c=$(conf | jq -c '.ipam.ranges += [[{subnet: "fd66::/64"}]]')
+	run_plugin macvlan ADD net1 <<<"$c"
+	assert_json '[.ips[].address | test(":")] | sort | join(",")' "false,true"
+	v6=$(jq -r '.ips[] | select(.address | test(":")) | .address' <<<"$output")
+	in_ns "$POD_NS" ip -6 -o addr show dev net1 | grep -F "$v6" | grep -vq tentative
+	run_plugin macvlan DEL net1 <<<"$c"
+	[ -z "$(find "$STATE/ipam/mvnet" -maxdepth 1 -type f ! -name lock ! -name 'last_reserved_ip*')" ]
+}
+
 @test "every mode; L2 without IPAM: up, no address" {
 	for mode in private vepa passthru bridge; do
 		run_plugin macvlan ADD net1 <<<"$(conf "{\"mode\":\"$mode\",\"ipam\":{}}")"
