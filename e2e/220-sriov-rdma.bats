@@ -17,8 +17,9 @@ teardown() {
 
 @test "sriov-rdma: ADD, CHECK, DEL, DEL" {
 	local conf
-	conf=$(sr_conf 0 '"mtu":9000')
+	conf=$(sr_conf 0 '"mtu":9000,"runtimeConfig":{"CNIDeviceInfoFile":"'"$STATE"'/devinfo.json"}')
 	run_plugin sriov-rdma ADD net1 <<<"$conf"
+	[ "$(cat "$STATE/devinfo.json")" = '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:af:06.0"}}' ]
 	assert_json '.interfaces[0].name' net1
 	assert_json '.interfaces[0].pciID' 0000:af:06.0
 	assert_json '.interfaces[0].mac' 02:00:00:00:06:00

@@ -11,11 +11,20 @@ setup() {
 	SR_PIDS=()
 }
 
-teardown() {
-	local p
-	for p in "${SR_PIDS[@]}"; do
-		kill -9 "$p" 2>/dev/null || true
+# sr_kill PID...: SIGKILL only processes still running one of our binaries
+# (a finished PID may have been reused by someone else's process).
+sr_kill() {
+	local p cmd
+	for p in "$@"; do
+		cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+		case $cmd in
+		*"$PODWIRE_BIN/"* | *"$PODWIRE_TEST_BIN/"*) kill -9 "$p" 2>/dev/null || true ;;
+		esac
 	done
+}
+
+teardown() {
+	sr_kill "${SR_PIDS[@]}"
 	pw_teardown
 }
 
@@ -75,9 +84,9 @@ sr_killed_add() {
 	done
 	child=$(cat "/proc/$pid/task/$pid/children")
 	SR_PIDS+=($child)
-	kill -9 "$pid"
+	sr_kill "$pid"
 	wait "$pid" || true
-	kill -9 $child 2>/dev/null || true
+	sr_kill $child
 	jq -e '.complete | not' "$SR_STATE_DIR/$(sr_vf_bdf "$1").json"
 }
 

@@ -141,34 +141,6 @@ bool cni_valid_ifname(const char *s)
 	return !cni_ifname_problem(s);
 }
 
-char *cni_json_repr(const json_t *v)
-{
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : strdup("null");
-
-	if (s && strlen(s) > 64)
-		strcpy(s + 61, "...");
-	return s;
-}
-
-bool cni_json_whole_number(const json_t *v, json_int_t *ret)
-{
-	/* 2^63 is exact in a double; casting anything outside [-2^63, 2^63) is undefined. */
-	const double limit = 9223372036854775808.0;
-	double d;
-
-	if (json_is_integer(v)) {
-		*ret = json_integer_value(v);
-		return true;
-	}
-	if (!json_is_real(v))
-		return false;
-	d = json_real_value(v);
-	if (!(d >= -limit && d < limit) || d != (double)(json_int_t)d)
-		return false;
-	*ret = (json_int_t)d;
-	return true;
-}
-
 /* Borrowed string of an optional member; -EINVAL with err when not a string. */
 static int opt_string(const json_t *root, const char *key, bool lenient, const char **ret,
 		      struct cni_error *err)

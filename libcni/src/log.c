@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/parse.h"
 #include "cni/log.h"
 
@@ -114,20 +115,6 @@ void cni_log_reset(void)
 	logger.plugin[0] = logger.command[0] = logger.cid[0] = '\0';
 }
 
-static void write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		s += n;
-		len -= (size_t)n;
-	}
-}
-
 static void emit_file(const char *line)
 {
 	char stamp[40];
@@ -162,8 +149,8 @@ static void logv(enum cni_log_level level, bool to_stderr, const char *fmt, va_l
 		emit_file(line);
 	if (!to_stderr)
 		return;
-	write_all(STDERR_FILENO, line, strlen(line));
-	write_all(STDERR_FILENO, "\n", 1);
+	(void)fd_write_all(STDERR_FILENO, line, strlen(line));
+	(void)fd_write_all(STDERR_FILENO, "\n", 1);
 }
 
 void cni_logv(enum cni_log_level level, const char *fmt, va_list ap)

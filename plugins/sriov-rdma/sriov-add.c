@@ -292,6 +292,12 @@ int sr_cmd_add(struct cni_ctx *ctx)
 			e = sr_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
 				    r->st.vf.bdf);
 	}
+	if (e >= 0 && r->conf.devinfo_file) {
+		e = sr_devinfo_write(r->conf.devinfo_file, &r->st);
+		if (e < 0)
+			e = sr_fail(ctx, NULL, e, "runtimeConfig.CNIDeviceInfoFile: write '%s'",
+				    r->conf.devinfo_file);
+	}
 	if (e < 0)
 		return e;
 	ctx->result = TAKE_PTR(r->result);

@@ -295,6 +295,27 @@ static int parse_paths(struct cni_ctx *ctx, const json_t *root, struct sr_conf *
 	return 0;
 }
 
+/* runtimeConfig.CNIDeviceInfoFile: where Multus-style runtimes want the device info. */
+static int parse_devinfo(struct cni_ctx *ctx, struct sr_conf *c)
+{
+	const json_t *v = NULL;
+	const char *p;
+
+	if (json_is_object(ctx->conf.runtime_config))
+		v = cni_json_get_ci(ctx->conf.runtime_config, "CNIDeviceInfoFile");
+	if (!v || json_is_null(v))
+		return 0;
+	p = json_string_value(v);
+	if (!p || p[0] != '/' || strstr(p, "/../") || strlen(p) > 3000 || p[strlen(p) - 1] == '/')
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "runtimeConfig.CNIDeviceInfoFile: %s is not an absolute file "
+		    "path",
+		    p ? p : "(not a string)");
+	c->devinfo_file = strdup(p);
+	return c->devinfo_file ? 0 : -ENOMEM;
+}
+
 static int parse_mtu(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
 {
 	unsigned long long mtu = 0;
@@ -330,6 +351,8 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 		r = parse_mtu(ctx, root, &c);
 	if (r >= 0)
 		r = parse_rdma(ctx, root, &c);
+	if (r >= 0)
+		r = parse_devinfo(ctx, &c);
 	if (r < 0) {
 		sr_conf_done(&c);
 		return r;
@@ -341,4 +364,5 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 void sr_conf_done(struct sr_conf *c)
 {
 	c->state_dir = mfree(c->state_dir);
+	c->devinfo_file = mfree(c->devinfo_file);
 }

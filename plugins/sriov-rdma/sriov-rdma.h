@@ -54,7 +54,8 @@ struct sr_conf {
 	uint32_t min_tx_rate, max_tx_rate;
 	unsigned mtu; /* 0: leave the MTU alone */
 	enum sr_rdma_mode rdma;
-	char *state_dir; /* owned */
+	char *state_dir;    /* owned */
+	char *devinfo_file; /* runtimeConfig.CNIDeviceInfoFile, owned, NULL if absent */
 };
 
 /*
@@ -127,6 +128,11 @@ struct sr_state {
 /* JSON text of a state (owned, NUL-terminated) / parse it back (untrusted input). */
 char *sr_state_format(const struct sr_state *s);
 int sr_state_parse(const char *text, size_t len, struct sr_state *ret);
+/*
+ * Write the device-info file (device-info-spec 1.1.0, type "pci": the
+ * pci-address and, when moved, the rdma-device) atomically at path.
+ */
+int sr_devinfo_write(const char *path, const struct sr_state *s);
 /* Atomic write: <dir>/.<BDF>.json.tmp, fsync, rename, fsync(dir). */
 int sr_state_save(int dir_fd, const struct sr_state *s);
 /* Load <BDF>.json. -ENOENT when absent, -EBADMSG when unreadable. */

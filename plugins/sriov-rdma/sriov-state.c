@@ -323,6 +323,35 @@ int sr_state_save(int dir_fd, const struct sr_state *s)
 	return fsync(dir_fd) < 0 ? negative_errno() : 0;
 }
 
+int sr_devinfo_write(const char *path, const struct sr_state *s)
+{
+	_cleanup_free_ char *tmp = NULL, *text = NULL;
+	json_t *pci, *doc;
+	int fd, r;
+
+	pci = json_pack("{s:s}", "pci-address", s->vf.bdf);
+	if (pci && s->rdma_move)
+		json_object_set_new(pci, "rdma-device", json_string(s->vf.rdma_dev));
+	doc = json_pack("{s:s,s:s,s:o}", "type", "pci", "version", "1.1.0", "pci", pci);
+	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, text, strlen(text));
+	if (r >= 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (close(fd) < 0 && r >= 0)
+		r = negative_errno();
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = negative_errno();
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
 static int load_name(int dir_fd, const char *name, struct sr_state *ret)
 {
 	_cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -169,6 +169,9 @@ static const struct bad {
     {"\"mac\":\"zz\"", {"mac: \"zz\"", NULL}},
     {"\"runtimeConfig\":{\"mac\":\"nope\"}", {"runtimeConfig.mac: \"nope\"", NULL}},
     {"\"stateDir\":\"var/lib\"", {"stateDir: \"var/lib\"", NULL}},
+    {"\"runtimeConfig\":{\"CNIDeviceInfoFile\":\"rel.json\"}",
+     {"runtimeConfig.CNIDeviceInfoFile: rel.json", NULL}},
+    {"\"runtimeConfig\":{\"CNIDeviceInfoFile\":7}", {"CNIDeviceInfoFile", NULL}},
     {"\"stateDir\":\"/a/../b\"", {"stateDir: \"/a/../b\"", NULL}},
     {"\"master\":\"a/b\"", {"master: \"a/b\"", NULL}},
 };

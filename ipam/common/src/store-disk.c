@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fmt.h"
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/log.h"
@@ -37,17 +38,6 @@ struct ipam_disk_store {
 	unsigned rebuilds;
 };
 
-bool ipam_disk_valid_component(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > max || s[0] == '.')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '/' || s[i] == ':' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
-}
 
 /* mkdir -p of an absolute path; existing components are left as they are. */
 static int mkdir_parents(const char *path, mode_t mode)
@@ -147,58 +137,8 @@ unsigned ipam_disk_store_rebuilds(const struct ipam_disk_store *s)
  * starts small and doubles: lease and index files are tens of bytes, and a
  * buffer of @max up front would be an mmap()/munmap() pair on every read.
  */
-#define READ_FILE_FIRST 256
 
-int disk_read_file(int dirfd, const char *name, size_t max, char **ret)
-{
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = max < READ_FILE_FIRST ? max : READ_FILE_FIRST;
-	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < max) {
-		if (len == cap) {
-			size_t grown = 2 * cap < max ? 2 * cap : max;
-			char *m = realloc(buf, grown + 1);
-
-			if (!m)
-				return -ENOMEM;
-			buf = m;
-			cap = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return (int)len;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Create name exclusively with content. 1 created, 0 exists, <0 error. */
 static int create_excl(int dirfd, const char *name, const char *content)
@@ -209,7 +149,7 @@ static int create_excl(int dirfd, const char *name, const char *content)
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;
-	r = write_all(fd, content, strlen(content));
+	r = fd_write_all(fd, content, strlen(content));
 	if (r < 0) {
 		unlinkat(dirfd, name, 0);
 		return r;
@@ -251,7 +191,7 @@ static int create_lease(int dirfd, const char *name, const char *content)
 		return create_excl(dirfd, name, content);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, content, strlen(content));
+	r = fd_write_all(fd, content, strlen(content));
 	if (r >= 0)
 		r = link_anonymous(fd, dirfd, name);
 	if (r == -EEXIST)
@@ -284,38 +224,13 @@ static int overwrite_file(int dirfd, const char *name, const char *content)
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, content, len);
+	r = fd_write_all(fd, content, len);
 	if (r >= 0 && ftruncate(fd, (off_t)len) < 0)
 		r = -errno;
 	return r;
 }
 
-/* Create or truncate-and-write (temporary files). */
-static int write_file(int dirfd, const char *name, const char *content)
-{
-	_cleanup_close_ int fd = -1;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	return write_all(fd, content, strlen(content));
-}
-
-/* Replace atomically through a temporary name (index and state files). */
-int disk_replace_file(int dirfd, const char *name, const char *content)
-{
-	char tmp[NAME_MAX + 1];
-	int r;
-
-	if (snprintf(tmp, sizeof(tmp), "tmp.%d", (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	r = write_file(dirfd, tmp, content);
-	if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r < 0)
-		unlinkat(dirfd, tmp, 0);
-	return r;
-}
 
 /* The directory's identity and change stamps, as recorded in the state file. */
 static int dir_stamp(int dirfd, char *buf, size_t len)
