@@ -2,19 +2,20 @@
 /*
  * The kube-apiserver client: one libcurl easy handle for the whole call, so
  * the TLS connection is made once and kept; bounded timeouts; retries with
- * backoff on connection failures, 429 and 5xx.
+ * backoff on connection failures, 429 and 5xx. libcurl is loaded (lazycurl)
+ * only when a call needs the apiserver: DEL, CHECK and GC from the cache
+ * never map it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/log.h"
+#include "lazycurl/lazycurl.h"
 #include "multinet.h"
 
 #define K8S_CONNECT_TIMEOUT_MS 2000L
@@ -24,6 +25,7 @@
 #define K8S_MAX_BODY (8u << 20)
 
 struct mn_k8s {
+	const struct lazycurl *lc; /* libcurl, loaded for the first apiserver call */
 	CURL *curl;
 	char *server;
 	char *auth; /* "Authorization: Bearer ..." or NULL */
@@ -56,47 +58,49 @@ static size_t on_data(char *p, size_t size, size_t n, void *userdata)
 	return add;
 }
 
-static int set_tls(CURL *c, const struct mn_kubeconfig *kc)
+static int set_tls(const struct lazycurl *lc, CURL *c, const struct mn_kubeconfig *kc)
 {
 	struct curl_blob blob = { 0 };
 	CURLcode rc = CURLE_OK;
 
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	lc->easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	lc->easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (kc->ca_data) {
 		blob = (struct curl_blob){ kc->ca_data, kc->ca_len, CURL_BLOB_COPY };
-		rc = curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+		rc = lc->easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
 	} else {
-		rc = curl_easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
+		rc = lc->easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
 	}
 	/* Only the kubeconfig's CA: never the system store as well. */
-	curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
+	lc->easy_setopt(c, CURLOPT_CAPATH, NULL);
 	if (rc == CURLE_OK && kc->cert_data) {
 		blob = (struct curl_blob){ kc->cert_data, kc->cert_len, CURL_BLOB_COPY };
-		rc = curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
+		rc = lc->easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
 		blob = (struct curl_blob){ kc->key_data, kc->key_len, CURL_BLOB_COPY };
 		if (rc == CURLE_OK)
-			rc = curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob);
+			rc = lc->easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob);
 	} else if (rc == CURLE_OK && kc->cert_file) {
-		rc = curl_easy_setopt(c, CURLOPT_SSLCERT, kc->cert_file);
+		rc = lc->easy_setopt(c, CURLOPT_SSLCERT, kc->cert_file);
 		if (rc == CURLE_OK)
-			rc = curl_easy_setopt(c, CURLOPT_SSLKEY, kc->key_file);
+			rc = lc->easy_setopt(c, CURLOPT_SSLKEY, kc->key_file);
 	}
 	return rc == CURLE_OK ? 0 : -EINVAL;
 }
 
 int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_error *err)
 {
-	static bool global_done;
+	const struct lazycurl *lc;
+	const char *why = NULL;
 	struct mn_k8s *k;
 
-	if (!global_done) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return cni_errorf(err, CNI_ERR_PLUGIN, -EIO, "libcurl: init failed");
-		global_done = true;
-	}
+	lc = lazycurl_get(&why);
+	if (!lc)
+		return cni_errorf(err, CNI_ERR_PLUGIN, -ELIBACC,
+				  "apiserver client: libcurl cannot be loaded: %s", why);
 	k = calloc(1, sizeof(*k));
-	if (!k || !(k->server = strdup(kc->server)) || !(k->curl = curl_easy_init())) {
+	if (k)
+		k->lc = lc;
+	if (!k || !(k->server = strdup(kc->server)) || !(k->curl = lc->easy_init())) {
 		mn_k8s_free(k);
 		return -ENOMEM;
 	}
@@ -105,19 +109,19 @@ int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_
 		mn_k8s_free(k);
 		return -ENOMEM;
 	}
-	if (set_tls(k->curl, kc) < 0) {
+	if (set_tls(lc, k->curl, kc) < 0) {
 		mn_k8s_free(k);
 		return cni_errorf(err, CNI_ERR_PLUGIN, -EINVAL,
 				  "libcurl: cannot set the kubeconfig's TLS material");
 	}
-	curl_easy_setopt(k->curl, CURLOPT_ERRORBUFFER, k->errbuf);
-	curl_easy_setopt(k->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS, K8S_CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, K8S_TIMEOUT_MS);
-	curl_easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "https");
-	curl_easy_setopt(k->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(k->curl, CURLOPT_USERAGENT, "podwire-multinet");
-	curl_easy_setopt(k->curl, CURLOPT_WRITEFUNCTION, on_data);
+	k->lc->easy_setopt(k->curl, CURLOPT_ERRORBUFFER, k->errbuf);
+	k->lc->easy_setopt(k->curl, CURLOPT_NOSIGNAL, 1L);
+	k->lc->easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS, K8S_CONNECT_TIMEOUT_MS);
+	k->lc->easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, K8S_TIMEOUT_MS);
+	k->lc->easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "https");
+	k->lc->easy_setopt(k->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	k->lc->easy_setopt(k->curl, CURLOPT_USERAGENT, "podwire-multinet");
+	k->lc->easy_setopt(k->curl, CURLOPT_WRITEFUNCTION, on_data);
 	*ret = k;
 	return 0;
 }
@@ -127,7 +131,7 @@ void mn_k8s_free(struct mn_k8s *k)
 	if (!k)
 		return;
 	if (k->curl)
-		curl_easy_cleanup(k->curl);
+		k->lc->easy_cleanup(k->curl);
 	if (k->auth)
 		explicit_bzero(k->auth, strlen(k->auth));
 	free(k->auth);
@@ -157,26 +161,26 @@ static CURLcode attempt(struct mn_k8s *k, const char *method, const char *url,
 	_cleanup_free_ char *ct = NULL;
 	CURLcode rc;
 
-	h = curl_slist_append(h, "Accept: application/json");
+	h = k->lc->slist_append(h, "Accept: application/json");
 	if (k->auth)
-		h = curl_slist_append(h, k->auth);
+		h = k->lc->slist_append(h, k->auth);
 	if (ctype && asprintf(&ct, "Content-Type: %s", ctype) >= 0)
-		h = curl_slist_append(h, ct);
-	curl_easy_setopt(k->curl, CURLOPT_URL, url);
-	curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k->curl, CURLOPT_CUSTOMREQUEST, streq(method, "GET") ? NULL : method);
-	curl_easy_setopt(k->curl, CURLOPT_HTTPGET, body ? 0L : 1L);
+		h = k->lc->slist_append(h, ct);
+	k->lc->easy_setopt(k->curl, CURLOPT_URL, url);
+	k->lc->easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
+	k->lc->easy_setopt(k->curl, CURLOPT_CUSTOMREQUEST, streq(method, "GET") ? NULL : method);
+	k->lc->easy_setopt(k->curl, CURLOPT_HTTPGET, body ? 0L : 1L);
 	if (body) {
-		curl_easy_setopt(k->curl, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(k->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+		k->lc->easy_setopt(k->curl, CURLOPT_POSTFIELDS, body);
+		k->lc->easy_setopt(k->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
-	curl_easy_setopt(k->curl, CURLOPT_WRITEDATA, out);
+	k->lc->easy_setopt(k->curl, CURLOPT_WRITEDATA, out);
 	k->errbuf[0] = '\0';
-	rc = curl_easy_perform(k->curl);
-	curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(h);
+	rc = k->lc->easy_perform(k->curl);
+	k->lc->easy_setopt(k->curl, CURLOPT_HTTPHEADER, NULL);
+	k->lc->slist_free_all(h);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, status);
+		k->lc->easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, status);
 	return rc;
 }
 
@@ -209,13 +213,13 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 		if (rc != CURLE_OK && !retryable_curl(rc))
 			break;
 		cni_log_info("apiserver %s %s: %s, retrying", method, path,
-			     rc == CURLE_OK ? "server busy" : curl_easy_strerror(rc));
+			     rc == CURLE_OK ? "server busy" : k->lc->easy_strerror(rc));
 	}
 	if (rc != CURLE_OK) {
 		free(out.buf);
 		return cni_errorf(err, retryable_curl(rc) ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN,
 				  -EIO, "apiserver %s: %s %s: %s", k->server, method, path,
-				  k->errbuf[0] ? k->errbuf : curl_easy_strerror(rc));
+				  k->errbuf[0] ? k->errbuf : k->lc->easy_strerror(rc));
 	}
 	*ret_body = out.buf ? out.buf : strdup("");
 	return *ret_body ? 0 : -ENOMEM;

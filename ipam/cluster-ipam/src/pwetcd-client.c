@@ -13,62 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-#include <dlfcn.h>
 
+#include "lazycurl/lazycurl.h"
 #include "pwetcd-internal.h"
 
 /*
- * libcurl is loaded on first use (https:// endpoints and the watch), so a
- * process that only talks plain HTTP or a unix socket never maps it and
- * its ~30 dependencies.
+ * libcurl is loaded on first use (https:// endpoints and the watch) through
+ * lazycurl, so a process that only talks plain HTTP or a unix socket never
+ * maps it and its ~30 dependencies.
  */
-static struct {
-	bool tried, ok;
-	CURLcode (*global_init)(long);
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_cleanup)(CURL *);
-	const char *(*easy_strerror)(CURLcode);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-} cu;
-
-#define LOAD(field, name)                                                                          \
-	do {                                                                                       \
-		*(void **)&cu.field = dlsym(h, name);                                              \
-		if (!cu.field)                                                                     \
-			return false;                                                              \
-	} while (0)
-
-static bool curl_syms(void *h)
-{
-	LOAD(global_init, "curl_global_init");
-	LOAD(easy_init, "curl_easy_init");
-	LOAD(easy_setopt, "curl_easy_setopt");
-	LOAD(easy_perform, "curl_easy_perform");
-	LOAD(easy_getinfo, "curl_easy_getinfo");
-	LOAD(easy_cleanup, "curl_easy_cleanup");
-	LOAD(easy_strerror, "curl_easy_strerror");
-	LOAD(slist_append, "curl_slist_append");
-	LOAD(slist_free_all, "curl_slist_free_all");
-	return true;
-}
+static const struct lazycurl *cu;
 
 static bool curl_load(void)
 {
-	void *h;
-
-	if (cu.tried)
-		return cu.ok;
-	cu.tried = true;
-	h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return false;
-	cu.ok = curl_syms(h) && cu.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-	return cu.ok;
+	if (!cu)
+		cu = lazycurl_get(NULL);
+	return cu != NULL;
 }
 
 struct endpoint {
@@ -194,9 +154,9 @@ void pwetcd_close(struct pwetcd_client *c)
 	free(c->cert_file);
 	free(c->key_file);
 	if (c->h)
-		cu.easy_cleanup(c->h);
+		cu->easy_cleanup(c->h);
 	if (c->headers)
-		cu.slist_free_all(c->headers);
+		cu->slist_free_all(c->headers);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
@@ -249,25 +209,25 @@ static size_t write_buf(char *p, size_t size, size_t n, void *ud)
 static void set_tls(CURL *h, const struct pwetcd_client *c)
 {
 	if (c->ca_file)
-		cu.easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+		cu->easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
 	if (c->cert_file)
-		cu.easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+		cu->easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
 	if (c->key_file)
-		cu.easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
-	cu.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	cu.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+		cu->easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+	cu->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	cu->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
 }
 
 static void setup(CURL *h, const struct pwetcd_client *c, const struct endpoint *ep,
 		  const char *url, const char *body)
 {
-	cu.easy_setopt(h, CURLOPT_URL, url);
-	cu.easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
-	cu.easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	cu.easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	cu.easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+	cu->easy_setopt(h, CURLOPT_URL, url);
+	cu->easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
+	cu->easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	cu->easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
+	cu->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cu->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu->easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
 	set_tls(h, c);
 }
 
@@ -334,9 +294,9 @@ static bool curl_ready(struct pwetcd_client *c)
 	if (!curl_load())
 		return false;
 	if (!c->headers)
-		c->headers = cu.slist_append(NULL, "Content-Type: application/json");
+		c->headers = cu->slist_append(NULL, "Content-Type: application/json");
 	if (!c->h)
-		c->h = cu.easy_init();
+		c->h = cu->easy_init();
 	return c->h && c->headers;
 }
 
@@ -413,22 +373,22 @@ static int attempt(struct pwetcd_client *c, size_t i, const char *path, const ch
 			    ep->base);
 	snprintf(url, sizeof(url), "%s%s", ep->base, path);
 	setup(c->h, c, ep, url, body);
-	cu.easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
-	cu.easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
-	cu.easy_setopt(c->h, CURLOPT_WRITEDATA, out);
-	cu.easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
+	cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
+	cu->easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
+	cu->easy_setopt(c->h, CURLOPT_WRITEDATA, out);
+	cu->easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
 	c->requests++;
-	cc = cu.easy_perform(c->h);
-	cu.easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
+	cc = cu->easy_perform(c->h);
+	cu->easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
 	if (cc != CURLE_OK) {
 		int r = map_curl(cc);
 
 		*retry = r == -ECONNREFUSED;
 		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
 			    ep->unix_path ? ep->unix_path : ep->base,
-			    cerr[0] ? cerr : cu.easy_strerror(cc));
+			    cerr[0] ? cerr : cu->easy_strerror(cc));
 	}
-	cu.easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
+	cu->easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
 	if (http != 200) {
 		*retry = http >= 500;
 		return http_error(c, http, out, path);
@@ -727,27 +687,27 @@ static int watch_once(struct pwetcd_client *c, const struct endpoint *ep, const 
 
 	if (!curl_ready(c))
 		return fail(c, -EIO, "etcd /v3/watch: needs libcurl (libcurl.so.4), not loadable");
-	h = cu.easy_init();
+	h = cu->easy_init();
 	if (!h)
 		return fail(c, -ENOMEM, "out of memory");
 	snprintf(url, sizeof(url), "%s/v3/watch", ep->base);
 	setup(h, c, ep, url, body);
-	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
-	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
-	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
-	cu.easy_setopt(h, CURLOPT_WRITEDATA, w);
-	cu.easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	cu->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	cu->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
+	cu->easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
+	cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
+	cu->easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 	c->requests++;
-	cc = cu.easy_perform(h);
-	cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
-	cu.easy_cleanup(h);
+	cc = cu->easy_perform(h);
+	cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
+	cu->easy_cleanup(h);
 	if (w->stop != 0)
 		return w->stop;
 	if (cc == CURLE_OPERATION_TIMEDOUT && http == 200 && req->duration_ms)
 		return 0;
 	if (cc != CURLE_OK)
 		return fail(c, map_curl(cc), "etcd /v3/watch: %s",
-			    cerr[0] ? cerr : cu.easy_strerror(cc));
+			    cerr[0] ? cerr : cu->easy_strerror(cc));
 	if (http != 200)
 		return fail(c, http >= 500 ? -EAGAIN : -EIO, "etcd /v3/watch: HTTP %ld", http);
 	return fail(c, -ECONNRESET, "etcd /v3/watch: stream closed");
