@@ -71,6 +71,13 @@ static void test_replace_and_read(void **state)
 	free(buf);
 	/* more than max is -EFBIG; a missing file -ENOENT; a symlink is not followed */
 	assert_int_equal(file_read_at(dirfd, "b", sizeof(big) - 1, &buf), -EFBIG);
+	/* the prefix reader cuts instead */
+	assert_int_equal(file_read_prefix_at(dirfd, "b", 10, &buf), 10);
+	assert_int_equal(strlen(buf), 10);
+	free(buf);
+	assert_int_equal(file_read_prefix_at(dirfd, "f", 64, &buf), 3);
+	assert_string_equal(buf, "bye");
+	free(buf);
 	assert_int_equal(file_read_at(dirfd, "nope", 10, &buf), -ENOENT);
 	assert_int_equal(symlinkat("b", dirfd, "link"), 0);
 	assert_int_equal(file_read_at(dirfd, "link", sizeof(big), &buf), -ELOOP);

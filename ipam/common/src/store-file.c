@@ -15,8 +15,6 @@
 #include "internal.h"
 #include "ipam/store-disk.h"
 
-#define READ_FILE_FIRST 256
-
 bool ipam_disk_valid_component(const char *s, size_t max)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -31,38 +29,8 @@ bool ipam_disk_valid_component(const char *s, size_t max)
 
 int disk_read_file(int dirfd, const char *name, size_t max, char **ret)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = max < READ_FILE_FIRST ? max : READ_FILE_FIRST;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < max) {
-		if (len == cap) {
-			size_t grown = 2 * cap < max ? 2 * cap : max;
-			char *m = realloc(buf, grown + 1);
-
-			if (!m)
-				return -ENOMEM;
-			buf = m;
-			cap = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return (int)len;
+	/* A longer file is cut at max: its prefix is what the parsers look at. */
+	return file_read_prefix_at(dirfd, name, max, ret);
 }
 
 /* Replace atomically through a temporary name (index and state files). */

@@ -49,7 +49,8 @@ static int grow(char **buf, size_t *cap, size_t max)
 	return 0;
 }
 
-int fd_read_all(int fd, size_t max, char **ret)
+/* Read to the end, or to max bytes: over max, -EFBIG unless `cut`. */
+static int read_bounded(int fd, size_t max, bool cut, char **ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -70,8 +71,12 @@ int fd_read_all(int fd, size_t max, char **ret)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > max)
+		if (len > max && !cut)
 			return -EFBIG;
+		if (len >= max && cut) {
+			len = max;
+			break;
+		}
 	}
 	if (!buf && (r = grow(&buf, &cap, max)) < 0)
 		return r;
@@ -80,13 +85,28 @@ int fd_read_all(int fd, size_t max, char **ret)
 	return (int)len;
 }
 
-int file_read_at(int dirfd, const char *name, size_t max, char **ret)
+int fd_read_all(int fd, size_t max, char **ret)
+{
+	return read_bounded(fd, max, false, ret);
+}
+
+static int read_at(int dirfd, const char *name, size_t max, bool cut, char **ret)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
-	return fd_read_all(fd, max, ret);
+	return read_bounded(fd, max, cut, ret);
+}
+
+int file_read_at(int dirfd, const char *name, size_t max, char **ret)
+{
+	return read_at(dirfd, name, max, false, ret);
+}
+
+int file_read_prefix_at(int dirfd, const char *name, size_t max, char **ret)
+{
+	return read_at(dirfd, name, max, true, ret);
 }
 
 int file_replace_at(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,

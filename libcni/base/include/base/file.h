@@ -23,6 +23,9 @@ int fd_read_all(int fd, size_t max, char **ret);
 /* The same for `name` under dirfd (AT_FDCWD for a path), opened O_NOFOLLOW. */
 int file_read_at(int dirfd, const char *name, size_t max, char **ret);
 
+/* At most the first max bytes of dirfd/name (a longer file is cut, not an error). */
+int file_read_prefix_at(int dirfd, const char *name, size_t max, char **ret);
+
 /*
  * Replace dirfd/name by buf, atomically: written to a temporary name in the
  * same directory (mode `mode`), fsync()ed when `sync`, then renamed over
