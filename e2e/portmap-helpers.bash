@@ -144,8 +144,9 @@ pm_snapshot() {
 	local ns
 	for ns in "$HOST_NS" "$POD_NS"; do
 		ip -n "$ns" -o link show | sed 's/^[0-9]*: //' | awk '{print $1}' | sort
-		ip -n "$ns" -o addr show | awk '{print $2, $4}' | sort
-		ip -n "$ns" route show table all | sort
+		# link-local addresses appear on their own schedule (DAD): not ours
+		ip -n "$ns" -o addr show | awk '{print $2, $4}' | grep -v fe80 | sort
+		ip -n "$ns" route show table all | grep -v fe80 | sort
 		in_ns "$ns" nft list ruleset 2>/dev/null
 		in_ns "$ns" tc qdisc show 2>/dev/null
 	done >"$BATS_TEST_TMPDIR/pmsnap.$1"
