@@ -13,6 +13,7 @@
 #include <linux/netfilter_ipv4.h>
 #include <linux/netlink.h>
 
+#include <libnftnl/chain.h>
 #include <libnftnl/set.h>
 #include <libnftnl/udata.h>
 
@@ -362,12 +363,51 @@ static int find_clash(struct pw_nft *nft, const struct pm_elem *e, size_t n, con
 	return 0;
 }
 
+static int chain_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	*(bool *)data = true;
+	return MNL_CB_OK;
+}
+
+/*
+ * Do the table, sets and chains exist? They are created together in one
+ * transaction, so the last base chain stands for all of them. Rewriting
+ * them on every ADD would cost the kernel a deferred release (an RCU grace
+ * period, paid again when the socket closes) for the replaced rules.
+ * Returns 1, 0, or -errno; on a recorder 0 (always build them).
+ */
+static int objects_exist(struct pw_nft *nft)
+{
+	char buf[PW_NFT_REQ_MAX] = { 0 };
+	struct nftnl_chain *c;
+	struct nlmsghdr *nlh;
+	bool found = false;
+	int r;
+
+	if (!nft->nl)
+		return 0;
+	c = nftnl_chain_alloc();
+	if (!c)
+		return -ENOMEM;
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, PM_CHAIN_POST);
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETCHAIN, NFPROTO_INET, 0, 0);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	nftnl_chain_free(c);
+	r = nft_get(nft, nlh, chain_cb, &found);
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : found;
+}
+
 static int add_batch(struct pw_nft *nft, const struct pm_elem *e, size_t n, const char *tag,
 		     bool replace)
 {
-	int r = nft_batch_begin(nft);
+	int have = objects_exist(nft);
+	int r = have < 0 ? have : nft_batch_begin(nft);
 
-	if (r >= 0)
+	if (r >= 0 && !have)
 		r = batch_objects(nft);
 	if (r >= 0 && replace)
 		r = batch_grouped(nft, PW_NFT_MSG_DESTROYSETELEM, 0, e, n, NULL, NULL);
