@@ -15,8 +15,9 @@
 #include "pwnft/portmap.h"
 
 #define PORTMAP_DEFAULT_MARK_BIT 13
-/* Most portMappings entries accepted for one attachment. */
-#define PORTMAP_MAX_MAPPINGS 64
+/* Most portMappings entries of one attachment: its elements (up to 7 per
+ * entry, dual stack, snat and masqAll) and their replacement fit one batch. */
+#define PORTMAP_MAX_MAPPINGS 16
 
 /* One runtimeConfig.portMappings entry, validated. */
 struct portmap_entry {

@@ -303,6 +303,36 @@ static void test_batch_on_recorder(void **state)
 	pw_nft_free(nft);
 }
 
+/* The largest attachment the plugin accepts fits one batch. */
+static void test_max_mappings_fit(void **state)
+{
+	struct pw_nft_hostport p[2 * PORTMAP_MAX_MAPPINGS];
+	struct pw_nft_portmap pm = { .network = "a-network-with-a-long-name", .ifname = "eth0",
+				     .container_id = "0123456789abcdef0123456789abcdef0123456789abcdef"
+						     "0123456789abcdef",
+				     .ports = p, .n_ports = 2 * PORTMAP_MAX_MAPPINGS,
+				     .snat = true, .masq_all = true };
+	struct pw_nft *nft = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 2 * PORTMAP_MAX_MAPPINGS; i++) {
+		bool v4 = i < PORTMAP_MAX_MAPPINGS;
+
+		memset(&p[i], 0, sizeof(p[i]));
+		assert_int_equal(ip_addr_parse(v4 ? "10.0.0.5" : "fd00::5", &p[i].family,
+					       &p[i].pod_ip),
+				 0);
+		p[i].proto = IPPROTO_TCP;
+		p[i].host_port = (uint16_t)(1000 + i);
+		p[i].container_port = (uint16_t)(2000 + i);
+		p[i].has_host_ip = true;
+		p[i].host_ip = p[i].pod_ip;
+	}
+	assert_int_equal(pw_nft_new_recorder(&nft), 0);
+	assert_int_equal(pw_nft_portmap_add(nft, &pm, NULL, NULL), 0);
+	pw_nft_free(nft);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_tag),
 		cmocka_unit_test(test_batch_on_recorder),
+		cmocka_unit_test(test_max_mappings_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
