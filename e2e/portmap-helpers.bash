@@ -107,8 +107,12 @@ listen() {
 }
 
 stop_listeners() {
-	local p
+	local p c
 	for p in "${PW_PIDS[@]}"; do
+		# socat's forked children (one per connection) first, by PID
+		for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
+			kill "$c" 2>/dev/null || true
+		done
 		kill "$p" 2>/dev/null || true
 	done
 	for p in "${PW_PIDS[@]}"; do
