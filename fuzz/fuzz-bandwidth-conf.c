@@ -36,7 +36,7 @@ static void one(json_t *root, enum cni_command cmd)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 
 	cni_log_set_level(CNI_LOG_ERROR);

@@ -9,7 +9,7 @@
 #include "nlw/route-get.h"
 
 static const struct nlw_policy oif_policy[RTA_MAX + 1] = {
-	[RTA_OIF] = { .kind = NLW_ATTR_U32 },
+    [RTA_OIF] = {.kind = NLW_ATTR_U32},
 };
 
 static int oif_cb(const struct nlmsghdr *nlh, void *data)

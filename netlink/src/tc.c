@@ -81,7 +81,7 @@ int nlw_qdisc_add_ingress(struct nlw_sock *sock, int ifindex)
 int nlw_qdisc_add_htb(struct nlw_sock *sock, int ifindex, uint32_t handle, uint32_t parent,
 		      uint32_t default_minor)
 {
-	struct tc_htb_glob g = { .version = 3, .rate2quantum = 10, .defcls = default_minor };
+	struct tc_htb_glob g = {.version = 3, .rate2quantum = 10, .defcls = default_minor};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
@@ -144,8 +144,8 @@ struct u32_sel {
 
 static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
 {
-	struct tc_mirred m = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
-			       .ifindex = (uint32_t)to_ifindex };
+	struct tc_mirred m = {
+	    .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR, .ifindex = (uint32_t)to_ifindex};
 	struct nlattr *acts, *act, *aopts;
 
 	acts = nlw_nest_start(nlh, TCA_U32_ACT);
@@ -260,13 +260,13 @@ struct qdisc_list {
 };
 
 static const struct nlw_policy tca_policy[TCA_MAX + 1] = {
-	[TCA_KIND] = { .kind = NLW_ATTR_STRING, .maxlen = NLW_TC_KIND_MAX },
-	[TCA_OPTIONS] = { .kind = NLW_ATTR_NESTED },
+    [TCA_KIND] = {.kind = NLW_ATTR_STRING, .maxlen = NLW_TC_KIND_MAX},
+    [TCA_OPTIONS] = {.kind = NLW_ATTR_NESTED},
 };
 
 static const struct nlw_policy tbf_policy[TCA_TBF_MAX + 1] = {
-	[TCA_TBF_PARMS] = { .kind = NLW_ATTR_BINARY, .minlen = sizeof(struct tc_tbf_qopt) },
-	[TCA_TBF_RATE64] = { .kind = NLW_ATTR_U64 },
+    [TCA_TBF_PARMS] = {.kind = NLW_ATTR_BINARY, .minlen = sizeof(struct tc_tbf_qopt)},
+    [TCA_TBF_RATE64] = {.kind = NLW_ATTR_U64},
 };
 
 static int parse_tbf(const struct nlattr *opts, struct nlw_qdisc *q)
@@ -304,7 +304,8 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	q.parent = tcm->tcm_parent;
 	if (tb[TCA_KIND])
 		nlw_attr_strcpy(tb[TCA_KIND], q.kind, sizeof(q.kind));
-	if (strcmp(q.kind, "tbf") == 0 && tb[TCA_OPTIONS] && (r = parse_tbf(tb[TCA_OPTIONS], &q)) < 0)
+	if (strcmp(q.kind, "tbf") == 0 && tb[TCA_OPTIONS] &&
+	    (r = parse_tbf(tb[TCA_OPTIONS], &q)) < 0)
 		return r;
 	v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
@@ -325,7 +326,7 @@ static void qdisc_reset(void *data)
 
 int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, unsigned *ret_n)
 {
-	struct qdisc_list l = { .ifindex = ifindex };
+	struct qdisc_list l = {.ifindex = ifindex};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	int r;

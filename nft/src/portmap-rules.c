@@ -37,8 +37,7 @@ static uint32_t concat(const uint32_t *types, size_t n)
 }
 
 /* Key type and length of a set (see pw_nft_portmap_key for the layout). */
-static void set_key_type(enum pw_nft_portmap_set which, int family, uint32_t *type,
-			 uint32_t *len)
+static void set_key_type(enum pw_nft_portmap_set which, int family, uint32_t *type, uint32_t *len)
 {
 	uint32_t a = family == AF_INET ? PW_NFT_TYPE_IPADDR : PW_NFT_TYPE_IP6ADDR;
 	uint32_t alen = family == AF_INET ? 4 : 16;
@@ -80,8 +79,8 @@ int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family)
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, len);
 	if (is_map(which)) {
-		uint32_t d[2] = { family == AF_INET ? PW_NFT_TYPE_IPADDR : PW_NFT_TYPE_IP6ADDR,
-				  TYPE_INET_SERVICE };
+		uint32_t d[2] = {family == AF_INET ? PW_NFT_TYPE_IPADDR : PW_NFT_TYPE_IP6ADDR,
+				 TYPE_INET_SERVICE};
 
 		nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_MAP);
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, concat(d, 2));
@@ -147,8 +146,7 @@ static int x_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
 	return add(r, e);
 }
 
-static int x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
-		     uint32_t dreg)
+static int x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("payload");
 
@@ -299,7 +297,7 @@ static int x_jump_local(struct nftnl_rule *r)
 /* One rule of the plan: which chain and what it matches. */
 static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
 {
-	static const uint8_t lo_mask[4] = { 255, 0, 0, 0 }, lo_net[4] = { 127, 0, 0, 0 };
+	static const uint8_t lo_mask[4] = {255, 0, 0, 0}, lo_net[4] = {127, 0, 0, 0};
 	const char *set = pw_nft_portmap_set_name(pr->set, pr->family);
 	int ret = 0;
 
@@ -317,8 +315,8 @@ static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
 	}
 	if (ret >= 0)
 		ret = x_key(r, pr->family,
-			    (struct key_fields){ .saddr = pr->set == PW_PM_HAIRPIN,
-						 .daddr = pr->set != PW_PM_HOSTPORTS });
+			    (struct key_fields){.saddr = pr->set == PW_PM_HAIRPIN,
+						.daddr = pr->set != PW_PM_HOSTPORTS});
 	if (ret >= 0)
 		ret = x_lookup(r, set, pr->kind == PM_RULE_DNAT);
 	if (ret >= 0)
@@ -340,7 +338,8 @@ int pm_add_rule(struct pw_nft *nft, const struct pm_rule *pr)
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
 	ret = build_rule(r, pr);
 	if (ret >= 0) {
-		nlh = nft_batch_msg(nft, NFT_MSG_NEWRULE, NFPROTO_INET, NLM_F_CREATE | NLM_F_APPEND);
+		nlh =
+		    nft_batch_msg(nft, NFT_MSG_NEWRULE, NFPROTO_INET, NLM_F_CREATE | NLM_F_APPEND);
 		nftnl_rule_nlmsg_build_payload(nlh, r);
 		nft_batch_next(nft);
 	}

@@ -34,26 +34,26 @@ struct pm_elem {
 };
 
 static const struct pm_rule pm_rules[] = {
-	{ PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTIP, AF_INET },
-	{ PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTPORTS, AF_INET },
-	{ PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTIP, AF_INET6 },
-	{ PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTPORTS, AF_INET6 },
-	{ PM_CHAIN_PRE, PM_RULE_JUMP_LOCAL, 0, 0 },
-	{ PM_CHAIN_OUT, PM_RULE_JUMP_LOCAL, 0, 0 },
-	{ PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_HAIRPIN, AF_INET },
-	{ PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_LOCALHOST, AF_INET },
-	{ PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_MASQALL, AF_INET },
-	{ PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_HAIRPIN, AF_INET6 },
-	{ PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_MASQALL, AF_INET6 },
+    {PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTIP, AF_INET},
+    {PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTPORTS, AF_INET},
+    {PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTIP, AF_INET6},
+    {PM_CHAIN_DNAT, PM_RULE_DNAT, PW_PM_HOSTPORTS, AF_INET6},
+    {PM_CHAIN_PRE, PM_RULE_JUMP_LOCAL, 0, 0},
+    {PM_CHAIN_OUT, PM_RULE_JUMP_LOCAL, 0, 0},
+    {PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_HAIRPIN, AF_INET},
+    {PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_LOCALHOST, AF_INET},
+    {PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_MASQALL, AF_INET},
+    {PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_HAIRPIN, AF_INET6},
+    {PM_CHAIN_POST, PM_RULE_MASQ, PW_PM_MASQALL, AF_INET6},
 };
 
 const char *pw_nft_portmap_set_name(enum pw_nft_portmap_set which, int family)
 {
-	static const char *const v4[] = { "hostports-v4", "hostip-hostports-v4",
-					  "hostport-hairpin-v4", "hostport-localhost-v4",
-					  "hostport-masqall-v4" };
-	static const char *const v6[] = { "hostports-v6", "hostip-hostports-v6",
-					  "hostport-hairpin-v6", NULL, "hostport-masqall-v6" };
+	static const char *const v4[] = {"hostports-v4", "hostip-hostports-v4",
+					 "hostport-hairpin-v4", "hostport-localhost-v4",
+					 "hostport-masqall-v4"};
+	static const char *const v6[] = {"hostports-v6", "hostip-hostports-v6",
+					 "hostport-hairpin-v6", NULL, "hostport-masqall-v6"};
 
 	if ((unsigned)which >= PM_N_SETS)
 		return NULL;
@@ -77,7 +77,8 @@ size_t pw_nft_portmap_key(enum pw_nft_portmap_set which, const struct pw_nft_hos
 	size_t alen = ip_addr_len(p->family), off = 0;
 	uint16_t port;
 
-	if (!pw_nft_portmap_set_name(which, p->family) || (which == PW_PM_HOSTIP && !p->has_host_ip))
+	if (!pw_nft_portmap_set_name(which, p->family) ||
+	    (which == PW_PM_HOSTIP && !p->has_host_ip))
 		return 0;
 	memset(key, 0, PW_NFT_PORTMAP_KEY_MAX);
 	if (which == PW_PM_HOSTIP)
@@ -99,8 +100,8 @@ size_t pw_nft_portmap_data(const struct pw_nft_hostport *p, uint8_t data[20])
 	return put(data, off, &port, 2);
 }
 
-int pw_nft_portmap_tag(const char *network, const char *container_id, const char *ifname,
-		       char *buf, size_t len)
+int pw_nft_portmap_tag(const char *network, const char *container_id, const char *ifname, char *buf,
+		       size_t len)
 {
 	int n;
 
@@ -215,10 +216,10 @@ static int elem_put(struct nftnl_set *s, const struct pm_elem *x, const char *ta
  * One message per set holding the selected elements (sel NULL: all).
  * tag NULL: keys only (deletions).
  */
-static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags,
-			 const struct pm_elem *e, size_t n, const bool *sel, const char *tag)
+static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags, const struct pm_elem *e,
+			 size_t n, const bool *sel, const char *tag)
 {
-	static const int fams[] = { AF_INET, AF_INET6 };
+	static const int fams[] = {AF_INET, AF_INET6};
 
 	for (size_t f = 0; f < 2; f++)
 		for (int w = 0; w < PM_N_SETS; w++) {
@@ -233,8 +234,8 @@ static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags,
 			if (!s)
 				return -ENOMEM;
 			for (size_t i = 0; r >= 0 && i < n; i++)
-				if (e[i].which == (enum pw_nft_portmap_set)w && e[i].family == fams[f] &&
-				    (!sel || sel[i])) {
+				if (e[i].which == (enum pw_nft_portmap_set)w &&
+				    e[i].family == fams[f] && (!sel || sel[i])) {
 					r = elem_put(s, &e[i], tag);
 					cnt++;
 				}
@@ -249,7 +250,7 @@ static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags,
 
 static int batch_objects(struct pw_nft *nft)
 {
-	static const int fams[] = { AF_INET, AF_INET6 };
+	static const int fams[] = {AF_INET, AF_INET6};
 	int r = nft_add_table(nft, NFPROTO_INET);
 
 	for (size_t f = 0; r >= 0 && f < 2; f++)
@@ -307,7 +308,7 @@ static void first_elem(struct nftnl_set *s, struct got_elem *g, int *found)
 /* GET one element: 1 found (g filled), 0 missing, <0 error. */
 static int get_elem(struct pw_nft *nft, const struct pm_elem *x, struct got_elem *g)
 {
-	char buf[PW_NFT_REQ_MAX] = { 0 };
+	char buf[PW_NFT_REQ_MAX] = {0};
 	struct nftnl_set *s = set_ref(pw_nft_portmap_set_name(x->which, x->family));
 	struct nftnl_set *reply = nftnl_set_alloc();
 	struct nlmsghdr *nlh;
@@ -379,7 +380,7 @@ static int chain_cb(const struct nlmsghdr *nlh, void *data)
  */
 static int objects_exist(struct pw_nft *nft)
 {
-	char buf[PW_NFT_REQ_MAX] = { 0 };
+	char buf[PW_NFT_REQ_MAX] = {0};
 	struct nftnl_chain *c;
 	struct nlmsghdr *nlh;
 	bool found = false;
@@ -516,7 +517,7 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
 
 static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 {
-	char buf[PW_NFT_REQ_MAX] = { 0 };
+	char buf[PW_NFT_REQ_MAX] = {0};
 	struct nlmsghdr *nlh;
 	int r;
 
@@ -578,7 +579,7 @@ static int scan_one(struct pw_nft *nft, const char *name, bool (*pred)(const cha
 
 static int scan_delete(struct pw_nft *nft, bool (*pred)(const char *, void *), void *userdata)
 {
-	static const int fams[] = { AF_INET, AF_INET6 };
+	static const int fams[] = {AF_INET, AF_INET6};
 	int r = nft_batch_begin(nft), total = 0;
 
 	for (size_t f = 0; r >= 0 && f < 2; f++)
@@ -622,10 +623,9 @@ static bool gc_pred(const char *tag, void *userdata)
 	return !a->keep(cid, slash + 1, a->userdata);
 }
 
-int pw_nft_portmap_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep,
-		      void *userdata)
+int pw_nft_portmap_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep, void *userdata)
 {
-	struct gc_arg a = { .network = network, .keep = keep, .userdata = userdata };
+	struct gc_arg a = {.network = network, .keep = keep, .userdata = userdata};
 
 	if (nft_check_network(network) < 0 || !keep)
 		return -EINVAL;

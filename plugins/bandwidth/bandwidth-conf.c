@@ -13,12 +13,11 @@
 #include "sha512.h"
 
 static const char *const known_keys[] = {
-	"ingressRate", "ingressBurst", "egressRate", "egressBurst", "unshapedSubnets",
-	"shapedSubnets", NULL,
+    "ingressRate",     "ingressBurst",	"egressRate", "egressBurst",
+    "unshapedSubnets", "shapedSubnets", NULL,
 };
 
-static const char *const rate_keys[] = { "ingressRate", "ingressBurst", "egressRate",
-					 "egressBurst" };
+static const char *const rate_keys[] = {"ingressRate", "ingressBurst", "egressRate", "egressBurst"};
 
 static int get_u64(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
 		   bool ci, uint64_t *ret, bool *present)
@@ -45,8 +44,8 @@ static int get_u64(struct cni_ctx *ctx, const json_t *obj, const char *path, con
 static int get_rates(struct cni_ctx *ctx, const json_t *obj, const char *path, bool ci,
 		     struct bandwidth_conf *c, bool *any)
 {
-	uint64_t *fields[] = { &c->ingress_rate, &c->ingress_burst, &c->egress_rate,
-			       &c->egress_burst };
+	uint64_t *fields[] = {&c->ingress_rate, &c->ingress_burst, &c->egress_rate,
+			      &c->egress_burst};
 
 	*any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(rate_keys); i++) {
@@ -64,19 +63,21 @@ static int check_pair(struct cni_ctx *ctx, const char *path, const char *dir, ui
 		      uint64_t burst)
 {
 	if (burst == 0 && rate != 0)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s%sBurst: if %sRate is set, %sBurst must also be set, got "
-					"%sRate %llu and %sBurst 0",
-					path, dir, dir, dir, dir, (unsigned long long)rate, dir);
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "%s%sBurst: if %sRate is set, %sBurst must also be set, got "
+		    "%sRate %llu and %sBurst 0",
+		    path, dir, dir, dir, dir, (unsigned long long)rate, dir);
 	if (rate == 0 && burst != 0)
 		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 					"%s%sRate: if %sBurst is set, %sRate must also be set, got "
 					"%sBurst %llu and %sRate 0",
 					path, dir, dir, dir, dir, (unsigned long long)burst, dir);
 	if (burst / 8 >= UINT32_MAX)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s%sBurst: cannot be more than 4GB (%u bytes), got %llu bits",
-					path, dir, UINT32_MAX, (unsigned long long)burst);
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "%s%sBurst: cannot be more than 4GB (%u bytes), got %llu bits", path, dir,
+		    UINT32_MAX, (unsigned long long)burst);
 	if (rate != 0 && rate < 8)
 		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 					"%s%sRate: must be at least 8 bits/s, got %llu", path, dir,
@@ -93,7 +94,8 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 	json_t *v;
 	int r;
 
-	r = cni_conf_get_array(ctx, root, "", "unshapedSubnets", BANDWIDTH_MAX_SUBNETS, &un, &has_un);
+	r = cni_conf_get_array(ctx, root, "", "unshapedSubnets", BANDWIDTH_MAX_SUBNETS, &un,
+			       &has_un);
 	if (r >= 0)
 		r = cni_conf_get_array(ctx, root, "", "shapedSubnets", BANDWIDTH_MAX_SUBNETS, &sh,
 				       &has_sh);
@@ -104,7 +106,8 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 	if (has_un && has_sh)
 		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 					"unshapedSubnets and shapedSubnets cannot both be set, got "
-					"%zu and %zu entries", json_array_size(un), json_array_size(sh));
+					"%zu and %zu entries",
+					json_array_size(un), json_array_size(sh));
 	if (!has_un && !has_sh)
 		return 0;
 	list = has_un ? un : sh;
@@ -113,7 +116,7 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 	c->subnets = calloc(json_array_size(list), sizeof(*c->subnets));
 	if (!c->subnets)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	json_array_foreach(list, i, v) {
+	json_array_foreach (list, i, v) {
 		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
 
 		if (s && ip_prefix_parse(s, &c->subnets[c->n_subnets]) >= 0) {
@@ -133,7 +136,7 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 int bandwidth_conf_parse(struct cni_ctx *ctx, struct bandwidth_conf *ret)
 {
 	const json_t *root = ctx->conf.root, *rc = ctx->conf.runtime_config, *bw;
-	struct bandwidth_conf c = { 0 };
+	struct bandwidth_conf c = {0};
 	const char *path = "";
 	bool any = false;
 	int r;

@@ -54,9 +54,9 @@ static int find_host_veth(struct cni_ctx *ctx, struct nlw_sock *host, struct nlw
 				  "prevResult.interfaces: no interfaces provided");
 	r = nlw_netns_open(ctx->netns, &fd);
 	if (r < 0)
-		return cni_errorf(&ctx->err, r == -ENOENT ? CNI_ERR_UNKNOWN_CONTAINER
-							  : CNI_ERR_INVALID_ENV,
-				  r, "CNI_NETNS: cannot open netns '%s': %s",
+		return cni_errorf(&ctx->err,
+				  r == -ENOENT ? CNI_ERR_UNKNOWN_CONTAINER : CNI_ERR_INVALID_ENV, r,
+				  "CNI_NETNS: cannot open netns '%s': %s",
 				  ctx->netns ? ctx->netns : "", strerror(-r));
 	r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &pod);
 	if (r >= 0)
@@ -73,7 +73,8 @@ static int find_host_veth(struct cni_ctx *ctx, struct nlw_sock *host, struct nlw
 	if (!prev_has_host_iface(ctx->prev_result, ret->name))
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOENT,
 				  "no veth peer of container interface found in host ns "
-				  "(prevResult does not list '%s')", ret->name);
+				  "(prevResult does not list '%s')",
+				  ret->name);
 	return 0;
 }
 
@@ -99,7 +100,7 @@ static int push_qdisc_undo(struct cni_ctx *ctx, int ifindex, uint32_t parent)
 
 	if (!u)
 		return -ENOMEM;
-	*u = (struct undo_qdisc){ ifindex, parent };
+	*u = (struct undo_qdisc){ifindex, parent};
 	return cni_undo_push(&ctx->undo, "qdisc", undo_qdisc_fn, u, free);
 }
 
@@ -123,13 +124,13 @@ static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwid
 
 	bandwidth_tbf(rate, burst, &shaped);
 	bandwidth_tbf(BANDWIDTH_UNCAPPED_RATE * 8, burst, &open);
-	r = nlw_class_add_htb(s, ifindex,
-			      &(struct nlw_htb_class){ NLW_TC_HANDLE(1, 1), ROOT_HANDLE, shaped.rate,
-						       shaped.buffer });
+	r = nlw_class_add_htb(
+	    s, ifindex,
+	    &(struct nlw_htb_class){NLW_TC_HANDLE(1, 1), ROOT_HANDLE, shaped.rate, shaped.buffer});
 	if (r >= 0)
 		r = nlw_class_add_htb(s, ifindex,
-				      &(struct nlw_htb_class){ NLW_TC_HANDLE(1, 2), ROOT_HANDLE,
-							       open.rate, open.buffer });
+				      &(struct nlw_htb_class){NLW_TC_HANDLE(1, 2), ROOT_HANDLE,
+							      open.rate, open.buffer});
 	for (size_t i = 0; r >= 0 && i < c->n_subnets; i++)
 		r = nlw_filter_add_prefix(s, ifindex, ROOT_HANDLE, (uint16_t)(16 + i),
 					  &c->subnets[i], match_src, to);
@@ -376,9 +377,9 @@ static int bandwidth_check(struct cni_ctx *ctx)
 }
 
 const struct cni_plugin_ops bandwidth_ops = {
-	.name = "bandwidth",
-	.about = "podwire bandwidth: tbf shaping over rtnetlink (chained plugin)",
-	.add = bandwidth_add,
-	.del = bandwidth_del,
-	.check = bandwidth_check,
+    .name = "bandwidth",
+    .about = "podwire bandwidth: tbf shaping over rtnetlink (chained plugin)",
+    .add = bandwidth_add,
+    .del = bandwidth_del,
+    .check = bandwidth_check,
 };

@@ -22,7 +22,7 @@
 struct bandwidth_conf {
 	uint64_t ingress_rate, ingress_burst; /* bits/s, bits */
 	uint64_t egress_rate, egress_burst;
-	bool from_runtime_config; /* runtimeConfig.bandwidth, else the static keys */
+	bool from_runtime_config;  /* runtimeConfig.bandwidth, else the static keys */
 	struct ip_prefix *subnets; /* owned; unshapedSubnets or shapedSubnets */
 	size_t n_subnets;
 	bool subnets_shaped; /* true: shapedSubnets (only they are shaped) */

@@ -16,8 +16,8 @@
 #include "portmap.h"
 
 static const char *const known_keys[] = {
-	"snat",	       "masqAll",      "markMasqBit", "externalSetMarkChain",
-	"conditionsV4", "conditionsV6", "backend",     NULL,
+    "snat",	    "masqAll",	    "markMasqBit", "externalSetMarkChain",
+    "conditionsV4", "conditionsV6", "backend",	   NULL,
 };
 
 uint8_t portmap_proto_parse(const char *s)
@@ -69,13 +69,12 @@ static int entry_proto(struct cni_ctx *ctx, const json_t *o, size_t i, uint8_t *
 	}
 	if (!json_is_string(v) || !(*ret = portmap_proto_parse(json_string_value(v))))
 		return bad_entry(ctx, i, "protocol", v, "must be \"tcp\", \"udp\" or \"sctp\"") < 0
-			       ? -EINVAL
-			       : 1;
+			   ? -EINVAL
+			   : 1;
 	return 0;
 }
 
-static int entry_host_ip(struct cni_ctx *ctx, const json_t *o, size_t i,
-			 struct portmap_entry *e)
+static int entry_host_ip(struct cni_ctx *ctx, const json_t *o, size_t i, struct portmap_entry *e)
 {
 	const json_t *v = cni_json_get_ci(o, "hostIP");
 	const char *s;
@@ -87,8 +86,8 @@ static int entry_host_ip(struct cni_ctx *ctx, const json_t *o, size_t i,
 		return 0;
 	if (!s || ip_addr_parse(s, &e->host_family, &e->host_ip) < 0)
 		return bad_entry(ctx, i, "hostIP", v, "must be an IPv4 or IPv6 address or \"\"") < 0
-			       ? -EINVAL
-			       : 1;
+			   ? -EINVAL
+			   : 1;
 	/* 0.0.0.0 and :: mean every address of that family. */
 	e->has_host_ip = false;
 	for (size_t b = 0; b < ip_addr_len(e->host_family); b++)
@@ -171,7 +170,7 @@ static int parse_mappings(struct cni_ctx *ctx, struct portmap_conf *c)
 	c->maps = calloc(json_array_size(list) + 1, sizeof(*c->maps));
 	if (!c->maps)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	json_array_foreach(list, i, v) {
+	json_array_foreach (list, i, v) {
 		r = parse_entry(ctx, v, i, &c->maps[c->n_maps]);
 		if (r < 0)
 			return r;
@@ -191,7 +190,7 @@ static int parse_conditions(struct cni_ctx *ctx, const json_t *root, const char 
 
 	if (r < 0 || !present)
 		return r;
-	json_array_foreach(list, i, v) {
+	json_array_foreach (list, i, v) {
 		if (!json_is_string(v))
 			return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 						"%s[%zu]: must be a string", key, i);
@@ -231,17 +230,18 @@ static int parse_mark(struct cni_ctx *ctx, const json_t *root, struct portmap_co
 	c->has_external_set_mark_chain = chain != NULL;
 	c->mark_masq_bit = (unsigned)bit;
 	if (has_bit && chain)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"markMasqBit and externalSetMarkChain are mutually exclusive, "
-					"got markMasqBit %llu and externalSetMarkChain '%s'",
-					bit, chain);
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "markMasqBit and externalSetMarkChain are mutually exclusive, "
+		    "got markMasqBit %llu and externalSetMarkChain '%s'",
+		    bit, chain);
 	return 0;
 }
 
 int portmap_conf_parse(struct cni_ctx *ctx, struct portmap_conf *ret)
 {
 	const json_t *root = ctx->conf.root;
-	struct portmap_conf c = { .snat = true, .mark_masq_bit = PORTMAP_DEFAULT_MARK_BIT };
+	struct portmap_conf c = {.snat = true, .mark_masq_bit = PORTMAP_DEFAULT_MARK_BIT};
 	int r;
 
 	cni_conf_warn_unknown_keys(root, "", known_keys, true);

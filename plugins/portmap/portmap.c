@@ -50,13 +50,13 @@ static int run_init(struct cni_ctx *ctx, struct portmap_run *run)
 	if (!run->ports || !run->src)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	run->n_ports = portmap_plan(&run->conf, &run->addrs, run->ports, run->src);
-	run->pm = (struct pw_nft_portmap){ .network = ctx->conf.name,
-					   .container_id = ctx->container_id,
-					   .ifname = ctx->ifname,
-					   .ports = run->ports,
-					   .n_ports = run->n_ports,
-					   .snat = run->conf.snat,
-					   .masq_all = run->conf.masq_all };
+	run->pm = (struct pw_nft_portmap){.network = ctx->conf.name,
+					  .container_id = ctx->container_id,
+					  .ifname = ctx->ifname,
+					  .ports = run->ports,
+					  .n_ports = run->n_ports,
+					  .snat = run->conf.snat,
+					  .masq_all = run->conf.masq_all};
 	return 0;
 }
 
@@ -263,10 +263,10 @@ static int portmap_gc(struct cni_ctx *ctx)
 }
 
 const struct cni_plugin_ops portmap_ops = {
-	.name = "portmap",
-	.about = "podwire portmap: hostPort DNAT through nftables maps (chained plugin)",
-	.add = portmap_add,
-	.del = portmap_del,
-	.check = portmap_check,
-	.gc = portmap_gc,
+    .name = "portmap",
+    .about = "podwire portmap: hostPort DNAT through nftables maps (chained plugin)",
+    .add = portmap_add,
+    .del = portmap_del,
+    .check = portmap_check,
+    .gc = portmap_gc,
 };

@@ -22,16 +22,16 @@
 /* One runtimeConfig.portMappings entry, validated. */
 struct portmap_entry {
 	uint16_t host_port, container_port;
-	uint8_t proto;	 /* IPPROTO_TCP / UDP / SCTP */
-	int host_family; /* AF_INET / AF_INET6 when hostIP is set, 0: any */
+	uint8_t proto;	  /* IPPROTO_TCP / UDP / SCTP */
+	int host_family;  /* AF_INET / AF_INET6 when hostIP is set, 0: any */
 	bool has_host_ip; /* false for "" and for 0.0.0.0 / :: (any of that family) */
 	union ip_addr host_ip;
 	size_t index; /* position in runtimeConfig.portMappings */
 };
 
 struct portmap_conf {
-	bool snat;	 /* default true */
-	bool masq_all;	 /* default false */
+	bool snat;		/* default true */
+	bool masq_all;		/* default false */
 	unsigned mark_masq_bit; /* default 13; validated, not used by nftables */
 	bool has_external_set_mark_chain;
 	struct portmap_entry *maps; /* owned */

@@ -54,17 +54,23 @@ static void done(struct cni_ctx *ctx, struct bandwidth_conf *c)
 static const struct {
 	const char *json, *substr;
 } bad_cases[] = {
-	{ BASE ",\"ingressRate\":1000}", "ingressBurst: if ingressRate is set, ingressBurst must also be set" },
-	{ BASE ",\"ingressBurst\":1000}", "ingressRate: if ingressBurst is set, ingressRate must also be set" },
-	{ BASE ",\"egressRate\":1000,\"egressBurst\":34359738360}", "egressBurst: cannot be more than 4GB" },
-	{ BASE ",\"egressRate\":1000,\"egressBurst\":34359738367}", "got 34359738367 bits" },
-	{ BASE ",\"egressRate\":-1,\"egressBurst\":8}", "egressRate: must be a non-negative integer, got -1" },
-	{ BASE ",\"egressRate\":\"1M\",\"egressBurst\":8}", "egressRate: must be a non-negative integer" },
-	{ BASE ",\"runtimeConfig\":{\"bandwidth\":{\"IngressRate\":1000}}}",
-	  "runtimeConfig.bandwidth.ingressBurst: if ingressRate is set" },
-	{ BASE ",\"unshapedSubnets\":[\"10.0.0.0/8\"],\"shapedSubnets\":[\"10.1.0.0/16\"]}", "cannot both be set" },
-	{ BASE ",\"shapedSubnets\":[\"10.0.0.1\"]}", "shapedSubnets[0]: must be a CIDR" },
-	{ BASE ",\"unshapedSubnets\":\"10.0.0.0/8\"}", "unshapedSubnets" },
+    {BASE ",\"ingressRate\":1000}",
+     "ingressBurst: if ingressRate is set, ingressBurst must also be set"},
+    {BASE ",\"ingressBurst\":1000}",
+     "ingressRate: if ingressBurst is set, ingressRate must also be set"},
+    {BASE ",\"egressRate\":1000,\"egressBurst\":34359738360}",
+     "egressBurst: cannot be more than 4GB"},
+    {BASE ",\"egressRate\":1000,\"egressBurst\":34359738367}", "got 34359738367 bits"},
+    {BASE ",\"egressRate\":-1,\"egressBurst\":8}",
+     "egressRate: must be a non-negative integer, got -1"},
+    {BASE ",\"egressRate\":\"1M\",\"egressBurst\":8}",
+     "egressRate: must be a non-negative integer"},
+    {BASE ",\"runtimeConfig\":{\"bandwidth\":{\"IngressRate\":1000}}}",
+     "runtimeConfig.bandwidth.ingressBurst: if ingressRate is set"},
+    {BASE ",\"unshapedSubnets\":[\"10.0.0.0/8\"],\"shapedSubnets\":[\"10.1.0.0/16\"]}",
+     "cannot both be set"},
+    {BASE ",\"shapedSubnets\":[\"10.0.0.1\"]}", "shapedSubnets[0]: must be a CIDR"},
+    {BASE ",\"unshapedSubnets\":\"10.0.0.0/8\"}", "unshapedSubnets"},
 };
 
 static void test_bad(void **state)
@@ -76,7 +82,8 @@ static void test_bad(void **state)
 		int r = parse(bad_cases[i].json, CNI_CMD_ADD, &ctx, &c);
 
 		if (r >= 0 || !ctx.err.msg || !strstr(ctx.err.msg, bad_cases[i].substr))
-			fail_msg("case %zu: r=%d msg=%s", i, r, ctx.err.msg ? ctx.err.msg : "(none)");
+			fail_msg("case %zu: r=%d msg=%s", i, r,
+				 ctx.err.msg ? ctx.err.msg : "(none)");
 		assert_int_equal(ctx.err.code, 7);
 		done(&ctx, &c);
 	}
@@ -125,7 +132,8 @@ static void test_tbf_math(void **state)
 	struct nlw_tbf t;
 
 	(void)state;
-	/* 10 Mbit/s, 80000 bits: 1250000 B/s, 10000 B = 8000 us = 125000 ticks, limit 31250 + 10000 */
+	/* 10 Mbit/s, 80000 bits: 1250000 B/s, 10000 B = 8000 us = 125000 ticks, limit 31250 + 10000
+	 */
 	bandwidth_tbf(10000000, 80000, &t);
 	assert_int_equal(t.rate, 1250000);
 	assert_int_equal(t.buffer, 125000);
@@ -161,7 +169,7 @@ static const struct nlmsghdr *sent(struct fake_fx *x)
 static void test_tbf_request(void **state)
 {
 	struct fake_fx *x = *state;
-	struct nlw_tbf t = { .rate = 1250000, .buffer = 125000, .limit = 41250 };
+	struct nlw_tbf t = {.rate = 1250000, .buffer = 125000, .limit = 41250};
 	const struct nlmsghdr *req;
 	const struct tcmsg *tcm;
 	const struct nlattr *opts, *parms;
@@ -271,17 +279,18 @@ static void test_kernel_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_sources),
-		cmocka_unit_test(test_tbf_math),
-		cmocka_unit_test(test_ifb_name),
-		cmocka_unit_test_setup_teardown(test_tbf_request, fake_fx_setup_route, fake_fx_teardown),
-		cmocka_unit_test_setup_teardown(test_redirect_request, fake_fx_setup_route,
-						fake_fx_teardown),
-		cmocka_unit_test_setup_teardown(test_prefix_filter_request, fake_fx_setup_route,
-						fake_fx_teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_error, fake_fx_setup_route,
-						fake_fx_teardown),
+	    cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_sources),
+	    cmocka_unit_test(test_tbf_math),
+	    cmocka_unit_test(test_ifb_name),
+	    cmocka_unit_test_setup_teardown(test_tbf_request, fake_fx_setup_route,
+					    fake_fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_redirect_request, fake_fx_setup_route,
+					    fake_fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_prefix_filter_request, fake_fx_setup_route,
+					    fake_fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_kernel_error, fake_fx_setup_route,
+					    fake_fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

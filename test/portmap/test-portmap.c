@@ -53,28 +53,30 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{ PM("[{\"hostPort\":0,\"containerPort\":80}]"),
-	  "runtimeConfig.portMappings[0].hostPort: must be a port number 1-65535, got 0" },
-	{ PM("[{\"hostPort\":65536,\"containerPort\":80}]"), "hostPort: must be a port number 1-65535, got 65536" },
-	{ PM("[{\"hostPort\":80}]"), "containerPort: must be a port number 1-65535, got (absent)" },
-	{ PM("[{\"hostPort\":80.5,\"containerPort\":80}]"), "hostPort: must be a port number" },
-	{ PM("[{\"hostPort\":\"80\",\"containerPort\":80}]"), "hostPort: must be a port number" },
-	{ PM("[{\"hostPort\":80,\"containerPort\":80,\"protocol\":\"icmp\"}]"),
-	  "portMappings[0].protocol: must be \"tcp\", \"udp\" or \"sctp\", got \"icmp\"" },
-	{ PM("[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"300.1.1.1\"}]"), "hostIP: must be" },
-	{ PM("[{\"hostPort\":80,\"containerPort\":80},{\"hostPort\":80,\"containerPort\":90}]"),
-	  "portMappings[1]: tcp host port 80 overlaps runtimeConfig.portMappings[0]" },
-	{ PM("[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"10.0.0.1\"},"
-	     "{\"hostPort\":80,\"containerPort\":90,\"hostIP\":\"0.0.0.0\"}]"),
-	  "overlaps" },
-	{ PM("[5]"), "portMappings[0].: must be an object" },
-	{ PM("{}"), "runtimeConfig.portMappings: must be a list" },
-	{ BASE ",\"markMasqBit\":32}", "markMasqBit" },
-	{ BASE ",\"markMasqBit\":1,\"externalSetMarkChain\":\"X\"}", "mutually exclusive" },
-	{ BASE ",\"backend\":\"bpf\"}", "backend: must be \"iptables\" or \"nftables\", got 'bpf'" },
-	{ BASE ",\"conditionsV4\":[\"-s\",\"1.2.3.4\"]}", "conditionsV4: match conditions are not supported" },
-	{ BASE ",\"conditionsV6\":[5]}", "conditionsV6[0]: must be a string" },
-	{ BASE ",\"snat\":\"yes\"}", "snat" },
+    {PM("[{\"hostPort\":0,\"containerPort\":80}]"),
+     "runtimeConfig.portMappings[0].hostPort: must be a port number 1-65535, got 0"},
+    {PM("[{\"hostPort\":65536,\"containerPort\":80}]"),
+     "hostPort: must be a port number 1-65535, got 65536"},
+    {PM("[{\"hostPort\":80}]"), "containerPort: must be a port number 1-65535, got (absent)"},
+    {PM("[{\"hostPort\":80.5,\"containerPort\":80}]"), "hostPort: must be a port number"},
+    {PM("[{\"hostPort\":\"80\",\"containerPort\":80}]"), "hostPort: must be a port number"},
+    {PM("[{\"hostPort\":80,\"containerPort\":80,\"protocol\":\"icmp\"}]"),
+     "portMappings[0].protocol: must be \"tcp\", \"udp\" or \"sctp\", got \"icmp\""},
+    {PM("[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"300.1.1.1\"}]"), "hostIP: must be"},
+    {PM("[{\"hostPort\":80,\"containerPort\":80},{\"hostPort\":80,\"containerPort\":90}]"),
+     "portMappings[1]: tcp host port 80 overlaps runtimeConfig.portMappings[0]"},
+    {PM("[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"10.0.0.1\"},"
+	"{\"hostPort\":80,\"containerPort\":90,\"hostIP\":\"0.0.0.0\"}]"),
+     "overlaps"},
+    {PM("[5]"), "portMappings[0].: must be an object"},
+    {PM("{}"), "runtimeConfig.portMappings: must be a list"},
+    {BASE ",\"markMasqBit\":32}", "markMasqBit"},
+    {BASE ",\"markMasqBit\":1,\"externalSetMarkChain\":\"X\"}", "mutually exclusive"},
+    {BASE ",\"backend\":\"bpf\"}", "backend: must be \"iptables\" or \"nftables\", got 'bpf'"},
+    {BASE ",\"conditionsV4\":[\"-s\",\"1.2.3.4\"]}",
+     "conditionsV4: match conditions are not supported"},
+    {BASE ",\"conditionsV6\":[5]}", "conditionsV6[0]: must be a string"},
+    {BASE ",\"snat\":\"yes\"}", "snat"},
 };
 
 static void test_bad(void **state)
@@ -86,7 +88,8 @@ static void test_bad(void **state)
 		int r = parse(bad_cases[i].json, CNI_CMD_ADD, &ctx, &c);
 
 		if (r >= 0 || !ctx.err.msg || !strstr(ctx.err.msg, bad_cases[i].substr))
-			fail_msg("case %zu: r=%d msg=%s", i, r, ctx.err.msg ? ctx.err.msg : "(none)");
+			fail_msg("case %zu: r=%d msg=%s", i, r,
+				 ctx.err.msg ? ctx.err.msg : "(none)");
 		assert_int_equal(ctx.err.code, 7);
 		done(&ctx, &c);
 	}
@@ -114,15 +117,18 @@ static void test_good_and_containerd_casing(void **state)
 	struct portmap_conf c;
 
 	(void)state;
-	assert_int_equal(parse(BASE ",\"snat\":false,\"masqAll\":true,\"backend\":\"iptables\","
-				    "\"externalSetMarkChain\":\"KUBE-MARK-MASQ\",\"conditionsV4\":[],"
-				    "\"runtimeConfig\":{\"portMappings\":["
-				    "{\"HostPort\":8080,\"ContainerPort\":80,\"Protocol\":\"TCP\",\"HostIP\":\"\"},"
-				    "{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"udp\","
-				    "\"hostIP\":\"fd00::1\"},"
-				    "{\"hostPort\":9,\"containerPort\":9,\"protocol\":\"sctp\",\"hostIP\":\"0.0.0.0\"}]}}",
-			       CNI_CMD_ADD, &ctx, &c),
-			 0);
+	assert_int_equal(
+	    parse(BASE
+		  ",\"snat\":false,\"masqAll\":true,\"backend\":\"iptables\","
+		  "\"externalSetMarkChain\":\"KUBE-MARK-MASQ\",\"conditionsV4\":[],"
+		  "\"runtimeConfig\":{\"portMappings\":["
+		  "{\"HostPort\":8080,\"ContainerPort\":80,\"Protocol\":\"TCP\",\"HostIP\":\"\"},"
+		  "{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"udp\","
+		  "\"hostIP\":\"fd00::1\"},"
+		  "{\"hostPort\":9,\"containerPort\":9,\"protocol\":\"sctp\",\"hostIP\":\"0.0.0."
+		  "0\"}]}}",
+		  CNI_CMD_ADD, &ctx, &c),
+	    0);
 	assert_false(c.snat);
 	assert_true(c.masq_all);
 	assert_true(c.has_external_set_mark_chain);
@@ -142,7 +148,7 @@ static void test_good_and_containerd_casing(void **state)
 static struct cni_result *result(void)
 {
 	struct cni_result *r = cni_result_new(CNI_VERSION_CURRENT);
-	struct cni_ip ip = { .interface = 0 };
+	struct cni_ip ip = {.interface = 0};
 
 	assert_int_equal(cni_result_add_iface(r, "cni0", NULL, NULL), 0);
 	assert_int_equal(cni_result_add_iface(r, "eth0", NULL, "/var/run/netns/x"), 1);
@@ -201,13 +207,16 @@ static void test_pod_addrs_and_plan(void **state)
 
 static void test_keys(void **state)
 {
-	struct pw_nft_hostport p = { .family = AF_INET, .proto = IPPROTO_TCP, .host_port = 8080,
-				     .container_port = 80, .has_host_ip = true };
+	struct pw_nft_hostport p = {.family = AF_INET,
+				    .proto = IPPROTO_TCP,
+				    .host_port = 8080,
+				    .container_port = 80,
+				    .has_host_ip = true};
 	uint8_t key[PW_NFT_PORTMAP_KEY_MAX], data[20];
-	static const uint8_t hp[] = { 6, 0, 0, 0, 0x1f, 0x90, 0, 0 };
-	static const uint8_t hip[] = { 192, 0, 2, 1, 6, 0, 0, 0, 0x1f, 0x90, 0, 0 };
-	static const uint8_t hair[] = { 10, 0, 0, 5, 10, 0, 0, 5, 6, 0, 0, 0, 0, 80, 0, 0 };
-	static const uint8_t d[] = { 10, 0, 0, 5, 0, 80, 0, 0 };
+	static const uint8_t hp[] = {6, 0, 0, 0, 0x1f, 0x90, 0, 0};
+	static const uint8_t hip[] = {192, 0, 2, 1, 6, 0, 0, 0, 0x1f, 0x90, 0, 0};
+	static const uint8_t hair[] = {10, 0, 0, 5, 10, 0, 0, 5, 6, 0, 0, 0, 0, 80, 0, 0};
+	static const uint8_t d[] = {10, 0, 0, 5, 0, 80, 0, 0};
 
 	(void)state;
 	assert_int_equal(ip_addr_parse("10.0.0.5", &p.family, &p.pod_ip), 0);
@@ -242,7 +251,8 @@ static void test_tag(void **state)
 	assert_int_equal(pw_nft_portmap_tag("", "cid", "eth0", buf, sizeof(buf)), -EINVAL);
 	memset(longid, 'a', sizeof(longid) - 1);
 	longid[sizeof(longid) - 1] = '\0';
-	assert_int_equal(pw_nft_portmap_tag("net", longid, "eth0", buf, sizeof(buf)), -ENAMETOOLONG);
+	assert_int_equal(pw_nft_portmap_tag("net", longid, "eth0", buf, sizeof(buf)),
+			 -ENAMETOOLONG);
 }
 
 struct batch_count {
@@ -271,11 +281,15 @@ static void count_batch(const void *buf, size_t len, struct batch_count *bc)
 static void test_batch_on_recorder(void **state)
 {
 	struct pw_nft_hostport p[2] = {
-		{ .family = AF_INET, .proto = IPPROTO_TCP, .host_port = 8080, .container_port = 80 },
-		{ .family = AF_INET, .proto = IPPROTO_UDP, .host_port = 53, .container_port = 53 },
+	    {.family = AF_INET, .proto = IPPROTO_TCP, .host_port = 8080, .container_port = 80},
+	    {.family = AF_INET, .proto = IPPROTO_UDP, .host_port = 53, .container_port = 53},
 	};
-	struct pw_nft_portmap pm = { .network = "n", .container_id = "c", .ifname = "eth0",
-				     .ports = p, .n_ports = 2, .snat = true };
+	struct pw_nft_portmap pm = {.network = "n",
+				    .container_id = "c",
+				    .ifname = "eth0",
+				    .ports = p,
+				    .n_ports = 2,
+				    .snat = true};
 	struct pw_nft *nft = NULL;
 	struct batch_count bc;
 	const void *buf;
@@ -307,11 +321,15 @@ static void test_batch_on_recorder(void **state)
 static void test_max_mappings_fit(void **state)
 {
 	struct pw_nft_hostport p[2 * PORTMAP_MAX_MAPPINGS];
-	struct pw_nft_portmap pm = { .network = "a-network-with-a-long-name", .ifname = "eth0",
-				     .container_id = "0123456789abcdef0123456789abcdef0123456789abcdef"
-						     "0123456789abcdef",
-				     .ports = p, .n_ports = 2 * PORTMAP_MAX_MAPPINGS,
-				     .snat = true, .masq_all = true };
+	struct pw_nft_portmap pm = {.network = "a-network-with-a-long-name",
+				    .ifname = "eth0",
+				    .container_id =
+					"0123456789abcdef0123456789abcdef0123456789abcdef"
+					"0123456789abcdef",
+				    .ports = p,
+				    .n_ports = 2 * PORTMAP_MAX_MAPPINGS,
+				    .snat = true,
+				    .masq_all = true};
 	struct pw_nft *nft = NULL;
 
 	(void)state;
@@ -319,9 +337,8 @@ static void test_max_mappings_fit(void **state)
 		bool v4 = i < PORTMAP_MAX_MAPPINGS;
 
 		memset(&p[i], 0, sizeof(p[i]));
-		assert_int_equal(ip_addr_parse(v4 ? "10.0.0.5" : "fd00::5", &p[i].family,
-					       &p[i].pod_ip),
-				 0);
+		assert_int_equal(
+		    ip_addr_parse(v4 ? "10.0.0.5" : "fd00::5", &p[i].family, &p[i].pod_ip), 0);
 		p[i].proto = IPPROTO_TCP;
 		p[i].host_port = (uint16_t)(1000 + i);
 		p[i].container_port = (uint16_t)(2000 + i);
@@ -336,14 +353,14 @@ static void test_max_mappings_fit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_lenient_del_skips_bad_entries),
-		cmocka_unit_test(test_good_and_containerd_casing),
-		cmocka_unit_test(test_pod_addrs_and_plan),
-		cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_tag),
-		cmocka_unit_test(test_batch_on_recorder),
-		cmocka_unit_test(test_max_mappings_fit),
+	    cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_lenient_del_skips_bad_entries),
+	    cmocka_unit_test(test_good_and_containerd_casing),
+	    cmocka_unit_test(test_pod_addrs_and_plan),
+	    cmocka_unit_test(test_keys),
+	    cmocka_unit_test(test_tag),
+	    cmocka_unit_test(test_batch_on_recorder),
+	    cmocka_unit_test(test_max_mappings_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,4 +74,3 @@ struct nlw_qdisc {
 
 /* Qdiscs of one link (dump, filtered to ifindex). *ret owned by the caller (free()). */
 int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, unsigned *ret_n);
-

@@ -80,12 +80,11 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
  * Remove elements tagged with `network` whose attachment keep() rejects.
  * Returns the number removed or a negative errno.
  */
-int pw_nft_portmap_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep,
-		      void *userdata);
+int pw_nft_portmap_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep, void *userdata);
 
 /* Tag "<network>/<cid>/<ifname>" into buf. 0, -EINVAL or -ENAMETOOLONG. */
-int pw_nft_portmap_tag(const char *network, const char *container_id, const char *ifname,
-		       char *buf, size_t len);
+int pw_nft_portmap_tag(const char *network, const char *container_id, const char *ifname, char *buf,
+		       size_t len);
 
 /* ---- key building (exposed for unit tests) ---- */
 enum pw_nft_portmap_set {
