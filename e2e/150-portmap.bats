@@ -73,6 +73,23 @@ MAPS='{"portMappings":[
 	[ "$(portmap_elems "crio/$CID/eth0")" -eq 0 ]
 }
 
+@test "masqAll, snat false: the pod sees the bridge address; no hairpin or localhost elements" {
+	crio_conflist
+	jq '.plugins[1] += {snat:false, masqAll:true}' "$NETCONF/11-crio-ipv4-bridge.conflist" >"$STATE/l"
+	mv "$STATE/l" "$NETCONF/11-crio-ipv4-bridge.conflist"
+	CNITOOL_ENV=(CAP_ARGS='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}')
+	run_cnitool add crio "$NETNS"
+	ip netns exec "$POD_NS" socat TCP-LISTEN:80,fork,reuseaddr SYSTEM:'echo $SOCAT_PEERADDR' \
+		</dev/null >/dev/null 2>&1 3>&- &
+	PW_PIDS+=($!)
+	for i in $(seq 50); do in_ns "$POD_NS" ss -Hltn | grep -q ':80 ' && break; sleep 0.05; done
+	[ "$(ask "$OUT" tcp 192.0.2.1 8080)" = 10.85.0.1 ]
+	# map + masqAll only
+	[ "$(portmap_elems "crio/$CID/eth0")" -eq 2 ]
+	run_cnitool del crio "$NETNS"
+	[ "$(portmap_elems "crio/$CID/eth0")" -eq 0 ]
+}
+
 prev4() {
 	jq -nc --arg ns "$NETNS" '{cniVersion:"1.0.0",
 	  interfaces:[{name:"cni0"},{name:"vethx"},{name:"eth0",sandbox:$ns}],
