@@ -25,7 +25,8 @@ teardown() {
 MAPS='{"portMappings":[
  {"hostPort":8080,"containerPort":80,"protocol":"tcp"},
  {"hostPort":8081,"containerPort":81,"protocol":"udp"},
- {"HostPort":9090,"ContainerPort":80,"Protocol":"tcp","HostIP":"192.0.2.1"}]}'
+ {"HostPort":9090,"ContainerPort":80,"Protocol":"tcp","HostIP":"192.0.2.1"},
+ {"hostPort":9091,"containerPort":80,"protocol":"tcp","hostIP":"2001:db8:2::1"}]}'
 
 @test "containerd conflist: TCP and UDP from outside, hostIP, localhost, IPv6" {
 	containerd_conflist
@@ -46,12 +47,15 @@ MAPS='{"portMappings":[
 	[ "$(ask "$OUT" tcp 2001:db8:2::1 8080)" = pong ]
 	# hostIP 192.0.2.1 only: not on the host's IPv6 address
 	[ -z "$(ask "$OUT" tcp 2001:db8:2::1 9090)" ]
+	# and an IPv6 hostIP: only there
+	[ "$(ask "$OUT" tcp 2001:db8:2::1 9091)" = pong ]
+	[ -z "$(ask "$OUT" tcp 192.0.2.1 9091)" ]
 	# localhost from the host netns (route_localnet on the bridge)
 	[ "$(ask "$HOST_NS" tcp 127.0.0.1 8080)" = pong ]
 	[ "$(in_ns "$HOST_NS" sysctl -n net.ipv4.conf.cni0.route_localnet)" = 1 ]
 	local tag="containerd-net/$CID/eth0"
-	# v4: 3 map + hairpin (80, 81) + localhost (80, 81); v6: 2 map + 2 hairpin
-	[ "$(portmap_elems "$tag")" -eq 11 ]
+	# v4: 3 map + hairpin (80, 81) + localhost (80, 81); v6: 3 map + 2 hairpin
+	[ "$(portmap_elems "$tag")" -eq 12 ]
 	run_cnitool check containerd-net "$NETNS"
 	run_cnitool del containerd-net "$NETNS"
 	[ "$(portmap_elems "$tag")" -eq 0 ]
