@@ -203,6 +203,30 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	assert_error 105 "interface 'eth0' MAC differs"
 }
 
+@test "CHECK detects lost connectivity: gateway flushed, host veth down, hairpin off" {
+	c=$(conf '{"hairpinMode":true}')
+	run_plugin bridge ADD <<<"$c"
+	prev=$(with_prev "$c")
+	hostveth=$(jq -r '.interfaces[1].name' <<<"$output")
+	ip -n "$HOST_NS" addr flush dev br0
+	run_plugin -e 1 bridge CHECK <<<"$prev"
+	assert_error 105 "gateway 10.1.2.1/24 missing on 'br0'"
+	ip -n "$HOST_NS" addr add 10.1.2.1/24 dev br0
+	run_plugin bridge CHECK <<<"$prev"
+	ip -n "$HOST_NS" link set "$hostveth" down
+	run_plugin -e 1 bridge CHECK <<<"$prev"
+	assert_error 105 "host veth '$hostveth' is down"
+	ip -n "$HOST_NS" link set "$hostveth" up
+	for i in $(seq 1 100); do
+		[ "$(ip -n "$HOST_NS" -j link show "$hostveth" | jq -r '.[0].operstate')" = UP ] && break
+		sleep 0.02
+	done
+	run_plugin bridge CHECK <<<"$prev"
+	ip -n "$HOST_NS" link set "$hostveth" type bridge_slave hairpin off
+	run_plugin -e 1 bridge CHECK <<<"$prev"
+	assert_error 105 "hairpin mode on port '$hostveth' is off, hairpinMode is true"
+}
+
 @test "results in every version: 0.4.0 keeps ips[].version, 0.2.0 uses ip4" {
 	run_plugin bridge ADD <<<"$(conf '{}' '[[{"subnet":"10.1.2.0/24"}]]' 0.4.0)"
 	assert_json '.ips[0].version' 4

@@ -179,8 +179,15 @@ slave_flag() { # HOSTVETH FLAG
 	snap before
 	run_plugin -e 1 bridge ADD <<<"$(l2conf)"
 	assert_error 103 'container veth name ("eth0")'
+	assert_error 103 "CNI_IFNAME 'eth0' is taken in the pod netns"
 	# the bridge this ADD created is rolled back too
 	snap_same before
+}
+
+@test "a route dst with host bits set is installed and reported as its network" {
+	run_plugin bridge ADD <<<"$(conf '{}' '[[{"subnet":"10.1.2.0/24"}]]' | jq -c '.ipam.routes = [{"dst":"10.9.9.9/16"}]')"
+	assert_json '.routes[0].dst' 10.9.0.0/16
+	ip -n "$POD_NS" route show 10.9.0.0/16 | grep -q 'via 10.1.2.1'
 }
 
 @test "invalid values are code 7 naming key and value; nothing is created" {

@@ -31,7 +31,10 @@ pw_setup() {
 	pw_netns_new "$HOST_NS"
 	pw_netns_new "$POD_NS"
 	STATE=$(mktemp -d "${BATS_TMPDIR:-/tmp}/podwire-e2e.XXXXXX")
-	export STATE HOST_NS POD_NS PW_ID
+	# Lock files of shared resources (a bridge): beside STATE, so snapshots
+	# of STATE do not see them, and never in the host's /run/podwire.
+	PODWIRE_LOCK_DIR="$STATE.locks"
+	export STATE HOST_NS POD_NS PW_ID PODWIRE_LOCK_DIR
 }
 
 pw_teardown() {
@@ -39,7 +42,7 @@ pw_teardown() {
 	for ns in "${PW_NETNS_CREATED[@]}"; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
-	[ -n "${STATE:-}" ] && rm -rf "$STATE"
+	[ -n "${STATE:-}" ] && rm -rf "$STATE" "$STATE.locks"
 	return 0
 }
 

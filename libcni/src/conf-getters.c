@@ -13,22 +13,6 @@
 #include "cni/log.h"
 #include "cni/plugin.h"
 
-json_t *cni_json_get_ci(const json_t *obj, const char *key)
-{
-	const char *k;
-	json_t *v, *exact;
-
-	if (!json_is_object(obj))
-		return NULL;
-	exact = json_object_get(obj, key);
-	if (exact)
-		return exact;
-	json_object_foreach((json_t *)obj, k, v)
-		if (ascii_strcaseeq(k, key))
-			return v;
-	return NULL;
-}
-
 /* Levenshtein distance, case-insensitive, capped: keys are short. */
 static unsigned edit_distance(const char *a, const char *b)
 {

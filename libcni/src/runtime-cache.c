@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
+#include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/runtime.h"
@@ -220,45 +222,20 @@ static json_t *cache_build(const struct cni_netconf_list *list, const struct cni
 	return o;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write text to path via a temporary file in the same directory and rename(). */
+/* Write text to path via a temporary file in the same directory, fsync, rename(). */
 static int write_atomic(const char *path, const char *text)
 {
-	_cleanup_free_ char *tmp = NULL;
-	_cleanup_close_ int fd = -1;
-	const char *slash = strrchr(path, '/');
-	int r;
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int dirfd = -1;
+	char *slash = dir ? strrchr(dir, '/') : NULL;
 
-	if (!slash ||
-	    asprintf(&tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (!slash)
+		return dir ? -EINVAL : -ENOMEM;
+	*slash = '\0';
+	dirfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
 		return -errno;
-	r = fchmod(fd, 0600) < 0 ? -errno : 0;
-	if (r >= 0)
-		r = write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = -errno;
-	if (r >= 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return file_replace_at(dirfd, slash + 1, text, strlen(text), 0600, true);
 }
 
 int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/runtime.h"
@@ -245,38 +246,17 @@ int cni_netconf_list_from_bytes(const char *buf, size_t len, const char *what,
 
 int runtime_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
+	/* Symlinks are followed: conflists in a conf dir often are links. */
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
+	int r;
 
+	*ret_len = 0;
 	if (fd < 0)
 		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 + 1 > cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 8192;
-			p = realloc(buf, cap);
-			if (!p)
-				return -ENOMEM;
-			buf = p;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max)
-			return -EFBIG;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
+	r = fd_read_all(fd, max, ret);
+	if (r < 0)
+		return r;
+	*ret_len = (size_t)r;
 	return 0;
 }
 

@@ -6,104 +6,65 @@
  * does not fail on the IPAM step. Differences are code 105.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/macro.h"
 #include "bridge.h"
 #include "nlw/addr.h"
 #include "nlw/link.h"
-#include "nlw/route.h"
-#include "nlw/sock.h"
+#include "podnet/check.h"
+#include "podnet/ipam.h"
 #include "pwnft/nft.h"
 
 struct check_state {
 	struct bridge_conf conf;
 	const struct cni_result *pr;
-	int netns_fd;
-	struct nlw_sock *host, *pod;
+	struct podnet pn;
 	int br_idx, cont_idx; /* indexes into pr->ifaces */
 	struct nlw_link br, cont, hveth;
 	bool found_hveth;
 };
 
-_printf_(2, 3) static int differs(struct cni_ctx *ctx, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL, "%s", msg);
-}
-
-static bool mac_matches(const struct nlw_link *l, const char *recorded)
-{
-	unsigned char m[6];
-
-	if (!recorded || !recorded[0])
-		return true;
-	return nlw_mac_parse(recorded, m) >= 0 && memcmp(m, l->mac, 6) == 0;
-}
-
 static int find_ifaces(struct cni_ctx *ctx, struct check_state *s)
 {
-	s->br_idx = s->cont_idx = -1;
+	s->br_idx = -1;
 	for (size_t i = 0; i < s->pr->n_ifaces; i++) {
 		const struct cni_iface *f = &s->pr->ifaces[i];
-		bool in_pod = f->sandbox && f->sandbox[0];
 
-		if (!in_pod && strcmp(f->name, s->conf.bridge) == 0)
+		if (!(f->sandbox && f->sandbox[0]) && strcmp(f->name, s->conf.bridge) == 0)
 			s->br_idx = (int)i;
-		else if (in_pod && strcmp(f->name, ctx->ifname) == 0 &&
-			 strcmp(f->sandbox, ctx->netns) == 0)
-			s->cont_idx = (int)i;
 	}
 	if (s->br_idx < 0)
-		return differs(ctx, "prevResult: no interface named like the bridge '%s'%s",
-			       s->conf.bridge, "");
-	if (s->cont_idx < 0)
-		return differs(ctx, "prevResult: no interface '%s' with sandbox '%s'", ctx->ifname,
-			       ctx->netns);
-	return 0;
+		return podnet_differs(ctx, "prevResult: no interface named like the bridge '%s'",
+				      s->conf.bridge);
+	s->cont_idx = podnet_find_pod_iface(&s->pn, s->pr);
+	return s->cont_idx < 0 ? s->cont_idx : 0;
 }
 
 static int check_bridge(struct cni_ctx *ctx, struct check_state *s)
 {
 	const struct cni_iface *f = &s->pr->ifaces[s->br_idx];
-	int r = nlw_link_get_by_name(s->host, f->name, &s->br);
+	int r = nlw_link_get_by_name(s->pn.host, f->name, &s->br);
 
 	if (r == -ENODEV)
-		return differs(ctx, "bridge '%s' does not exist%s", f->name, "");
+		return podnet_differs(ctx, "bridge '%s' does not exist%s", f->name, "");
 	if (r < 0)
-		return bridge_fail(ctx, s->host, r, "look up bridge '%s'", f->name);
+		return podnet_fail(ctx, s->pn.host, r, "look up bridge '%s'", f->name);
 	if (strcmp(s->br.kind, "bridge") != 0)
-		return differs(ctx, "'%s' is not a bridge (kind '%s')", f->name, s->br.kind);
-	if (!mac_matches(&s->br, f->mac))
-		return differs(ctx, "bridge '%s' MAC differs from prevResult %s", f->name, f->mac);
+		return podnet_differs(ctx, "'%s' is not a bridge (kind '%s')", f->name, s->br.kind);
+	if (!podnet_mac_matches(&s->br, f->mac))
+		return podnet_differs(ctx, "bridge '%s' MAC differs from prevResult %s", f->name, f->mac);
 	if (s->br.promisc != s->conf.promisc_mode)
-		return differs(ctx, "bridge '%s' promiscuous mode differs from promiscMode %s",
+		return podnet_differs(ctx, "bridge '%s' promiscuous mode differs from promiscMode %s",
 			       f->name, s->conf.promisc_mode ? "true" : "false");
 	return 0;
 }
 
 static int check_container(struct cni_ctx *ctx, struct check_state *s)
 {
-	const struct cni_iface *f = &s->pr->ifaces[s->cont_idx];
-	int r = nlw_link_get_by_name(s->pod, f->name, &s->cont);
-
-	if (r == -ENODEV)
-		return differs(ctx, "interface '%s' not found in '%s'", f->name, ctx->netns);
-	if (r < 0)
-		return bridge_fail(ctx, s->pod, r, "look up '%s'", f->name);
-	if (strcmp(s->cont.kind, "veth") != 0)
-		return differs(ctx, "'%s' is not a veth (kind '%s')", f->name, s->cont.kind);
-	if (!mac_matches(&s->cont, f->mac))
-		return differs(ctx, "interface '%s' MAC differs from prevResult %s", f->name, f->mac);
-	return 0;
+	(void)ctx;
+	return podnet_check_link(&s->pn, s->pn.pod, &s->pr->ifaces[s->cont_idx], "veth", &s->cont);
 }
 
 /* Every other prevResult interface lives in the host; one is our veth's peer. */
@@ -117,85 +78,25 @@ static int check_host_side(struct cni_ctx *ctx, struct check_state *s)
 		if ((int)i == s->br_idx || (int)i == s->cont_idx)
 			continue;
 		if (f->sandbox && f->sandbox[0])
-			return differs(ctx, "interface '%s' should not be in sandbox '%s'", f->name,
+			return podnet_differs(ctx, "interface '%s' should not be in sandbox '%s'", f->name,
 				       f->sandbox);
-		r = nlw_link_get_by_name(s->host, f->name, &l);
+		r = nlw_link_get_by_name(s->pn.host, f->name, &l);
 		if (r == -ENODEV)
-			return differs(ctx, "interface '%s' not found%s", f->name, "");
+			return podnet_differs(ctx, "interface '%s' not found%s", f->name, "");
 		if (r < 0)
-			return bridge_fail(ctx, s->host, r, "look up '%s'", f->name);
+			return podnet_fail(ctx, s->pn.host, r, "look up '%s'", f->name);
 		if (s->found_hveth || strcmp(l.kind, "veth") != 0 || l.ifindex != s->cont.link ||
 		    l.master != s->br.ifindex)
 			continue;
-		if (!mac_matches(&l, f->mac))
-			return differs(ctx, "host veth '%s' MAC differs from prevResult %s", f->name,
+		if (!podnet_mac_matches(&l, f->mac))
+			return podnet_differs(ctx, "host veth '%s' MAC differs from prevResult %s", f->name,
 				       f->mac);
 		s->hveth = l;
 		s->found_hveth = true;
 	}
 	if (!s->found_hveth)
-		return differs(ctx, "CNI veth created for bridge %s was not found%s", s->conf.bridge,
+		return podnet_differs(ctx, "CNI veth created for bridge %s was not found%s", s->conf.bridge,
 			       "");
-	return 0;
-}
-
-static int check_addrs(struct cni_ctx *ctx, struct check_state *s)
-{
-	_cleanup_free_ struct nlw_addr *list = NULL;
-	char a[IP_PREFIX_STRLEN];
-	unsigned n = 0;
-	int r;
-
-	r = nlw_addr_list(s->pod, s->cont.ifindex, AF_UNSPEC, &list, &n);
-	if (r < 0)
-		return bridge_fail(ctx, s->pod, r, "list addresses of '%s'", ctx->ifname);
-	for (size_t i = 0; i < s->pr->n_ips; i++) {
-		const struct ip_prefix *want = &s->pr->ips[i].address;
-		bool found = false;
-
-		for (unsigned j = 0; j < n && !found; j++)
-			found = list[j].prefix.family == want->family &&
-				list[j].prefix.prefixlen == want->prefixlen &&
-				ip_addr_equal(want->family, &list[j].prefix.addr, &want->addr);
-		if (!found)
-			return differs(ctx, "address %s missing on '%s'", ip_prefix_fmt(want, a),
-				       ctx->ifname);
-	}
-	return 0;
-}
-
-static bool route_matches(const struct nlw_route *k, const struct cni_route *want)
-{
-	struct ip_prefix dst = want->dst;
-
-	ip_prefix_mask(&dst);
-	if (k->dst.family != dst.family || k->dst.prefixlen != dst.prefixlen ||
-	    !ip_addr_equal(dst.family, &k->dst.addr, &dst.addr))
-		return false;
-	return !want->has_gw || (k->has_gw && ip_addr_equal(dst.family, &k->gw, &want->gw));
-}
-
-static int check_routes(struct cni_ctx *ctx, struct check_state *s)
-{
-	_cleanup_free_ struct nlw_route *list = NULL;
-	char a[IP_PREFIX_STRLEN];
-	unsigned n = 0;
-	int r;
-
-	if (s->pr->n_routes == 0)
-		return 0;
-	r = nlw_route_list(s->pod, &(struct nlw_route_filter){ .family = AF_UNSPEC }, &list, &n);
-	if (r < 0)
-		return bridge_fail(ctx, s->pod, r, "list routes in '%s'", ctx->netns);
-	for (size_t i = 0; i < s->pr->n_routes; i++) {
-		bool found = false;
-
-		for (unsigned j = 0; j < n && !found; j++)
-			found = route_matches(&list[j], &s->pr->routes[i]);
-		if (!found)
-			return differs(ctx, "route to %s missing in '%s'",
-				       ip_prefix_fmt(&s->pr->routes[i].dst, a), ctx->netns);
-	}
 	return 0;
 }
 
@@ -214,11 +115,11 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 								    .host_ifname = s->hveth.name,
 								    .mac = s->cont.mac });
 		if (r == 0)
-			r = differs(ctx, "macspoofchk: nftables elements for '%s' (%s) missing",
+			r = podnet_differs(ctx, "macspoofchk: nftables elements for '%s' (%s) missing",
 				    s->hveth.name, ctx->ifname);
 	}
 	if (r >= 0 && s->conf.ip_masq && s->conf.is_layer3) {
-		r = bridge_result_addrs(s->pr, &addrs, &n);
+		r = cni_result_addrs(s->pr, &addrs, &n);
 		if (r >= 0 && n > 0)
 			r = pw_nft_masq_check(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
 									  .container_id = ctx->container_id,
@@ -226,13 +127,71 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 									  .addrs = addrs,
 									  .n_addrs = n });
 		if (r == 0 && n > 0)
-			r = differs(ctx, "ipMasq: nftables elements of %s/%s missing",
+			r = podnet_differs(ctx, "ipMasq: nftables elements of %s/%s missing",
 				    ctx->container_id, ctx->ifname);
 	}
 	if (r < 0 && !cni_error_isset(&ctx->err))
-		r = bridge_fail(ctx, NULL, r, "read nftables state");
+		r = podnet_fail(ctx, NULL, r, "read nftables state");
 	pw_nft_free(nft);
 	return r < 0 ? r : 0;
+}
+
+/* The host port: up, and its flags as the config says (lost connectivity otherwise). */
+static int check_port(struct cni_ctx *ctx, struct check_state *s)
+{
+	const struct nlw_link *l = &s->hveth;
+
+	if (!(l->flags & IFF_UP) || l->operstate != NLW_OPER_UP)
+		return podnet_differs(ctx, "host veth '%s' is down (operstate %u)", l->name,
+				      l->operstate);
+	if (l->has_brport && l->hairpin != s->conf.hairpin_mode)
+		return podnet_differs(ctx, "hairpin mode on port '%s' is %s, hairpinMode is %s",
+				      l->name, l->hairpin ? "on" : "off",
+				      s->conf.hairpin_mode ? "true" : "false");
+	if (l->has_brport && l->isolated != s->conf.port_isolation)
+		return podnet_differs(ctx, "isolation on port '%s' is %s, portIsolation is %s",
+				      l->name, l->isolated ? "on" : "off",
+				      s->conf.port_isolation ? "true" : "false");
+	return 0;
+}
+
+/* With isGateway, every gateway of prevResult's IPs is on the bridge (or its VLAN link). */
+static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
+{
+	_cleanup_free_ struct nlw_addr *list = NULL;
+	char name[IFNAMSIZ + 16], a[IP_PREFIX_STRLEN];
+	struct nlw_link gwl = s->br;
+	unsigned n = 0;
+	int r;
+
+	if (!s->conf.is_gateway || !s->conf.is_layer3)
+		return 0;
+	snprintf(name, sizeof(name), "%s.%u", s->conf.bridge, s->conf.vlan);
+	r = s->conf.vlan ? nlw_link_get_by_name(s->pn.host, name, &gwl) : 0;
+	if (r == -ENODEV)
+		return podnet_differs(ctx, "VLAN gateway link '%s' not found", name);
+	if (r >= 0)
+		r = nlw_addr_list(s->pn.host, gwl.ifindex, AF_UNSPEC, &list, &n);
+	if (r < 0)
+		return podnet_fail(ctx, s->pn.host, r, "list addresses of '%s'", gwl.name);
+	for (size_t i = 0; i < s->pr->n_ips; i++) {
+		const struct cni_ip *ip = &s->pr->ips[i];
+		struct ip_prefix gw = { .family = ip->address.family,
+					.addr = ip->gateway,
+					.prefixlen = ip->address.prefixlen };
+		bool found = false;
+
+		if (!ip->has_gateway)
+			continue;
+		for (unsigned j = 0; j < n && !found; j++)
+			found = list[j].prefix.family == gw.family &&
+				list[j].prefix.prefixlen == gw.prefixlen &&
+				ip_addr_equal(gw.family, &list[j].prefix.addr, &gw.addr);
+		if (!found)
+			return podnet_differs(ctx, "gateway %s missing on '%s'",
+					      ip_prefix_fmt(&gw, a), gwl.name);
+	}
+	return 0;
 }
 
 static int check_steps(struct cni_ctx *ctx, struct check_state *s)
@@ -243,11 +202,9 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "prevResult: required for CHECK");
 	s->pr = ctx->prev_result;
-	r = s->conf.is_layer3 ? bridge_ipam_run(ctx, CNI_CMD_CHECK) : 0;
+	r = s->conf.is_layer3 ? podnet_ipam_run(ctx, CNI_CMD_CHECK) : 0;
 	if (r >= 0)
-		r = bridge_open_netns(ctx, &s->netns_fd);
-	if (r >= 0)
-		r = bridge_open_sockets(ctx, s->netns_fd, &s->host, &s->pod);
+		r = podnet_open(&s->pn, ctx, PODNET_NEED_NETNS);
 	if (r >= 0)
 		r = find_ifaces(ctx, s);
 	if (r >= 0)
@@ -257,9 +214,13 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 	if (r >= 0)
 		r = check_host_side(ctx, s);
 	if (r >= 0)
-		r = check_addrs(ctx, s);
+		r = check_port(ctx, s);
 	if (r >= 0)
-		r = check_routes(ctx, s);
+		r = check_gateways(ctx, s);
+	if (r >= 0)
+		r = podnet_check_addrs(&s->pn, s->cont.ifindex, s->pr);
+	if (r >= 0)
+		r = podnet_check_routes(&s->pn, s->pr);
 	if (r >= 0 && (s->conf.macspoofchk || (s->conf.ip_masq && s->conf.is_layer3)))
 		r = check_nft(ctx, s);
 	return r;
@@ -267,7 +228,7 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 
 int bridge_cmd_check(struct cni_ctx *ctx)
 {
-	struct check_state s = { .netns_fd = -1 };
+	struct check_state s = { .pn = PODNET_INIT };
 	int r;
 
 	r = bridge_conf_parse(ctx, &s.conf);
@@ -275,9 +236,6 @@ int bridge_cmd_check(struct cni_ctx *ctx)
 		return r;
 	r = check_steps(ctx, &s);
 	bridge_conf_done(&s.conf);
-	nlw_sock_free(s.host);
-	nlw_sock_free(s.pod);
-	if (s.netns_fd >= 0)
-		close(s.netns_fd);
+	podnet_done(&s.pn);
 	return r;
 }

@@ -8,16 +8,15 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <linux/netlink.h>
 
 #include "base/macro.h"
 #include "bridge.h"
 #include "cni/log.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
-#include "nlw/sock.h"
+#include "podnet/gc.h"
+#include "podnet/ipam.h"
+#include "podnet/name.h"
+#include "podnet/veth.h"
 #include "pwnft/nft.h"
 
 /* What DEL knows about the attachment: from prevResult, else derived. */
@@ -32,7 +31,8 @@ void bridge_find_attachment(const struct cni_ctx *ctx, const struct bridge_conf 
 {
 	const struct cni_result *pr = ctx->prev_result;
 
-	bridge_host_veth_name(ctx->container_id, ctx->ifname, 0, host_name);
+	(void)podnet_host_ifname(BRIDGE_VETH_PREFIX, BRIDGE_VETH_HEX, ctx->container_id,
+				 ctx->ifname, 0, host_name);
 	*has_mac = false;
 	for (size_t i = 0; pr && i < pr->n_ifaces; i++) {
 		const struct cni_iface *f = &pr->ifaces[i];
@@ -50,68 +50,6 @@ void bridge_find_attachment(const struct cni_ctx *ctx, const struct bridge_conf 
 	}
 }
 
-static void keep_first(int *first, int r)
-{
-	if (r < 0 && *first == 0)
-		*first = r;
-}
-
-/*
- * Delete CNI_IFNAME in the pod netns; a vanished netns or link is fine.
- * Returns 1 when the link was deleted (its host peer went with it).
- */
-static int del_pod_link(struct cni_ctx *ctx)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *pod = NULL;
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	if (!ctx->netns || !ctx->netns[0])
-		return 0;
-	r = nlw_netns_open(ctx->netns, &fd);
-	if (r == -ENOENT)
-		return 0; /* netns already gone, and the veth pair with it */
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r,
-				  "CNI_NETNS: cannot open netns '%s': %s", ctx->netns, strerror(-r));
-	r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &pod);
-	if (r < 0)
-		return bridge_fail(ctx, NULL, r, "open netlink socket in '%s'", ctx->netns);
-	r = nlw_link_del_by_name(pod, ctx->ifname);
-	if (r == -ENODEV) /* second DEL */
-		return 0;
-	if (r < 0)
-		return bridge_fail(ctx, pod, r, "delete '%s' in '%s'", ctx->ifname, ctx->netns);
-	return 1;
-}
-
-/*
- * The host end, still there when CNI_NETNS is empty but the pod netns lives
- * on: only a veth carrying this attachment's alias (set by ADD).
- */
-static int del_host_link(struct cni_ctx *ctx, const char *name)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *host = NULL;
-	char alias[NLW_ALIAS_MAX];
-	struct nlw_link l;
-	int r;
-
-	r = nlw_sock_open(&host);
-	if (r < 0)
-		return bridge_fail(ctx, NULL, r, "open netlink socket");
-	r = nlw_link_get_by_name(host, name, &l);
-	if (r == -ENODEV)
-		return 0;
-	bridge_veth_alias(ctx->container_id, ctx->ifname, alias);
-	if (r >= 0 && (strcmp(l.kind, "veth") != 0 || strcmp(l.alias, alias) != 0))
-		return 0; /* not ours */
-	if (r >= 0)
-		r = nlw_link_del(host, l.ifindex);
-	if (r < 0 && r != -ENODEV)
-		return bridge_fail(ctx, host, r, "delete host veth '%s'", name);
-	return 0;
-}
-
 static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struct del_info *d)
 {
 	_cleanup_free_ struct ip_prefix *addrs = NULL;
@@ -121,9 +59,9 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 
 	r = pw_nft_open(&nft);
 	if (r < 0)
-		return bridge_fail(ctx, NULL, r, "open nftables socket");
+		return podnet_fail(ctx, NULL, r, "open nftables socket");
 	if (c->macspoofchk)
-		keep_first(&first, pw_nft_spoof_del(nft, &(struct pw_nft_spoof){
+		podnet_keep_first(&first, pw_nft_spoof_del(nft, &(struct pw_nft_spoof){
 								 .network = ctx->conf.name,
 								 .container_id = ctx->container_id,
 								 .ifname = ctx->ifname,
@@ -131,14 +69,14 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 								 .mac = d->has_mac ? d->mac : NULL }));
 	if (c->ip_masq && c->is_layer3) {
 		/* Without prevResult addresses the sets are scanned for our tag. */
-		r = bridge_result_addrs(ctx->prev_result, &addrs, &n);
+		r = cni_result_addrs(ctx->prev_result, &addrs, &n);
 		if (r >= 0)
 			r = pw_nft_masq_del(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
 									.container_id = ctx->container_id,
 									.ifname = ctx->ifname,
 									.addrs = addrs,
 									.n_addrs = n });
-		keep_first(&first, r);
+		podnet_keep_first(&first, r);
 	}
 	if (first < 0) {
 		first = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, first, "remove nftables elements: %s",
@@ -152,6 +90,7 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 
 int bridge_cmd_del(struct cni_ctx *ctx)
 {
+	struct podnet pn = PODNET_INIT;
 	struct bridge_conf c;
 	struct del_info d;
 	int r, first = 0;
@@ -160,33 +99,51 @@ int bridge_cmd_del(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	bridge_find_attachment(ctx, &c, d.host_name, d.mac, &d.has_mac);
-	r = del_pod_link(ctx);
-	keep_first(&first, r);
-	if (r != 1) /* the host end may outlive an unreachable or empty netns */
-		keep_first(&first, del_host_link(ctx, d.host_name));
+	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
+	if (r >= 0)
+		r = podnet_veth_del(&pn, d.host_name);
+	podnet_done(&pn);
+	podnet_keep_first(&first, r);
 	if (c.macspoofchk || (c.ip_masq && c.is_layer3))
-		keep_first(&first, del_nft(ctx, &c, &d));
+		podnet_keep_first(&first, del_nft(ctx, &c, &d));
 	if (c.is_layer3)
-		keep_first(&first, bridge_ipam_run(ctx, CNI_CMD_DEL));
+		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_DEL));
 	bridge_conf_done(&c);
 	return first;
 }
 
 static bool gc_keep(const char *container_id, const char *ifname, void *userdata)
 {
-	const struct cni_conf *conf = userdata;
+	return cni_conf_attachment_valid(userdata, container_id, ifname);
+}
 
-	for (size_t i = 0; i < conf->n_valid_attachments; i++)
-		if (strcmp(conf->valid_attachments[i].container_id, container_id) == 0 &&
-		    strcmp(conf->valid_attachments[i].ifname, ifname) == 0)
-			return true;
-	return false;
+/* Host veths on the bridge tagged for this network whose attachment is gone. */
+static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
+{
+	struct podnet pn = PODNET_INIT;
+	struct nlw_link br;
+	int r;
+
+	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
+	if (r >= 0) {
+		r = nlw_link_get_by_name(pn.host, c->bridge, &br);
+		if (r == -ENODEV)
+			r = 0; /* no bridge, no port */
+		else if (r < 0)
+			r = podnet_fail(ctx, pn.host, r, "look up bridge '%s'", c->bridge);
+		else
+			r = podnet_gc_host_links(&pn, &(struct nlw_link_filter){ .master = br.ifindex,
+										  .kind = "veth" });
+	}
+	podnet_done(&pn);
+	return r;
 }
 
 /*
- * GC: nftables elements of attachments not in cni.dev/valid-attachments, then
- * the IPAM plugin's GC. Without the key there is nothing to compare with, so
- * nftables state is left alone (cnitool's GC DELs cached attachments first).
+ * GC: host veths and nftables elements of attachments not in
+ * cni.dev/valid-attachments, then the IPAM plugin's GC. Without the key there
+ * is nothing to compare with, so veths and nftables state are left alone
+ * (cnitool's GC DELs cached attachments first).
  */
 int bridge_cmd_gc(struct cni_ctx *ctx)
 {
@@ -198,17 +155,18 @@ int bridge_cmd_gc(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	if (ctx->conf.has_valid_attachments) {
+		podnet_keep_first(&first, gc_host_veths(ctx, &c));
 		r = pw_nft_open(&nft);
 		if (r >= 0)
 			r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
 		if (r < 0)
-			keep_first(&first, bridge_fail(ctx, NULL, r, "GC of nftables elements"));
+			podnet_keep_first(&first, podnet_fail(ctx, NULL, r, "GC of nftables elements"));
 		else if (r > 0)
 			cni_log_info("GC removed %d nftables element(s)", r);
 		pw_nft_free(nft);
 	}
 	if (c.is_layer3)
-		keep_first(&first, bridge_ipam_run(ctx, CNI_CMD_GC));
+		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_GC));
 	bridge_conf_done(&c);
 	return first;
 }

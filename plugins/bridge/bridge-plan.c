@@ -9,37 +9,6 @@
 #include "cni/result.h"
 #include "nlw/link.h"
 
-/* FNV-1a: stable across runs and builds, enough to spread names. */
-static uint32_t fnv1a(uint32_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
-void bridge_host_veth_name(const char *container_id, const char *ifname, unsigned attempt,
-			   char buf[IFNAMSIZ])
-{
-	uint32_t h = 2166136261u;
-
-	h = fnv1a(h, container_id, strlen(container_id) + 1);
-	h = fnv1a(h, ifname, strlen(ifname) + 1);
-	if (attempt)
-		h = fnv1a(h, &attempt, sizeof(attempt));
-	memcpy(buf, "veth", 4);
-	*fmt_hex(buf + 4, h, 8) = '\0'; /* "veth%08x" */
-}
-
-void bridge_veth_alias(const char *container_id, const char *ifname, char *buf)
-{
-	/* Truncated alike on ADD and DEL, so a long container ID still compares equal. */
-	snprintf(buf, NLW_ALIAS_MAX, "podwire:%s/%s", container_id, ifname);
-}
-
 /* First address of the subnet of p (the reference's "network + 1"). */
 static void first_host(const struct ip_prefix *p, union ip_addr *ret)
 {

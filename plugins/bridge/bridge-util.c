@@ -1,67 +1,50 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared helpers of the bridge handlers: errors with kernel context, undo steps. */
+/* Undo steps of the bridge's own resources: a bridge nobody joined, nftables elements. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/macro.h"
 #include "bridge.h"
-#include "cni/log.h"
 #include "nlw/link.h"
 #include "nlw/sock.h"
+#include "podnet/lock.h"
 #include "pwnft/nft.h"
-
-int bridge_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-	unsigned code = CNI_ERR_PLUGIN;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (r == -EAGAIN || r == -EBUSY || r == -ETIMEDOUT)
-		code = CNI_ERR_TRY_AGAIN;
-	r = cni_errorf(&ctx->err, code, r, "%s: %s", what, strerror(-r));
-	if (sock && nlw_sock_ext_ack(sock))
-		cni_error_add_detail(&ctx->err, nlw_sock_ext_ack(sock));
-	return r;
-}
 
 /* ---- undo steps: each owns everything it needs (the handler's state is gone) ---- */
 
-static int undo_del_host_link(void *arg)
+/* Under the bridge's lock: delete it only when no port is left (ours went first). */
+static int undo_unused_bridge(void *arg)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
+	_cleanup_free_ struct nlw_link *ports = NULL;
+	const char *name = arg;
+	struct nlw_link br;
+	unsigned n = 0;
+	int r, fd = -1;
 
-	if (r < 0)
-		return r;
-	r = nlw_link_del_by_name(s, arg);
-	return r == -ENODEV ? 0 : r; /* already gone with its peer */
+	r = podnet_lock_fd("bridge", name, &fd);
+	if (r >= 0)
+		r = podnet_open_host_sock(&s);
+	if (r >= 0)
+		r = nlw_link_get_by_name(s, name, &br);
+	if (r >= 0 && strcmp(br.kind, "bridge") == 0)
+		r = nlw_link_list(s, &(struct nlw_link_filter){.master = br.ifindex}, &ports, &n);
+	if (r >= 0 && strcmp(br.kind, "bridge") == 0 && n == 0)
+		r = nlw_link_del(s, br.ifindex);
+	podnet_unlock(fd);
+	return r == -ENODEV ? 0 : r;
 }
 
-int bridge_undo_host_link(struct cni_ctx *ctx, const char *name)
+int bridge_undo_unused_bridge(struct cni_ctx *ctx, const char *name)
 {
 	char *copy = strdup(name);
-	char what[64];
 
 	if (!copy)
 		return -ENOMEM;
-	snprintf(what, sizeof(what), "delete link '%s'", name);
-	return cni_undo_push(&ctx->undo, what, undo_del_host_link, copy, free);
-}
-
-static int undo_ipam(void *arg)
-{
-	return bridge_ipam_run(arg, CNI_CMD_DEL);
-}
-
-int bridge_undo_ipam(struct cni_ctx *ctx)
-{
-	return cni_undo_push(&ctx->undo, "IPAM DEL", undo_ipam, ctx, NULL);
+	return cni_undo_push(&ctx->undo, "delete the bridge if no port joined it",
+			     undo_unused_bridge, copy, free);
 }
 
 struct nft_undo {
@@ -93,17 +76,17 @@ static int undo_nft(void *arg)
 	if (r < 0)
 		return r;
 	if (u->spoof)
-		r = pw_nft_spoof_del(nft, &(struct pw_nft_spoof){ .network = u->network,
-								  .container_id = u->cid,
-								  .ifname = u->ifname,
-								  .host_ifname = u->host_ifname,
-								  .mac = u->mac });
+		r = pw_nft_spoof_del(nft, &(struct pw_nft_spoof){.network = u->network,
+								 .container_id = u->cid,
+								 .ifname = u->ifname,
+								 .host_ifname = u->host_ifname,
+								 .mac = u->mac});
 	else
-		r = pw_nft_masq_del(nft, &(struct pw_nft_masq){ .network = u->network,
-								.container_id = u->cid,
-								.ifname = u->ifname,
-								.addrs = u->addrs,
-								.n_addrs = u->n_addrs });
+		r = pw_nft_masq_del(nft, &(struct pw_nft_masq){.network = u->network,
+							       .container_id = u->cid,
+							       .ifname = u->ifname,
+							       .addrs = u->addrs,
+							       .n_addrs = u->n_addrs});
 	pw_nft_free(nft);
 	return r;
 }
@@ -154,23 +137,4 @@ int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t 
 	memcpy(u->addrs, addrs, n * sizeof(*addrs));
 	u->n_addrs = n;
 	return cni_undo_push(&ctx->undo, "remove masquerade elements", undo_nft, u, nft_undo_free);
-}
-
-/* Pod addresses of a result (with their prefix), for the nft sets. *ret owned. */
-int bridge_result_addrs(const struct cni_result *r, struct ip_prefix **ret, size_t *ret_n)
-{
-	struct ip_prefix *a;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (!r || r->n_ips == 0)
-		return 0;
-	a = malloc_multiply(r->n_ips, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n_ips; i++)
-		a[i] = r->ips[i].address;
-	*ret = a;
-	*ret_n = r->n_ips;
-	return 0;
 }

@@ -14,9 +14,14 @@
 #include "base/ipaddr.h"
 #include "cni/plugin.h"
 #include "nlw/link.h"
+#include "podnet/podnet.h"
+#include "podnet/veth.h"
 
 
 #define BRIDGE_DEFAULT_NAME "cni0"
+/* Host veth names: "veth" + 8 hex digits (podnet_host_ifname), as the reference. */
+#define BRIDGE_VETH_PREFIX "veth"
+#define BRIDGE_VETH_HEX 8
 #define BRIDGE_TRUNK_MAX 4094
 #define BRIDGE_MTU_MIN 68
 #define BRIDGE_MTU_MAX 65535
@@ -79,17 +84,6 @@ extern const char *const bridge_cni_args_keys[];
 
 /* ---- planning (bridge-plan.c): pure functions ---- */
 
-/*
- * Host veth name: "veth" + 8 hex chars derived from container ID and
- * ifname (deterministic, so DEL and CHECK can find it without state);
- * attempt > 0 perturbs the hash for a retry after -EEXIST.
- */
-void bridge_host_veth_name(const char *container_id, const char *ifname, unsigned attempt,
-			   char buf[IFNAMSIZ]);
-
-/* Alias of the host veth, "podwire:<containerID>/<ifname>" (NLW_ALIAS_MAX bytes). */
-void bridge_veth_alias(const char *container_id, const char *ifname, char *buf);
-
 /* Gateway on the bridge for one family (gateway address with the subnet prefix). */
 struct bridge_gw {
 	struct ip_prefix addr;
@@ -124,55 +118,28 @@ unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_v
 /* ---- handlers (bridge.c) ---- */
 extern const struct cni_plugin_ops bridge_ops;
 
-/* ---- IPAM delegation (bridge-ipam.c) ---- */
-/* ADD: the IPAM result (owned by the caller) or a negative errno with ctx->err set. */
-int bridge_ipam_add(struct cni_ctx *ctx, struct cni_result **ret);
-/* DEL, CHECK, GC, STATUS on the IPAM plugin; errors in ctx->err. */
-int bridge_ipam_run(struct cni_ctx *ctx, enum cni_command cmd);
-
-/* ---- helpers of the handlers (bridge-util.c) ---- */
-struct nlw_sock;
-/*
- * Record "<what>: <strerror>" (code 11 for EAGAIN/EBUSY/ETIMEDOUT, else 100)
- * with the kernel's extended-ACK text from sock (may be NULL) in details.
- * Returns r.
- */
-int bridge_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
-	_printf_(4, 5);
-/* Undo steps pushed on ctx->undo; each copies what it needs. 0 or -ENOMEM. */
-int bridge_undo_host_link(struct cni_ctx *ctx, const char *name);
-int bridge_undo_ipam(struct cni_ctx *ctx);
+/* ---- undo steps of the bridge's own resources (bridge-util.c) ---- */
+/* Each copies what it needs. 0 or -ENOMEM. */
 int bridge_undo_spoof(struct cni_ctx *ctx, const char *host_ifname, const unsigned char mac[6]);
 int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t n);
-/* Addresses of r's ips (owned copy; NULL/0 when none). 0 or -ENOMEM. */
-int bridge_result_addrs(const struct cni_result *r, struct ip_prefix **ret, size_t *ret_n);
+/* Delete the bridge this ADD created, under its lock, only if no port is left. */
+int bridge_undo_unused_bridge(struct cni_ctx *ctx, const char *name);
 
 /* ---- handler state (bridge.c, bridge-del.c, bridge-check.c) ---- */
-#define SWAP_FIELD(x, y)                                                                           \
-	do {                                                                                       \
-		__typeof__(x) _swap_tmp = (x);                                                     \
-		(x) = (y);                                                                         \
-		(y) = _swap_tmp;                                                                   \
-	} while (0)
-
 struct bridge_add {
 	struct bridge_conf conf;
-	int netns_fd;
-	struct nlw_sock *host, *pod;
-	struct nlw_link br, hveth, cveth;
+	struct podnet pn;
+	struct nlw_link br;
+	struct podnet_veth_pair veth;
 	unsigned char br_mac_before[6]; /* bridge MAC before our port joined */
-	char host_name[IFNAMSIZ];
-	bool created_bridge;
+	int br_lock;			/* podnet_lock("bridge", name) while joining, else -1 */
 	struct cni_result *result;
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
 	size_t n_gws;
 };
 
-/* CNI_NETNS -> fd (code 3 if missing, 4 if not a netns). */
-int bridge_open_netns(struct cni_ctx *ctx, int *ret_fd);
-/* Host socket, and a pod socket when netns_fd >= 0. Errors recorded. */
-int bridge_open_sockets(struct cni_ctx *ctx, int netns_fd, struct nlw_sock **host,
-			struct nlw_sock **pod);
+/* Gateway addresses, MAC pin and forwarding (bridge-gw.c). */
+int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a);
 int bridge_cmd_del(struct cni_ctx *ctx);
 int bridge_cmd_check(struct cni_ctx *ctx);
 int bridge_cmd_gc(struct cni_ctx *ctx);

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "base/macro.h"
 #include "nlw/nlw.h"
 
 struct fx {
@@ -189,6 +190,32 @@ static void test_bridge_master_up(void **state)
 	assert_int_equal(nlw_link_set_master(x->hs, vh, 0), 0);
 	assert_int_equal(nlw_link_get_by_index(x->hs, vh, &port), 0);
 	assert_int_equal(port.master, 0);
+}
+
+/* One dump lists the links; master and kind filter it. */
+static void test_link_list(void **state)
+{
+	struct fx *x = *state;
+	struct nlw_bridge_params bp = {.name = "br0"};
+	_cleanup_free_ struct nlw_link *all = NULL, *ports = NULL, *veths = NULL;
+	unsigned n_all = 0, n_ports = 0, n_veths = 0;
+	struct nlw_link br;
+	int vh;
+
+	assert_int_equal(nlw_link_add_bridge(x->hs, &bp), 0);
+	assert_int_equal(nlw_link_get_by_name(x->hs, "br0", &br), 0);
+	vh = make_veth(x, 0);
+	assert_int_equal(nlw_link_set_master(x->hs, vh, br.ifindex), 0);
+	assert_int_equal(nlw_link_list(x->hs, NULL, &all, &n_all), 0);
+	assert_int_equal(n_all, 3); /* lo, br0, vh0 (its peer is in the pod netns) */
+	assert_int_equal(nlw_link_list(x->hs, &(struct nlw_link_filter){.master = br.ifindex},
+				       &ports, &n_ports), 0);
+	assert_int_equal(n_ports, 1);
+	assert_int_equal(ports[0].ifindex, vh);
+	assert_int_equal(nlw_link_list(x->hs, &(struct nlw_link_filter){.kind = "veth"}, &veths,
+				       &n_veths), 0);
+	assert_int_equal(n_veths, 1);
+	assert_string_equal(veths[0].name, "vh0");
 }
 
 static void test_veth_master_up_at_create(void **state)
@@ -657,7 +684,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-	    T(test_veth_peer_in_netns), T(test_bridge_master_up), T(test_veth_master_up_at_create),
+	    T(test_veth_peer_in_netns), T(test_bridge_master_up), T(test_link_list),
+	    T(test_veth_master_up_at_create),
 	    T(test_bridge_port_flags),	T(test_bridge_vlans),	  T(test_link_setters),
 	    T(test_move_and_delete),	T(test_macvlan_vxlan),	  T(test_addresses),
 	    T(test_dad_state),		T(test_routes),		  T(test_routes_v6_default_append),

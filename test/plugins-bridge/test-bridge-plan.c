@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bridge-plan.c: veth names, gateways and default routes, ensureAddr's
+ * bridge-plan.c: gateways and default routes, ensureAddr's
  * conflict rule, port VLAN plans and the netlink request they become (fake
  * transport: this kernel has no bridge VLAN filtering).
  */
@@ -22,45 +22,7 @@
 #include "fake-nl.h"
 #include "nlw/link.h"
 #include "nlw/sock.h"
-
-static void test_veth_name(void **state)
-{
-	char a[IFNAMSIZ], b[IFNAMSIZ], c[IFNAMSIZ], d[IFNAMSIZ];
-
-	(void)state;
-	bridge_host_veth_name("c1", "eth0", 0, a);
-	bridge_host_veth_name("c1", "eth0", 0, b);
-	bridge_host_veth_name("c1", "eth1", 0, c);
-	bridge_host_veth_name("c1", "eth0", 1, d);
-	assert_string_equal(a, b); /* deterministic: DEL finds it without state */
-	/* Stable across versions too: these are what every release so far derived. */
-	assert_string_equal(a, "veth63f78586");
-	bridge_host_veth_name("0123456789abcdef", "net1", 3, b);
-	assert_string_equal(b, "vethab16e980");
-	assert_int_equal(strlen(a), 12);
-	assert_memory_equal(a, "veth", 4);
-	assert_string_not_equal(a, c);
-	assert_string_not_equal(a, d); /* retries pick another name */
-	/* "c1"+"0eth" must not collide with "c10"+"eth": separators are hashed */
-	bridge_host_veth_name("c10", "eth", 0, c);
-	bridge_host_veth_name("c1", "0eth", 0, d);
-	assert_string_not_equal(c, d);
-}
-
-static void test_veth_alias(void **state)
-{
-	char a[NLW_ALIAS_MAX], b[NLW_ALIAS_MAX], longid[300];
-
-	(void)state;
-	bridge_veth_alias("c1", "eth0", a);
-	assert_string_equal(a, "podwire:c1/eth0");
-	memset(longid, 'f', sizeof(longid) - 1);
-	longid[sizeof(longid) - 1] = '\0';
-	bridge_veth_alias(longid, "eth0", a);
-	bridge_veth_alias(longid, "eth0", b);
-	assert_int_equal(strlen(a), NLW_ALIAS_MAX - 1);
-	assert_string_equal(a, b);
-}
+#include "podnet/name.h"
 
 static struct cni_result *ipam_result(const char *const *addrs, size_t n)
 {
@@ -265,7 +227,7 @@ static void test_find_attachment(void **state)
 	bool has_mac = true;
 
 	(void)state;
-	bridge_host_veth_name("c1", "eth0", 0, derived);
+	podnet_host_ifname(BRIDGE_VETH_PREFIX, BRIDGE_VETH_HEX, "c1", "eth0", 0, derived);
 	bridge_find_attachment(&ctx, &c, name, mac, &has_mac);
 	assert_string_equal(name, derived);
 	assert_false(has_mac);
@@ -286,8 +248,6 @@ static void test_find_attachment(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_veth_name),
-		cmocka_unit_test(test_veth_alias),
 		cmocka_unit_test(test_plan_default_gateway_dual_stack),
 		cmocka_unit_test(test_plan_keeps_ipam_gateway_and_default_route),
 		cmocka_unit_test(test_plan_not_gateway),

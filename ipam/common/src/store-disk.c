@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fmt.h"
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/log.h"
@@ -36,17 +38,6 @@ struct ipam_disk_store {
 	unsigned rebuilds;
 };
 
-bool ipam_disk_valid_component(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > max || s[0] == '.')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '/' || s[i] == ':' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
-}
 
 /* mkdir -p of an absolute path; existing components are left as they are. */
 static int mkdir_parents(const char *path, mode_t mode)
@@ -146,58 +137,8 @@ unsigned ipam_disk_store_rebuilds(const struct ipam_disk_store *s)
  * starts small and doubles: lease and index files are tens of bytes, and a
  * buffer of @max up front would be an mmap()/munmap() pair on every read.
  */
-#define READ_FILE_FIRST 256
 
-int disk_read_file(int dirfd, const char *name, size_t max, char **ret)
-{
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = max < READ_FILE_FIRST ? max : READ_FILE_FIRST;
-	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < max) {
-		if (len == cap) {
-			size_t grown = 2 * cap < max ? 2 * cap : max;
-			char *m = realloc(buf, grown + 1);
-
-			if (!m)
-				return -ENOMEM;
-			buf = m;
-			cap = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return (int)len;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Create name exclusively with content. 1 created, 0 exists, <0 error. */
 static int create_excl(int dirfd, const char *name, const char *content)
@@ -208,12 +149,65 @@ static int create_excl(int dirfd, const char *name, const char *content)
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;
-	r = write_all(fd, content, strlen(content));
+	r = fd_write_all(fd, content, strlen(content));
 	if (r < 0) {
 		unlinkat(dirfd, name, 0);
 		return r;
 	}
 	return 1;
+}
+
+/*
+ * Give the anonymous file fd the name `name` in dirfd. linkat() fails with
+ * EEXIST when the name exists, exactly like O_EXCL. AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH; /proc/self/fd works without it.
+ */
+static int link_anonymous(int fd, int dirfd, const char *name)
+{
+	char proc[64];
+
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != EPERM && errno != ENOENT && errno != EINVAL)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+}
+
+/*
+ * Create a lease file that appears with its content: written to an
+ * anonymous O_TMPFILE inode, then linked to its name. A kill at any point
+ * leaves either no lease or a complete one, never an empty lease no DEL can
+ * match. 1 created, 0 exists, <0 error. Filesystems without O_TMPFILE get
+ * create_excl() (and the ownerless-lease rule of DEL and GC).
+ */
+static int create_lease(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		return create_excl(dirfd, name, content);
+	if (fd < 0)
+		return -errno;
+	r = fd_write_all(fd, content, strlen(content));
+	if (r >= 0)
+		r = link_anonymous(fd, dirfd, name);
+	if (r == -EEXIST)
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+long disk_ownerless_age(int dirfd, const char *name)
+{
+	struct timespec now;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return -1;
+	return now.tv_sec > st.st_mtim.tv_sec ? (long)(now.tv_sec - st.st_mtim.tv_sec) : 0;
 }
 
 /*
@@ -230,38 +224,13 @@ static int overwrite_file(int dirfd, const char *name, const char *content)
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, content, len);
+	r = fd_write_all(fd, content, len);
 	if (r >= 0 && ftruncate(fd, (off_t)len) < 0)
 		r = -errno;
 	return r;
 }
 
-/* Create or truncate-and-write (temporary files). */
-static int write_file(int dirfd, const char *name, const char *content)
-{
-	_cleanup_close_ int fd = -1;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	return write_all(fd, content, strlen(content));
-}
-
-/* Replace atomically through a temporary name (index and state files). */
-int disk_replace_file(int dirfd, const char *name, const char *content)
-{
-	char tmp[NAME_MAX + 1];
-	int r;
-
-	if (snprintf(tmp, sizeof(tmp), "tmp.%d", (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	r = write_file(dirfd, tmp, content);
-	if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r < 0)
-		unlinkat(dirfd, tmp, 0);
-	return r;
-}
 
 /* The directory's identity and change stamps, as recorded in the state file. */
 static int dir_stamp(int dirfd, char *buf, size_t len)
@@ -370,7 +339,12 @@ static int format_owner(const char *id, const char *ifname, char *buf, size_t le
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Does the lease file of ip name exactly this owner? 1 yes, 0 no, <0 error. */
+/*
+ * Does the lease file of ip (named in this owner's index entry) belong to
+ * owner? 1 yes, 0 no, <0 error. An ownerless (empty) lease older than the
+ * grace period counts as the owner's: its index entry, written before the
+ * lease, says which ADD created it and then died.
+ */
 static int lease_owned_by(int dirfd, const struct ipam_addr *ip, const char *owner)
 {
 	_cleanup_free_ char *content = NULL;
@@ -383,6 +357,12 @@ static int lease_owned_by(int dirfd, const struct ipam_addr *ip, const char *own
 		return 0;
 	if (r < 0)
 		return r;
+	if (r == 0 && disk_ownerless_age(dirfd, name) > DISK_OWNERLESS_GRACE_S) {
+		cni_log_warning("lease %s is empty (an ADD killed while creating it): releasing it "
+				"with %s",
+				name, owner);
+		return 1;
+	}
 	return streq(disk_trim(content), owner);
 }
 
@@ -451,7 +431,7 @@ static int disk_reserve(void *data, const char *id, const char *ifname, const st
 	r = disk_index_update(s->idxfd, id, ifname, ip, true);
 	if (r < 0)
 		return r;
-	r = create_excl(s->dirfd, name, owner);
+	r = create_lease(s->dirfd, name, owner);
 	if (r > 0) {
 		s->dirty = true;
 		snprintf(last, sizeof(last), "last_reserved_ip.%u", range_id);
@@ -565,13 +545,33 @@ static int disk_is_free(void *data, const struct ipam_addr *ip)
 static int disk_list(void *data, struct ipam_lease **ret, size_t *ret_n)
 {
 	struct ipam_disk_store *s = data;
+	struct ipam_lease *l = NULL;
+	size_t n = 0, kept = 0;
 	int r;
 
 	r = disk_rebuild_index(s->dirfd, s->idxfd);
 	if (r < 0)
 		return r;
 	s->dirty = true;
-	return disk_scan(s->dirfd, ret, ret_n);
+	r = disk_scan(s->dirfd, &l, &n);
+	if (r < 0)
+		return r;
+	/* A fresh ownerless (empty) lease is not listed until its grace period is over. */
+	for (size_t i = 0; i < n; i++) {
+		char name[INET6_ADDRSTRLEN];
+		long age;
+
+		lease_name(&l[i].ip, name);
+		age = l[i].id[0] || l[i].ifname ? -1 : disk_ownerless_age(s->dirfd, name);
+		if (age >= 0 && age <= DISK_OWNERLESS_GRACE_S) {
+			free(l[i].id);
+			continue;
+		}
+		l[kept++] = l[i];
+	}
+	*ret = l;
+	*ret_n = kept;
+	return 0;
 }
 
 int ipam_disk_store_probe(struct ipam_disk_store *s)

@@ -96,6 +96,21 @@ int cni_result_add_iface(struct cni_result *r, const char *name, const char *mac
 int cni_result_add_ip(struct cni_result *r, const struct cni_ip *ip);
 int cni_result_add_route(struct cni_result *r, const struct cni_route *route);
 
+/* ---- queries and edits (result-query.c) ---- */
+/* The gateway of the first IP of `family` that has one, or NULL. */
+const union ip_addr *cni_result_family_gw(const struct cni_result *r, int family);
+/* Does r carry an IP of `family`? */
+bool cni_result_has_family(const struct cni_result *r, int family);
+/* Take over an IPAM result's ips, routes and DNS (ipam keeps dst's old ones). */
+void cni_result_take_ipam(struct cni_result *dst, struct cni_result *ipam);
+struct cni_conf;
+/* The config's top-level "dns", when set and not empty, replaces r's. 0 or -ENOMEM. */
+int cni_result_apply_conf_dns(struct cni_result *r, const struct cni_conf *conf);
+/* Replace the MAC of ifaces[idx]. 0, -EINVAL (no such entry) or -ENOMEM. */
+int cni_result_set_iface_mac(struct cni_result *r, size_t idx, const char *mac);
+/* The addresses (with prefix) of r's ips; *ret owned, NULL/0 when none. 0 or -ENOMEM. */
+int cni_result_addrs(const struct cni_result *r, struct ip_prefix **ret, size_t *ret_n);
+
 /* Deep copy. Returns NULL on allocation failure. */
 struct cni_result *cni_result_dup(const struct cni_result *r);
 

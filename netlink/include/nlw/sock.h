@@ -18,7 +18,7 @@
 
 /*
  * Transport seam. Production: libmnl on a real AF_NETLINK socket. Tests: the
- * fake in test/netlink/fake-nl.h.
+ * fake in test/fakes/fake-nl.h.
  *  send:   send one request datagram; returns bytes sent or -errno.
  *  recv:   receive one datagram into buf (len bytes). flags is 0 or
  *          MSG_PEEK|MSG_TRUNC (then only the datagram size is wanted and the

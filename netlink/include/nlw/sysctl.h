@@ -37,6 +37,33 @@ int nlw_sysctl_set_in_netns(int netns_fd, int procfs_root_fd, const char *path, 
 int nlw_sysctl_get_in_netns(int netns_fd, int procfs_root_fd, const char *path, char *buf,
 			    size_t len);
 
+/*
+ * A batch of sysctl writes done in one visit of a netns (sysctl-batch.c):
+ * entering a netns costs two setns() calls, so a plugin collects the pod
+ * interface's sysctls and writes them together. Best effort per entry:
+ * err[i] holds each write's result.
+ */
+#define NLW_SYSCTL_BATCH_MAX 8
+#define NLW_SYSCTL_PATH_MAX 96
+
+struct nlw_sysctl_batch {
+	int procfs_fd; /* as for nlw_sysctl_set */
+	size_t n;
+	char path[NLW_SYSCTL_BATCH_MAX][NLW_SYSCTL_PATH_MAX];
+	const char *value[NLW_SYSCTL_BATCH_MAX]; /* borrowed: must outlive the write */
+	int err[NLW_SYSCTL_BATCH_MAX];
+};
+
+void nlw_sysctl_batch_init(struct nlw_sysctl_batch *b, int procfs_fd);
+/* Queue path (printf format) = value. 0, or -ENOBUFS (batch full, path too long). */
+int nlw_sysctl_batch_put(struct nlw_sysctl_batch *b, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * Write every entry inside netns_fd (borrowed; -1: the current netns).
+ * Returns 0 with err[] filled, or the error of entering the netns.
+ */
+int nlw_sysctl_batch_write(struct nlw_sysctl_batch *b, int netns_fd);
+
 /* Open "/sys" as a directory fd (O_CLOEXEC). *ret_fd owned by the caller. */
 int nlw_sysfs_open_root(int *ret_fd);
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The layering rules, checked on the sources (ctest lint-layering):
+#   libcni/   the CNI protocol: never a <linux/*.h> kernel header
+#   netlink/  the kernel: never jansson, never libcni's headers
+#   libcurl and libyaml only in the modules that talk HTTP or read YAML
+#   (cluster-ipam and its etcd client, multinet, the node tools), so the
+#   light plugins never load them.
+# Prints every offending line; exits 1 if there is one.
+set -u
+cd "${1:-$(dirname "$0")/../..}" || exit 2
+bad=0
+
+check() { # DESCRIPTION PATTERN DIR...
+	local what=$1 pat=$2 hits
+	shift 2
+	hits=$(grep -rnE "$pat" --include='*.c' --include='*.h' "$@" 2>/dev/null)
+	if [ -n "$hits" ]; then
+		printf 'layering: %s:\n%s\n' "$what" "$hits"
+		bad=1
+	fi
+}
+
+check "libcni includes a kernel header" '^#include <linux/' libcni
+check "netlink includes jansson" '^#include <jansson\.h>' netlink
+check "netlink includes libcni" '^#include "cni/' netlink
+heavy_ok='^(ipam/cluster-ipam|plugins/multinet|tools/|test/|fuzz/|bench/)'
+for lib in 'curl/curl\.h' 'yaml\.h'; do
+	hits=$(grep -rlE "^#include <$lib>" --include='*.c' --include='*.h' . 2>/dev/null |
+		sed 's|^\./||' | grep -vE "$heavy_ok")
+	if [ -n "$hits" ]; then
+		printf 'layering: <%s> outside the modules that need it:\n%s\n' "$lib" "$hits"
+		bad=1
+	fi
+done
+[ "$bad" -eq 0 ] && echo "layering: ok"
+exit "$bad"
