@@ -96,6 +96,26 @@ CAPS='{"bandwidth":{"ingressRate":10000000,"ingressBurst":80000,"egressRate":100
 	run_cnitool del bwnet "$NETNS"
 }
 
+@test "GC deletes the IFB of a container not in valid-attachments, keeps the others" {
+	bwlist '{"egressRate":8000000,"egressBurst":80000}'
+	run_cnitool add bwnet "$NETNS"
+	local keep gone pod2="${PW_ID}q"
+	keep=$(printf '%s' "$output" | jq -r '.interfaces[] | select(.name | startswith("bwp")) | .name')
+	pw_netns_new "$pod2"
+	run_cnitool add bwnet "/var/run/netns/$pod2"
+	gone=$(printf '%s' "$output" | jq -r '.interfaces[] | select(.name | startswith("bwp")) | .name')
+	in_ns "$HOST_NS" ip -d link show "$gone" | grep -q "alias podwire-bandwidth:bwnet/"
+	PW_NETNS="" run_plugin bandwidth GC "" "" <<<"{\"cniVersion\":\"1.1.0\",\"name\":\"bwnet\",
+		\"type\":\"bandwidth\",\"cni.dev/valid-attachments\":[{\"containerID\":\"$CID\",\"ifname\":\"eth0\"}]}"
+	in_ns "$HOST_NS" ip link show "$keep" >/dev/null
+	! in_ns "$HOST_NS" ip link show "$gone" 2>/dev/null
+	# another network's GC touches neither
+	PW_NETNS="" run_plugin bandwidth GC "" "" <<<'{"cniVersion":"1.1.0","name":"other","type":"bandwidth","cni.dev/valid-attachments":[]}'
+	in_ns "$HOST_NS" ip link show "$keep" >/dev/null
+	run_cnitool del bwnet "$NETNS"
+	run_cnitool del bwnet "/var/run/netns/$pod2"
+}
+
 @test "bad input: code 7 naming key and value, nothing changed" {
 	bwlist
 	CNITOOL_ENV=(CAP_ARGS='{"bandwidth":{}}')

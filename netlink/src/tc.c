@@ -13,6 +13,8 @@
 #include <net/if.h>
 
 #include "internal.h"
+#include "nlw/link.h"
+#include "nlw/parse.h"
 #include "nlw/tc.h"
 
 #define CREATE_FLAGS (NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK)
@@ -335,6 +337,67 @@ int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, u
 		return -EINVAL;
 	nlh = tc_start(&req, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
 	r = nlw_dump(sock, nlh, qdisc_cb, qdisc_reset, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*ret = l.v;
+	*ret_n = l.n;
+	return 0;
+}
+
+/* ---- links of one kind ---- */
+
+struct kind_list {
+	const char *kind;
+	struct nlw_link *v;
+	unsigned n;
+};
+
+static int kind_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kind_list *l = data;
+	struct nlw_link link, *v;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlw_link_parse(nlh, &link) < 0 ||
+	    strcmp(link.kind, l->kind) != 0)
+		return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[l->n++] = link;
+	l->v = v;
+	return 0;
+}
+
+static void kind_reset(void *data)
+{
+	struct kind_list *l = data;
+
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
+		       unsigned *ret_n)
+{
+	struct kind_list l = {.kind = kind};
+	union nlw_req req;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	struct nlattr *info;
+	int r;
+
+	if (!sock || !kind || !ret || !ret_n)
+		return -EINVAL;
+	nlh = nlw_req_init(&req, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi), (void **)&ifi);
+	ifi->ifi_family = AF_UNSPEC;
+	info = nlw_nest_start(nlh, IFLA_LINKINFO);
+	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, kind))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, info);
+	r = nlw_dump(sock, nlh, kind_cb, kind_reset, &l);
 	if (r < 0) {
 		free(l.v);
 		return r;

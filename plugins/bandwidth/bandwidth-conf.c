@@ -213,3 +213,25 @@ int bandwidth_ifb_name(const char *network, const char *container_id, char buf[I
 	buf[IFNAMSIZ - 1] = '\0';
 	return 0;
 }
+
+int bandwidth_ifb_alias(const char *network, const char *container_id, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s%s/%s", BANDWIDTH_IFB_ALIAS_PREFIX, network, container_id);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int bandwidth_ifb_alias_parse(const char *alias, const char *network, char *cid, size_t len)
+{
+	size_t pl = sizeof(BANDWIDTH_IFB_ALIAS_PREFIX) - 1, nl = strlen(network);
+	const char *rest;
+
+	if (strncmp(alias, BANDWIDTH_IFB_ALIAS_PREFIX, pl) != 0 ||
+	    strncmp(alias + pl, network, nl) != 0 || alias[pl + nl] != '/')
+		return -EINVAL;
+	rest = alias + pl + nl + 1;
+	if (!rest[0] || strchr(rest, '/') || strlen(rest) >= len)
+		return -EINVAL;
+	memcpy(cid, rest, strlen(rest) + 1);
+	return 0;
+}

@@ -160,7 +160,7 @@ static int shape(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_link 
 static int add_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_link *veth,
 		      const struct bandwidth_conf *c)
 {
-	char ifb_name[IFNAMSIZ], mac[18];
+	char ifb_name[IFNAMSIZ], mac[18], alias[NLW_ALIAS_MAX];
 	struct nlw_link ifb;
 	int r;
 
@@ -172,6 +172,11 @@ static int add_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_
 	r = cni_undo_push(&ctx->undo, "ifb", undo_link_fn, strdup(ifb_name), free);
 	if (r >= 0)
 		r = nlw_link_get_by_name(s, ifb_name, &ifb);
+	/* The kernel ignores IFLA_IFALIAS at creation: a second request. Too long
+	 * for an alias (network + ID > 108 bytes): none, and GC skips the IFB. */
+	if (r >= 0 &&
+	    bandwidth_ifb_alias(ctx->conf.name, ctx->container_id, alias, sizeof(alias)) >= 0)
+		r = nlw_link_set_alias(s, ifb.ifindex, alias);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "read ifb device", ifb_name);
 	r = cni_result_add_iface(ctx->result, ifb_name,
@@ -376,10 +381,52 @@ static int bandwidth_check(struct cni_ctx *ctx)
 	return r < 0 ? r : 0;
 }
 
+static bool cid_valid(const struct cni_conf *conf, const char *cid)
+{
+	for (size_t i = 0; i < conf->n_valid_attachments; i++)
+		if (strcmp(conf->valid_attachments[i].container_id, cid) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * GC: delete the IFBs this network created (their alias names network and
+ * container ID) for containers not in cni.dev/valid-attachments. Without
+ * the key: nothing.
+ */
+static int bandwidth_gc(struct cni_ctx *ctx)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	_cleanup_free_ struct nlw_link *links = NULL;
+	char cid[NLW_ALIAS_MAX];
+	unsigned n = 0;
+	int r, first = 0;
+
+	if (!ctx->conf.has_valid_attachments)
+		return 0;
+	r = nlw_sock_open(&s);
+	if (r >= 0)
+		r = nlw_link_list_kind(s, "ifb", &links, &n);
+	if (r < 0)
+		return tc_fail(ctx, s, r, "list ifb devices", "host");
+	for (unsigned i = 0; i < n; i++) {
+		if (bandwidth_ifb_alias_parse(links[i].alias, ctx->conf.name, cid, sizeof(cid)) <
+			0 ||
+		    cid_valid(&ctx->conf, cid))
+			continue;
+		cni_log_info("gc: deleting ifb '%s' of container '%s'", links[i].name, cid);
+		r = nlw_link_del(s, links[i].ifindex);
+		if (r < 0 && r != -ENODEV && !first)
+			first = tc_fail(ctx, s, r, "delete ifb device", links[i].name);
+	}
+	return first;
+}
+
 const struct cni_plugin_ops bandwidth_ops = {
     .name = "bandwidth",
     .about = "podwire bandwidth: tbf shaping over rtnetlink (chained plugin)",
     .add = bandwidth_add,
     .del = bandwidth_del,
     .check = bandwidth_check,
+    .gc = bandwidth_gc,
 };

@@ -58,4 +58,13 @@ void bandwidth_tbf(uint64_t rate_bits, uint64_t burst_bits, struct nlw_tbf *ret)
 /* "bwp" + 12 hex of SHA-512(network + containerID), as the reference. 0 or -ENOMEM. */
 int bandwidth_ifb_name(const char *network, const char *container_id, char buf[IFNAMSIZ]);
 
+/* Alias of the IFB, "podwire-bandwidth:<network>/<containerID>" (GC finds its owner). */
+#define BANDWIDTH_IFB_ALIAS_PREFIX "podwire-bandwidth:"
+int bandwidth_ifb_alias(const char *network, const char *container_id, char *buf, size_t len);
+/*
+ * The container ID of an IFB alias of `network`, copied into cid; 0, or
+ * -EINVAL when the alias is not one of this network's.
+ */
+int bandwidth_ifb_alias_parse(const char *alias, const char *network, char *cid, size_t len);
+
 extern const struct cni_plugin_ops bandwidth_ops;

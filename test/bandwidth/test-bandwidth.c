@@ -23,6 +23,7 @@
 #include "cni/conf.h"
 #include "cni/plugin.h"
 #include "fake-nl.h"
+#include "nlw/link.h"
 #include "nlw/sock.h"
 #include "nlw/tc.h"
 
@@ -158,6 +159,25 @@ static void test_ifb_name(void **state)
 	assert_string_equal(name, "bwp9aa1ffe1e8dd");
 }
 
+static void test_ifb_alias(void **state)
+{
+	char buf[NLW_ALIAS_MAX], cid[64];
+
+	(void)state;
+	assert_int_equal(bandwidth_ifb_alias("bwnet", "cid1", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "podwire-bandwidth:bwnet/cid1");
+	assert_int_equal(bandwidth_ifb_alias_parse(buf, "bwnet", cid, sizeof(cid)), 0);
+	assert_string_equal(cid, "cid1");
+	assert_int_equal(bandwidth_ifb_alias_parse(buf, "bw", cid, sizeof(cid)), -EINVAL);
+	assert_int_equal(bandwidth_ifb_alias_parse(buf, "bwnet2", cid, sizeof(cid)), -EINVAL);
+	assert_int_equal(
+	    bandwidth_ifb_alias_parse("podwire-bandwidth:bwnet/", "bwnet", cid, sizeof(cid)),
+	    -EINVAL);
+	assert_int_equal(bandwidth_ifb_alias_parse("something else", "bwnet", cid, sizeof(cid)),
+			 -EINVAL);
+	assert_int_equal(bandwidth_ifb_alias("n", "c", buf, 4), -ENAMETOOLONG);
+}
+
 #define TCM_LEN sizeof(struct tcmsg)
 
 static const struct nlmsghdr *sent(struct fake_fx *x)
@@ -283,6 +303,7 @@ int main(void)
 	    cmocka_unit_test(test_sources),
 	    cmocka_unit_test(test_tbf_math),
 	    cmocka_unit_test(test_ifb_name),
+	    cmocka_unit_test(test_ifb_alias),
 	    cmocka_unit_test_setup_teardown(test_tbf_request, fake_fx_setup_route,
 					    fake_fx_teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect_request, fake_fx_setup_route,
