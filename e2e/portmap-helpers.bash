@@ -99,7 +99,7 @@ listen() {
 	PW_PIDS+=($!)
 	local i
 	for i in $(seq 50); do
-		in_ns "$ns" ss -Hln | grep -q ":$port " && return 0
+		in_ns "$ns" ss -Hln"${proto:0:1}" | grep -q ":$port " && return 0
 		sleep 0.05
 	done
 	echo "# listener on $proto/$port did not start" >&2
