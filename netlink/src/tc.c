@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Traffic control messages: qdiscs, htb classes, u32 filters, IFB links. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_mirred.h>
+#include <net/if.h>
+
+#include "internal.h"
+#include "nlw/link.h"
+#include "nlw/parse.h"
+#include "nlw/tc.h"
+
+#define CREATE_FLAGS (NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK)
+
+static struct nlmsghdr *tc_start(union nlw_req *req, uint16_t type, uint16_t flags, int ifindex,
+				 uint32_t handle, uint32_t parent, uint32_t info)
+{
+	struct tcmsg *tcm;
+	struct nlmsghdr *nlh = nlw_req_init(req, type, flags, sizeof(*tcm), (void **)&tcm);
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_handle = handle;
+	tcm->tcm_parent = parent;
+	tcm->tcm_info = info;
+	return nlh;
+}
+
+static void ratespec(struct tc_ratespec *r, uint64_t rate)
+{
+	memset(r, 0, sizeof(*r));
+	r->rate = rate >= (1ull << 32) ? ~0u : (uint32_t)rate;
+}
+
+int nlw_qdisc_add_tbf(struct nlw_sock *sock, int ifindex, uint32_t handle, uint32_t parent,
+		      const struct nlw_tbf *t)
+{
+	union nlw_req req;
+	struct tc_tbf_qopt q;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	bool ok;
+
+	if (!sock || ifindex <= 0 || !t || !t->rate)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	ratespec(&q.rate, t->rate);
+	q.limit = t->limit;
+	q.buffer = t->buffer;
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, handle, parent, 0);
+	ok = nlw_put_str(nlh, TCA_KIND, "tbf");
+	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
+	ok = opts && nlw_put(nlh, TCA_TBF_PARMS, sizeof(q), &q);
+	if (ok && t->rate >= (1ull << 32))
+		ok = nlw_put(nlh, TCA_TBF_RATE64, sizeof(t->rate), &t->rate);
+	if (!ok)
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, opts);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+int nlw_qdisc_add_ingress(struct nlw_sock *sock, int ifindex)
+{
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+
+	if (!sock || ifindex <= 0)
+		return -EINVAL;
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, NLW_TC_HANDLE(0xffff, 0),
+		       NLW_TC_H_INGRESS, 0);
+	if (!nlw_put_str(nlh, TCA_KIND, "ingress"))
+		return -EMSGSIZE;
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+int nlw_qdisc_add_htb(struct nlw_sock *sock, int ifindex, uint32_t handle, uint32_t parent,
+		      uint32_t default_minor)
+{
+	struct tc_htb_glob g = {.version = 3, .rate2quantum = 10, .defcls = default_minor};
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	bool ok;
+
+	if (!sock || ifindex <= 0)
+		return -EINVAL;
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, handle, parent, 0);
+	ok = nlw_put_str(nlh, TCA_KIND, "htb");
+	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
+	if (!opts || !nlw_put(nlh, TCA_HTB_INIT, sizeof(g), &g))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, opts);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+int nlw_class_add_htb(struct nlw_sock *sock, int ifindex, const struct nlw_htb_class *c)
+{
+	struct tc_htb_opt o;
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	bool ok;
+
+	if (!sock || ifindex <= 0 || !c || !c->rate)
+		return -EINVAL;
+	memset(&o, 0, sizeof(o));
+	ratespec(&o.rate, c->rate);
+	o.ceil = o.rate;
+	o.buffer = o.cbuffer = c->buffer;
+	nlh = tc_start(&req, RTM_NEWTCLASS, CREATE_FLAGS, ifindex, c->classid, c->parent, 0);
+	ok = nlw_put_str(nlh, TCA_KIND, "htb");
+	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
+	ok = opts && nlw_put(nlh, TCA_HTB_PARMS, sizeof(o), &o);
+	if (ok && c->rate >= (1ull << 32))
+		ok = nlw_put(nlh, TCA_HTB_RATE64, sizeof(c->rate), &c->rate) &&
+		     nlw_put(nlh, TCA_HTB_CEIL64, sizeof(c->rate), &c->rate);
+	if (!ok)
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, opts);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+int nlw_qdisc_del(struct nlw_sock *sock, int ifindex, uint32_t parent)
+{
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+
+	if (!sock || ifindex <= 0)
+		return -EINVAL;
+	nlh = tc_start(&req, RTM_DELQDISC, NLM_F_ACK, ifindex, 0, parent, 0);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+/* The u32 selector with n keys (mask/value in network order, word offset). */
+struct u32_sel {
+	struct tc_u32_sel sel;
+	struct tc_u32_key keys[4];
+};
+
+static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
+{
+	struct tc_mirred m = {
+	    .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR, .ifindex = (uint32_t)to_ifindex};
+	struct nlattr *acts, *act, *aopts;
+
+	acts = nlw_nest_start(nlh, TCA_U32_ACT);
+	act = acts ? nlw_nest_start(nlh, 1) : NULL;
+	if (!act || !nlw_put_str(nlh, TCA_ACT_KIND, "mirred"))
+		return false;
+	aopts = nlw_nest_start(nlh, TCA_ACT_OPTIONS);
+	if (!aopts || !nlw_put(nlh, TCA_MIRRED_PARMS, sizeof(m), &m))
+		return false;
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+	mnl_attr_nest_end(nlh, acts);
+	return true;
+}
+
+static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
+		   uint16_t proto, const struct u32_sel *s, uint32_t classid, int to_ifindex)
+{
+	size_t sel_len = sizeof(s->sel) + s->sel.nkeys * sizeof(s->keys[0]);
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	bool ok;
+
+	nlh = tc_start(&req, RTM_NEWTFILTER, CREATE_FLAGS, ifindex, 0, parent,
+		       ((uint32_t)prio << 16) | htons(proto));
+	ok = nlw_put_str(nlh, TCA_KIND, "u32");
+	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
+	ok = opts && nlw_put_u32(nlh, TCA_U32_CLASSID, classid) &&
+	     nlw_put(nlh, TCA_U32_SEL, sel_len, s);
+	if (ok && to_ifindex > 0)
+		ok = put_mirred(nlh, to_ifindex);
+	if (!ok)
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, opts);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+int nlw_filter_add_redirect(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
+			    int to_ifindex)
+{
+	struct u32_sel s;
+
+	if (!sock || ifindex <= 0 || to_ifindex <= 0)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.sel.flags = TC_U32_TERMINAL;
+	s.sel.nkeys = 1; /* one all-zero key: matches everything */
+	return add_u32(sock, ifindex, parent, prio, ETH_P_ALL, &s, NLW_TC_HANDLE(1, 1), to_ifindex);
+}
+
+int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
+			  const struct ip_prefix *prefix, bool match_src, uint32_t classid)
+{
+	bool v4 = prefix && prefix->family == AF_INET;
+	unsigned bits, off;
+	struct ip_prefix net;
+	struct u32_sel s;
+
+	if (!sock || ifindex <= 0 || !prefix || (!v4 && prefix->family != AF_INET6))
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.sel.flags = TC_U32_TERMINAL;
+	net = *prefix;
+	ip_prefix_mask(&net);
+	off = v4 ? (match_src ? 12 : 16) : (match_src ? 8 : 24);
+	bits = prefix->prefixlen;
+	for (unsigned w = 0; w < ip_addr_len(prefix->family) / 4 && (bits || w == 0); w++) {
+		struct tc_u32_key *k = &s.keys[s.sel.nkeys++];
+		unsigned b = bits > 32 ? 32 : bits;
+		uint32_t v;
+
+		memcpy(&v, net.addr.bytes + 4 * w, 4);
+		k->mask = b ? htonl(0xffffffffu << (32 - b)) : 0;
+		k->val = v & k->mask;
+		k->off = (int)(off + 4 * w);
+		bits -= b;
+	}
+	return add_u32(sock, ifindex, parent, prio, v4 ? ETH_P_IP : ETH_P_IPV6, &s, classid, 0);
+}
+
+int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu)
+{
+	union nlw_req req;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	struct nlattr *info;
+	bool ok;
+
+	if (!sock || !nlw_ifname_valid(name))
+		return -EINVAL;
+	nlh = nlw_req_init(&req, RTM_NEWLINK, CREATE_FLAGS, sizeof(*ifi), (void **)&ifi);
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	ok = nlw_put_str(nlh, IFLA_IFNAME, name);
+	if (ok && mtu)
+		ok = nlw_put_u32(nlh, IFLA_MTU, mtu);
+	info = ok ? nlw_nest_start(nlh, IFLA_LINKINFO) : NULL;
+	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, "ifb"))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, info);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
+/* ---- reading qdiscs back ---- */
+
+struct qdisc_list {
+	int ifindex;
+	struct nlw_qdisc *v;
+	unsigned n;
+};
+
+static const struct nlw_policy tca_policy[TCA_MAX + 1] = {
+    [TCA_KIND] = {.kind = NLW_ATTR_STRING, .maxlen = NLW_TC_KIND_MAX},
+    [TCA_OPTIONS] = {.kind = NLW_ATTR_NESTED},
+};
+
+static const struct nlw_policy tbf_policy[TCA_TBF_MAX + 1] = {
+    [TCA_TBF_PARMS] = {.kind = NLW_ATTR_BINARY, .minlen = sizeof(struct tc_tbf_qopt)},
+    [TCA_TBF_RATE64] = {.kind = NLW_ATTR_U64},
+};
+
+static int parse_tbf(const struct nlattr *opts, struct nlw_qdisc *q)
+{
+	const struct nlattr *tb[TCA_TBF_MAX + 1];
+	const struct tc_tbf_qopt *p;
+	int r = nlw_attr_parse_nested(opts, tbf_policy, TCA_TBF_MAX, tb);
+
+	if (r < 0 || !tb[TCA_TBF_PARMS])
+		return r;
+	p = mnl_attr_get_payload(tb[TCA_TBF_PARMS]);
+	q->has_tbf = true;
+	q->tbf.rate = tb[TCA_TBF_RATE64] ? mnl_attr_get_u64(tb[TCA_TBF_RATE64]) : p->rate.rate;
+	q->tbf.buffer = p->buffer;
+	q->tbf.limit = p->limit;
+	return 0;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct qdisc_list *l = data;
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[TCA_MAX + 1];
+	struct nlw_qdisc q, *v;
+	int r;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)) ||
+	    tcm->tcm_ifindex != l->ifindex)
+		return 0;
+	r = nlw_attr_parse(nlh, sizeof(*tcm), tca_policy, TCA_MAX, tb);
+	if (r < 0)
+		return r;
+	memset(&q, 0, sizeof(q));
+	q.handle = tcm->tcm_handle;
+	q.parent = tcm->tcm_parent;
+	if (tb[TCA_KIND])
+		nlw_attr_strcpy(tb[TCA_KIND], q.kind, sizeof(q.kind));
+	if (strcmp(q.kind, "tbf") == 0 && tb[TCA_OPTIONS] &&
+	    (r = parse_tbf(tb[TCA_OPTIONS], &q)) < 0)
+		return r;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[l->n++] = q;
+	l->v = v;
+	return 0;
+}
+
+static void qdisc_reset(void *data)
+{
+	struct qdisc_list *l = data;
+
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, unsigned *ret_n)
+{
+	struct qdisc_list l = {.ifindex = ifindex};
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	int r;
+
+	if (!sock || ifindex <= 0 || !ret || !ret_n)
+		return -EINVAL;
+	nlh = tc_start(&req, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
+	r = nlw_dump(sock, nlh, qdisc_cb, qdisc_reset, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*ret = l.v;
+	*ret_n = l.n;
+	return 0;
+}
+
+/* ---- links of one kind ---- */
+
+struct kind_list {
+	const char *kind;
+	struct nlw_link *v;
+	unsigned n;
+};
+
+static int kind_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kind_list *l = data;
+	struct nlw_link link, *v;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlw_link_parse(nlh, &link) < 0 ||
+	    strcmp(link.kind, l->kind) != 0)
+		return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[l->n++] = link;
+	l->v = v;
+	return 0;
+}
+
+static void kind_reset(void *data)
+{
+	struct kind_list *l = data;
+
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
+		       unsigned *ret_n)
+{
+	struct kind_list l = {.kind = kind};
+	union nlw_req req;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	struct nlattr *info;
+	int r;
+
+	if (!sock || !kind || !ret || !ret_n)
+		return -EINVAL;
+	nlh = nlw_req_init(&req, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi), (void **)&ifi);
+	ifi->ifi_family = AF_UNSPEC;
+	info = nlw_nest_start(nlh, IFLA_LINKINFO);
+	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, kind))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, info);
+	r = nlw_dump(sock, nlh, kind_cb, kind_reset, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*ret = l.v;
+	*ret_n = l.n;
+	return 0;
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * portmap handlers: ADD adds the attachment's map and set elements (one
+ * nftables transaction) and sets route_localnet on the link towards the
+ * pod; DEL removes exactly this attachment's elements (no netns needed);
+ * CHECK verifies them; GC removes elements of attachments not listed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/macro.h"
+#include "cni/log.h"
+#include "nlw/link.h"
+#include "nlw/route-get.h"
+#include "nlw/sock.h"
+#include "nlw/sysctl.h"
+#include "portmap.h"
+#include "pwnft/portmap.h"
+
+/* What one invocation works on: config and the expanded entries. */
+struct portmap_run {
+	struct portmap_conf conf;
+	struct portmap_addrs addrs;
+	struct pw_nft_hostport *ports;
+	size_t *src; /* portMappings index of each port */
+	size_t n_ports;
+	struct pw_nft_portmap pm;
+};
+
+static void run_done(struct portmap_run *r)
+{
+	portmap_conf_done(&r->conf);
+	free(r->ports);
+	free(r->src);
+}
+
+static int run_init(struct cni_ctx *ctx, struct portmap_run *run)
+{
+	int r;
+
+	memset(run, 0, sizeof(*run));
+	r = portmap_conf_parse(ctx, &run->conf);
+	if (r < 0)
+		return r;
+	portmap_pod_addrs(ctx->prev_result, ctx->ifname, &run->addrs);
+	run->ports = calloc(2 * run->conf.n_maps + 1, sizeof(*run->ports));
+	run->src = calloc(2 * run->conf.n_maps + 1, sizeof(*run->src));
+	if (!run->ports || !run->src)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	run->n_ports = portmap_plan(&run->conf, &run->addrs, run->ports, run->src);
+	run->pm = (struct pw_nft_portmap){.network = ctx->conf.name,
+					  .container_id = ctx->container_id,
+					  .ifname = ctx->ifname,
+					  .ports = run->ports,
+					  .n_ports = run->n_ports,
+					  .snat = run->conf.snat,
+					  .masq_all = run->conf.masq_all};
+	return 0;
+}
+
+static int nft_fail(struct cni_ctx *ctx, struct pw_nft *nft, int r, const char *what)
+{
+	r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "%s: %s", what, strerror(-r));
+	if (nft && pw_nft_ext_ack(nft))
+		cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
+	return r;
+}
+
+static int require_prev(struct cni_ctx *ctx)
+{
+	if (ctx->prev_result)
+		return 0;
+	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			  "prevResult: missing; portmap must be called as a chained plugin");
+}
+
+/* "runtimeConfig.portMappings[i] (tcp 8080 -> 10.1.2.3:80)" */
+static void describe(const struct portmap_run *run, size_t k, char *buf, size_t len)
+{
+	const struct pw_nft_hostport *p = &run->ports[k];
+	char a[INET6_ADDRSTRLEN];
+
+	ip_addr_fmt(p->family, &p->pod_ip, a);
+	snprintf(buf, len, "runtimeConfig.portMappings[%zu] (%s %u -> %s%s%s:%u)", run->src[k],
+		 portmap_proto_name(p->proto), p->host_port, p->family == AF_INET6 ? "[" : "", a,
+		 p->family == AF_INET6 ? "]" : "", p->container_port);
+}
+
+static int undo_elems(void *arg)
+{
+	struct portmap_run *run = arg;
+	struct pw_nft *nft = NULL;
+	int r = pw_nft_open(&nft);
+
+	if (r >= 0)
+		r = pw_nft_portmap_del(nft, &run->pm);
+	pw_nft_free(nft);
+	return r;
+}
+
+/* route_localnet=1 on the link the host uses to reach the pod (reference behaviour). */
+static int enable_localnet(struct cni_ctx *ctx, const union ip_addr *pod)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	char path[96];
+	struct nlw_link l;
+	int oif = 0, r;
+
+	r = nlw_sock_open(&sock);
+	if (r >= 0)
+		r = nlw_route_get_oif(sock, AF_INET, pod, &oif);
+	if (r == -ENETUNREACH || r == -EHOSTUNREACH)
+		return 0; /* no route to the pod: nothing to enable (as the reference) */
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "find the link to the pod: %s",
+				  strerror(-r));
+	if (oif <= 0 || nlw_link_get_by_index(sock, oif, &l) < 0)
+		return 0; /* no routable host link: nothing to enable (as the reference) */
+	snprintf(path, sizeof(path), "net/ipv4/conf/%s/route_localnet", l.name);
+	r = nlw_sysctl_set(ctx->procfs_fd, path, "1");
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "set %s: %s", path, strerror(-r));
+	return 0;
+}
+
+static int add_elems(struct cni_ctx *ctx, struct portmap_run *run)
+{
+	char owner[PW_NFT_PORTMAP_TAG_MAX + 1] = "", what[160];
+	struct pw_nft *nft = NULL;
+	size_t which = 0;
+	int r;
+
+	r = pw_nft_open(&nft);
+	if (r < 0)
+		return nft_fail(ctx, NULL, r, "open nftables socket");
+	r = pw_nft_portmap_add(nft, &run->pm, owner, &which);
+	if (r == -EEXIST) {
+		describe(run, which < run->n_ports ? which : 0, what, sizeof(what));
+		r = cni_errorf(&ctx->err, CNI_ERR_EXISTS, r,
+			       "%s: host port already mapped by attachment '%s'", what, owner);
+	} else if (r < 0) {
+		r = nft_fail(ctx, nft, r, "add hostPort mappings");
+	}
+	pw_nft_free(nft);
+	if (r < 0)
+		return r;
+	/* run outlives the list: portmap_add runs or commits it before returning. */
+	return cni_undo_push(&ctx->undo, "portmap elements", undo_elems, run, NULL);
+}
+
+static int portmap_add(struct cni_ctx *ctx)
+{
+	struct portmap_run run;
+	int r;
+
+	r = run_init(ctx, &run);
+	if (r >= 0)
+		r = require_prev(ctx);
+	if (r >= 0) {
+		ctx->result = cni_result_dup(ctx->prev_result);
+		if (!ctx->result)
+			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	}
+	if (r >= 0 && run.n_ports > 0) {
+		r = add_elems(ctx, &run);
+		if (r >= 0 && run.conf.snat && run.addrs.has_v4)
+			r = enable_localnet(ctx, &run.addrs.v4);
+		if (r < 0)
+			cni_undo_run(&ctx->undo);
+		else
+			cni_undo_commit(&ctx->undo);
+	}
+	run_done(&run);
+	return r;
+}
+
+static int portmap_del(struct cni_ctx *ctx)
+{
+	struct portmap_run run;
+	struct pw_nft *nft = NULL;
+	int r;
+
+	r = run_init(ctx, &run);
+	/* The reference does nothing without mappings; GC catches leftovers. */
+	if (r < 0 || run.conf.n_maps == 0)
+		goto out;
+	r = pw_nft_open(&nft);
+	if (r < 0) {
+		r = nft_fail(ctx, NULL, r, "open nftables socket");
+		goto out;
+	}
+	/* Without prevResult addresses (n_ports 0) the maps are scanned for our tag. */
+	r = pw_nft_portmap_del(nft, &run.pm);
+	if (r < 0)
+		r = nft_fail(ctx, nft, r, "remove hostPort mappings");
+	pw_nft_free(nft);
+out:
+	run_done(&run);
+	return r;
+}
+
+static int portmap_check(struct cni_ctx *ctx)
+{
+	struct portmap_run run;
+	struct pw_nft *nft = NULL;
+	size_t which = 0;
+	char what[160];
+	int r;
+
+	r = run_init(ctx, &run);
+	if (r >= 0)
+		r = require_prev(ctx);
+	if (r < 0 || run.n_ports == 0)
+		goto out;
+	r = pw_nft_open(&nft);
+	if (r >= 0)
+		r = pw_nft_portmap_check(nft, &run.pm, &which);
+	if (r < 0) {
+		r = nft_fail(ctx, nft, r, "check hostPort mappings");
+	} else if (r == 0) {
+		describe(&run, which < run.n_ports ? which : 0, what, sizeof(what));
+		r = cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
+			       "%s: nftables element missing or changed", what);
+	} else {
+		r = 0;
+	}
+	pw_nft_free(nft);
+out:
+	run_done(&run);
+	return r;
+}
+
+static bool gc_keep(const char *container_id, const char *ifname, void *userdata)
+{
+	const struct cni_conf *conf = userdata;
+
+	for (size_t i = 0; i < conf->n_valid_attachments; i++)
+		if (strcmp(conf->valid_attachments[i].container_id, container_id) == 0 &&
+		    strcmp(conf->valid_attachments[i].ifname, ifname) == 0)
+			return true;
+	return false;
+}
+
+/* GC: without cni.dev/valid-attachments there is nothing to compare with. */
+static int portmap_gc(struct cni_ctx *ctx)
+{
+	struct pw_nft *nft = NULL;
+	int r;
+
+	if (!ctx->conf.has_valid_attachments)
+		return 0;
+	r = pw_nft_open(&nft);
+	if (r >= 0)
+		r = pw_nft_portmap_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
+	if (r > 0)
+		cni_log_info("gc: removed %d hostPort elements of network '%s'", r, ctx->conf.name);
+	if (r < 0)
+		r = nft_fail(ctx, nft, r, "gc hostPort mappings");
+	pw_nft_free(nft);
+	return r < 0 ? r : 0;
+}
+
+const struct cni_plugin_ops portmap_ops = {
+    .name = "portmap",
+    .about = "podwire portmap: hostPort DNAT through nftables maps (chained plugin)",
+    .add = portmap_add,
+    .del = portmap_del,
+    .check = portmap_check,
+    .gc = portmap_gc,
+};
