@@ -1,10 +1,13 @@
 # Convenience wrapper around CMake. `make test` is the README's test command
 # and what CI runs: bootstrap, configure, build, run every test (unit, netns,
 # e2e, fuzz corpus replay, bench smoke, the Debian package test) and end with
-# ctest's summary; then the unit, netns and e2e tiers again under ASan+UBSan.
+# ctest's summary; then the unit, netns and e2e tiers again under ASan+UBSan;
+# then a Release build (what a packager runs first: -O2 with _FORTIFY_SOURCE,
+# warnings are errors) and its unit tier.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+RELEASE_BUILD ?= build-release
 JOBS ?= 2
 CMAKE_FLAGS ?=
 # `make install`: DESTDIR is honoured; PREFIX overrides the configured prefix
@@ -14,7 +17,7 @@ PREFIX ?=
 # `make deb`: where the package puts the plugins (absolute).
 DEB_CNI_BINDIR ?= /opt/cni/bin
 
-.PHONY: all bootstrap configure build install deb test test-fast test-asan demo bench fuzz format clean
+.PHONY: all bootstrap configure build install deb test test-fast test-asan test-release demo bench fuzz format clean
 
 all: build
 
@@ -41,6 +44,7 @@ deb: bootstrap
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j1
 	$(MAKE) test-asan
+	$(MAKE) test-release
 
 # Unit tests only (no root needed).
 test-fast: build
@@ -50,6 +54,14 @@ test-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCNI_SANITIZE=address,undefined $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j1 -L 'unit|netns|e2e'
+
+# Every build type must build warning-free; the default is RelWithDebInfo and
+# test-asan builds Debug, so this adds Release (about 30 s of build, 6 s of
+# unit tests on the 2-core VM).
+test-release: bootstrap
+	cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(RELEASE_BUILD) -j$(JOBS)
+	ctest --test-dir $(RELEASE_BUILD) --output-on-failure -j1 -L unit
 
 demo: build
 	bash scripts/demo.sh $(BUILD)
@@ -66,4 +78,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) build-fuzz

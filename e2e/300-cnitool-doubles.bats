@@ -96,6 +96,24 @@ JSON
 	assert_stderr "code 3"
 }
 
+@test "del: a missing plugin binary is reported, the other plugins' DEL still run (a difference from upstream)" {
+	cat >"$NETCONF/10-chain.conflist" <<JSON
+{"cniVersion":"1.1.0","name":"chain","plugins":[
+ {"type":"noop","recordFile":"$STATE/record","tag":"first"},
+ {"type":"not-installed-$PW_ID"},
+ {"type":"noop","recordFile":"$STATE/record","tag":"last"}]}
+JSON
+	run_cnitool -e 1 add chain "$NETNS"
+	assert_stderr "failed to find plugin \"not-installed-$PW_ID\""
+	rm -f "$STATE/record"
+	run_cnitool -e 1 del chain "$NETNS"
+	assert_stderr "plugin type=\"not-installed-$PW_ID\" name=\"chain\" failed (delete)"
+	assert_stderr "code 104"
+	records
+	assert_json '[.[].command] | join(",")' DEL,DEL
+	assert_json '[.[].stdin.tag] | join(",")' last,first
+}
+
 @test "-i, --ifname and CNI_IFNAME choose the interface" {
 	write_list
 	CNITOOL_ENV=(CNI_IFNAME=net7)

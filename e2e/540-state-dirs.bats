@@ -65,16 +65,27 @@ expect_default_store_untouched() {
 	! grep -qx /var/lib/cni/networks/relnet/10.77.0.9 <<<"$output"
 }
 
-# finds bug: on DEL and GC a relative (or non-string) ipam.dataDir is only
-# warned about and host-local falls back to /var/lib/cni/networks, so a
-# broken config releases leases in (and creates directories under) the
-# default store instead of failing or leaving IPAM alone.
+# ADD refuses a relative (or non-string) ipam.dataDir, so no lease can exist
+# under it: DEL and GC skip IPAM with a warning and succeed (the runtime's
+# teardown must end), and never fall back to /var/lib/cni/networks.
+expect_skipped_with_warning() {
+	if [ -e "$STATE/work/rc" ] || [ -s "$STATE/work/out" ]; then
+		echo "# wanted success with no output; $(cat "$STATE/work/rc" 2>/dev/null): $(cat "$STATE/work/out")" >&2
+		return 1
+	fi
+	grep -q "ipam.dataDir: .*skipping IPAM" "$STATE/work/err" || {
+		echo "# no warning on stderr: $(cat "$STATE/work/err")" >&2
+		return 1
+	}
+}
+
 @test "DEL with a relative dataDir does not fall back to the default store" {
 	require_binaries host-local
 	export STATE
 	run in_private_varlib "$(host_local_snippet DEL '"relative/dir"')"
 	[ "$status" -eq 0 ]
 	expect_default_store_untouched
+	expect_skipped_with_warning
 }
 
 @test "DEL with a non-string dataDir does not fall back to the default store" {
@@ -83,6 +94,19 @@ expect_default_store_untouched() {
 	run in_private_varlib "$(host_local_snippet DEL 42)"
 	[ "$status" -eq 0 ]
 	expect_default_store_untouched
+	expect_skipped_with_warning
+}
+
+@test "bridge DEL with a relative dataDir (in-process host-local) succeeds and leaves the default store alone" {
+	require_binaries bridge host-local
+	export STATE
+	rel_conf bridge '.ipam.dataDir = "relative/dir"' >"$STATE/work/conf.bridge.json"
+	run in_private_varlib "ip netns exec $HOST_NS env -i CNI_COMMAND=DEL CNI_CONTAINERID=relx \
+		CNI_IFNAME=eth0 CNI_NETNS=/var/run/netns/$POD_NS CNI_PATH=$PODWIRE_BIN \
+		$PODWIRE_BIN/bridge <$STATE/work/conf.bridge.json"
+	[ "$status" -eq 0 ]
+	expect_default_store_untouched
+	expect_skipped_with_warning
 }
 
 @test "GC with a relative dataDir does not fall back to the default store" {
@@ -94,6 +118,7 @@ expect_default_store_untouched() {
 		$PODWIRE_BIN/host-local <$STATE/work/conf.GC.json"
 	[ "$status" -eq 0 ]
 	expect_default_store_untouched
+	expect_skipped_with_warning
 }
 
 @test "ADD with a relative dataDir is refused and creates nothing in the default store" {

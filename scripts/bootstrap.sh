@@ -13,8 +13,8 @@ PACKAGES=(
 	# unit tests and fuzzing
 	libcmocka-dev clang libclang-rt-14-dev valgrind
 	# e2e tests, demo, benchmarks
-	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux
-	socat openssl python3 python3-yaml file
+	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux strace
+	socat openssl python3 python3-yaml file curl
 	# BGP and the cluster datastore (bgp-route, podwire-node, cluster-ipam)
 	bird2 etcd-server etcd-client
 	# packaging (make deb, lintian)

@@ -8,7 +8,8 @@
 #
 # Environment: CHAOS_TRIALS (default 40), CHAOS_SEED (default: random; the
 # seed is printed so a run can be repeated), CHAOS_VERBOSE=1 (one line per
-# trial). Needs root. Everything happens in throwaway network namespaces
+# trial), CHAOS_IPMASQ=0 (the bridge without ipMasq: a shorter ADD, so the
+# kills land more often in the IPAM steps). Needs root. Everything happens in throwaway network namespaces
 # and a temporary directory, removed on exit, failure or Ctrl-C.
 #
 # The kill delay is uniform in [0, D], D tracking the ADD's duration (see
@@ -30,6 +31,8 @@ set -u
 BIN=${1:-build/bin}
 BIN=$(cd "$BIN" && pwd) || exit 2
 TRIALS=${CHAOS_TRIALS:-40}
+IPMASQ=true
+[ "${CHAOS_IPMASQ:-1}" = 0 ] && IPMASQ=false
 SEED=${CHAOS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 RANDOM=$SEED
 
@@ -66,7 +69,7 @@ ip netns add "$HOST_NS" && ip -n "$HOST_NS" link set lo up || exit 2
 
 conf() { # conf CNIVERSION [EXTRA-JSON-MEMBERS]
 	printf '{"cniVersion":"%s","name":"%s","type":"bridge","bridge":"%s",' "$1" "$NET" "$BR"
-	printf '"isGateway":true,"ipMasq":true,"macspoofchk":true,%s' "${2:+$2,}"
+	printf '"isGateway":true,"ipMasq":%s,"macspoofchk":true,%s' "$IPMASQ" "${2:+$2,}"
 	printf '"ipam":{"type":"host-local","subnet":"10.88.0.0/16","dataDir":"%s/ipam"}}' "$WORK"
 }
 conf 1.1.0 >"$WORK/add.json"
@@ -165,6 +168,8 @@ attachment_leaks() {
 		out+=$(ip -n "$ns" -o link show 2>/dev/null | awk '$2 != "lo:" { print " pod-link:" $2 }')
 	fi
 	out+=$(lease_owners | awk -v a="$cid/eth0" -v b="$cid" '$2 == a || $2 == b { print " lease:" $1 }')
+	# An empty lease names nobody: no DEL can match it (only the last ADD can have left it).
+	out+=$(lease_owners | awk 'NF == 1 { print " ownerless-lease:" $1 }')
 	[ -e "$WORK/ipam/$NET/.podwire/@$cid:eth0" ] && out+=" index:@$cid:eth0"
 	out+=$(ip netns exec "$HOST_NS" nft list ruleset 2>/dev/null | grep -F "\"$cid/eth0\"" |
 		sed 's/^[[:space:]]*/ nft:/')
@@ -244,7 +249,7 @@ routes=$(ip -n "$HOST_NS" route show | grep -vc " dev $BR ")
 [ "$routes" = 0 ] || fail "leaked host routes after GC: $(ip -n "$HOST_NS" route show | grep -v " dev $BR ")"
 
 t_total=$((($(now_us) - t_start) / 1000))
-echo "chaos: trials=$TRIALS killed=$killed completed=$completed add_failed=$failed_add" \
+echo "chaos: trials=$TRIALS ipmasq=$IPMASQ killed=$killed completed=$completed add_failed=$failed_add" \
 	"netns_gone_first=$netns_gone no_del_gc_only=$gc_only left_after_del=$del_leaks" \
 	"after_gc: links=${links:-none} leases=${leases:-none} index=${index:-none}" \
 	"nft_elements=$elems routes=$routes" \

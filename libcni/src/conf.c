@@ -35,6 +35,73 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
 	return 0;
 }
 
+/* 2^63: every integer jansson could not hold is at least this far from 0. */
+#define INT_LIMIT 9223372036854775808.0
+
+/*
+ * The JSON path of the first number in v that overflowed, into path: a real
+ * of magnitude >= 2^63 equal to `want` (when the literal is known, so a real
+ * like 1e300 elsewhere is not blamed).
+ */
+static bool find_big_number(const json_t *v, const double *want, char *path, size_t size)
+{
+	size_t len = strlen(path), i;
+	const char *key;
+	json_t *m;
+
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+
+		return (d >= INT_LIMIT || d <= -INT_LIMIT) && (!want || d == *want);
+	}
+	json_object_foreach ((json_t *)v, key, m) {
+		snprintf(path + len, size - len, "%s%s", len ? "." : "", key);
+		if (find_big_number(m, want, path, size))
+			return true;
+	}
+	json_array_foreach (v, i, m) {
+		snprintf(path + len, size - len, "[%zu]", i);
+		if (find_big_number(m, want, path, size))
+			return true;
+	}
+	path[len] = '\0';
+	return false;
+}
+
+int cni_conf_loadb(const char *buf, size_t len, const char *what, json_t **ret,
+		   struct cni_error *err)
+{
+	_cleanup_free_ char *literal = NULL;
+	char path[256] = "";
+	const char *near;
+	json_error_t jerr;
+	double want = 0;
+	json_t *root;
+	int r;
+
+	r = cni_json_loadb(buf, len, what, ret, err);
+	if (r >= 0 || !err->msg || !strstr(err->msg, "too big"))
+		return r;
+	/* jansson says "too big integer near '<literal>'", or "too big negative integer" */
+	near = strstr(err->msg, "near '");
+	if (near) {
+		literal = strndup(near + 6, strcspn(near + 6, "'"));
+		if (!literal)
+			return r;
+		want = strtod(literal, NULL);
+	}
+	/* Read the numbers as reals to find the key of the one that overflowed. */
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
+	if (root && find_big_number(root, literal ? &want : NULL, path, sizeof(path)) && path[0]) {
+		cni_error_done(err);
+		cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			   "%s: %s%sout of range (integers are at most 64-bit)", path,
+			   literal ? literal : "", literal ? " is " : "");
+	}
+	json_decref(root);
+	return r;
+}
+
 bool cni_valid_name(const char *s)
 {
 	if (isempty(s) || !ascii_isalnum(s[0]))
@@ -45,23 +112,33 @@ bool cni_valid_name(const char *s)
 	return true;
 }
 
-bool cni_valid_ifname(const char *s)
+const char *cni_ifname_problem(const char *s)
 {
-	size_t len;
-
 	if (isempty(s))
-		return false;
-	len = strlen(s);
-	if (len > 15 || streq(s, ".") || streq(s, ".."))
-		return false;
+		return "empty";
 	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		/* Unicode whitespace: reject every non-ASCII byte too. */
-		if (c == '/' || c == ':' || ascii_isspace((char)c) || c < 0x20 || c >= 0x7f)
-			return false;
+		if (c >= 0x7f)
+			return "ASCII only";
+		if (c == '/')
+			return "no '/'";
+		if (c == ':')
+			return "no ':'";
+		if (ascii_isspace((char)c) || c < 0x20)
+			return "no whitespace or control characters";
 	}
-	return true;
+	if (strlen(s) > 15)
+		return "longer than 15 bytes";
+	if (streq(s, ".") || streq(s, ".."))
+		return "not '.' or '..'";
+	return NULL;
+}
+
+bool cni_valid_ifname(const char *s)
+{
+	return !cni_ifname_problem(s);
 }
 
 char *cni_json_repr(const json_t *v)
@@ -164,11 +241,13 @@ static int parse_name_version(const json_t *root, struct cni_conf *c, struct cni
 		if (!c->cni_version)
 			return -ENOMEM;
 	}
-	r = cni_version_parse(ver, &c->version);
-	if (r == -EINVAL)
-		return cni_errorf(err, CNI_ERR_DECODE, r, "cniVersion: invalid version '%s'", ver);
-	if (r < 0)
-		c->version = CNI_V_INVALID; /* well-formed but unknown: the skeleton answers 1 */
+	/*
+	 * Any string naming no supported version ("9.9.9", "1.x", "abc") is
+	 * decodable but incompatible: the skeleton answers code 1, as the
+	 * reference and the spec do.
+	 */
+	if (cni_version_parse(ver, &c->version) < 0)
+		c->version = CNI_V_INVALID;
 	return c->name ? 0 : -ENOMEM;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -139,7 +140,7 @@ static void emit_file(const char *line)
 	dprintf(logger.file_fd, "%s.%03ldZ %s\n", stamp, ts.tv_nsec / 1000000, line);
 }
 
-void cni_logv(enum cni_log_level level, const char *fmt, va_list ap)
+static void logv(enum cni_log_level level, bool to_stderr, const char *fmt, va_list ap)
 {
 	char msg[1024], line[1200];
 	int n;
@@ -159,8 +160,24 @@ void cni_logv(enum cni_log_level level, const char *fmt, va_list ap)
 	}
 	if (logger.file_fd >= 0)
 		emit_file(line);
+	if (!to_stderr)
+		return;
 	write_all(STDERR_FILENO, line, strlen(line));
 	write_all(STDERR_FILENO, "\n", 1);
+}
+
+void cni_logv(enum cni_log_level level, const char *fmt, va_list ap)
+{
+	logv(level, true, fmt, ap);
+}
+
+void cni_log_file(enum cni_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	logv(level, false, fmt, ap);
+	va_end(ap);
 }
 
 void cni_log(enum cni_log_level level, const char *fmt, ...)

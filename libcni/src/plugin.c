@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -21,6 +22,7 @@
 #include "cni/log.h"
 #include "cni/plugin.h"
 #include "internal.h"
+#include "plugin-log.h"
 
 /* statfs(2) f_type of nsfs; spelled out to keep <linux/magic.h> out of libcni. */
 #define PODWIRE_NSFS_MAGIC 0x6e736673
@@ -118,10 +120,34 @@ static int check_env_values(struct cni_ctx *ctx)
 				  ctx->container_id);
 	if (!isempty(ctx->ifname) && !cni_valid_ifname(ctx->ifname))
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, -EINVAL,
-				  "CNI_IFNAME: invalid interface name '%s' (1-15 bytes, not '.' or "
-				  "'..', no '/', ':' or whitespace)",
-				  ctx->ifname);
+				  "CNI_IFNAME: invalid interface name '%s': %s (ASCII only, 1-15 "
+				  "bytes, not '.' or '..', no '/', ':' or whitespace)",
+				  ctx->ifname, cni_ifname_problem(ctx->ifname));
 	return 0;
+}
+
+/*
+ * Limits checked before anything is done, so no later step fails on a name
+ * that is too long (and leaves half an attachment). ADD never accepts an
+ * attachment over a limit, so a DEL or GC of one has nothing to remove:
+ * returns 1 for "succeed doing nothing" there, an error elsewhere.
+ */
+static int check_limit(struct cni_ctx *ctx, const char *what, const char *v, size_t max,
+		       unsigned code)
+{
+	size_t len = v ? strlen(v) : 0;
+
+	if (len <= max)
+		return 0;
+	if (ctx->command == CNI_CMD_DEL || ctx->command == CNI_CMD_GC) {
+		cni_log_warning("%s: %zu bytes, longer than the limit of %zu: no such attachment "
+				"can exist, nothing to do",
+				what, len, max);
+		return 1;
+	}
+	return cni_errorf(&ctx->err, code, -EINVAL,
+			  "%s: '%.32s...' is %zu bytes, longer than the limit of %zu bytes", what, v,
+			  len, max);
 }
 
 /*
@@ -223,26 +249,6 @@ static int check_version_rules(struct cni_ctx *ctx)
 	return 0;
 }
 
-static void setup_logging(struct cni_ctx *ctx)
-{
-	enum cni_log_level level;
-	int r;
-
-	if (ctx->conf.log_level) {
-		if (cni_log_level_parse(ctx->conf.log_level, &level) == 0)
-			cni_log_set_level(level);
-		else
-			cni_log_warning("logLevel: unknown level '%s', ignoring",
-					ctx->conf.log_level);
-	}
-	if (ctx->conf.log_file) {
-		r = cni_log_open_file(ctx->conf.log_file);
-		if (r < 0)
-			cni_log_warning("logFile: cannot open '%s': %s, ignoring",
-					ctx->conf.log_file, strerror(-r));
-	}
-}
-
 /* CNI_ARGS and prevResult: fatal on ADD/CHECK, best effort on DEL and GC. */
 static int parse_inputs(struct cni_ctx *ctx)
 {
@@ -336,7 +342,7 @@ static int print_error(struct cni_ctx *ctx, FILE *out)
 	if (doc)
 		print_json(out, doc);
 	json_decref(doc);
-	cni_log_debug("failed: code %u: %s", ctx->err.code, ctx->err.msg ? ctx->err.msg : "");
+	cni_plugin_log_error(ctx);
 	return 1;
 }
 
@@ -382,11 +388,16 @@ static int dispatch(struct cni_ctx *ctx, FILE *out)
 
 	if (!fn) /* no handler: GC, STATUS (and CHECK) succeed doing nothing */
 		return 0;
+	cni_log_debug("%s: network %s, cniVersion %s, netns %s", ctx->command_str, ctx->conf.name,
+		      cni_version_str(ctx->conf.version), isempty(ctx->netns) ? "-" : ctx->netns);
 	r = fn(ctx);
 	if (r >= 0 && ctx->command == CNI_CMD_ADD)
 		r = emit_result(ctx, out);
 	if (r < 0 && ctx->command == CNI_CMD_ADD && ctx->undo.n > 0) {
-		size_t failed = cni_undo_run(&ctx->undo);
+		size_t failed;
+
+		cni_log_debug("ADD failed: rolling back %zu step(s)", ctx->undo.n);
+		failed = cni_undo_run(&ctx->undo);
 
 		if (failed)
 			cni_error_add_detail(&ctx->err, "rollback incomplete, see stderr");
@@ -415,7 +426,10 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 	r = check_required_env(ctx);
 	if (r >= 0)
 		r = check_env_values(ctx);
-	if (r < 0)
+	if (r >= 0 && ctx->command != CNI_CMD_VERSION)
+		r = check_limit(ctx, "CNI_CONTAINERID", ctx->container_id, CNI_CONTAINER_ID_MAX,
+				CNI_ERR_INVALID_ENV);
+	if (r != 0)
 		return r;
 	if (ctx->command == CNI_CMD_VERSION) {
 		json_t *doc = version_answer(ctx->stdin_buf, ctx->stdin_len);
@@ -424,15 +438,19 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 		json_decref(doc);
 		return 1;
 	}
-	r = cni_json_loadb(ctx->stdin_buf, ctx->stdin_len, "stdin", &root, &ctx->err);
+	r = cni_conf_loadb(ctx->stdin_buf, ctx->stdin_len, "stdin", &root, &ctx->err);
 	if (r < 0)
 		return r;
 	r = cni_conf_parse_ex(root, !cni_ctx_strict(ctx), &ctx->conf, &ctx->err);
 	json_decref(root);
-	if (r < 0)
+	if (r >= 0)
+		r = check_limit(ctx, "name", ctx->conf.name, CNI_NETWORK_NAME_MAX,
+				CNI_ERR_INVALID_CONFIG);
+	if (r != 0)
 		return r;
-	setup_logging(ctx);
-	r = check_version_rules(ctx);
+	r = cni_plugin_setup_logging(ctx);
+	if (r >= 0)
+		r = check_version_rules(ctx);
 	if (r >= 0)
 		r = check_netns(ctx, env);
 	if (r >= 0)
@@ -458,8 +476,10 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 		   size_t stdin_len, FILE *out)
 {
 	struct cni_ctx ctx = { .ops = ops, .sysfs_fd = -1, .procfs_fd = -1 };
+	struct timespec start;
 	int r, rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	ctx_read_env(&ctx, env);
 	cni_log_set_identity(ops->name, ctx.command_str, ctx.container_id);
 	if (isempty(ctx.command_str)) {
@@ -471,7 +491,7 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	ctx.sysfs_fd = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ctx.procfs_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = prepare(&ctx, env, out);
-	if (r == 1) { /* VERSION answered */
+	if (r == 1) { /* answered without a handler: VERSION, or nothing to delete */
 		ctx.stdin_buf = NULL;
 		ctx_done(&ctx);
 		return 0;
@@ -481,6 +501,8 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	if (r < 0)
 		cni_error_from_errno(&ctx.err, r);
 	rc = r < 0 ? print_error(&ctx, out) : 0;
+	if (ctx.command != CNI_CMD_VERSION)
+		cni_plugin_log_outcome(&ctx, r >= 0, &start);
 	ctx.stdin_buf = NULL;
 	ctx_done(&ctx);
 	return rc;

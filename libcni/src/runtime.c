@@ -410,6 +410,38 @@ int cni_runtime_check(const struct cni_runtime *rt, const struct cni_netconf_lis
 	return r < 0 ? r : 0;
 }
 
+static void collect_error(struct cni_error *err, struct cni_error *e);
+
+/*
+ * DEL through the plugins in reverse. A plugin whose binary is missing is
+ * reported (its error kept, code 104) but the others still run: a conflist
+ * naming a plugin that is not installed must not keep the rest of the
+ * attachment (lease, links, nftables) alive. Any other error stops, as in
+ * libcni. Returns the first error.
+ */
+static int del_plugins(const struct cni_runtime *rt, const struct cni_netconf_list *list,
+		       const struct invocation *inv, struct cni_error *err)
+{
+	int r = 0, missing = 0;
+
+	for (size_t i = list->n_plugins; i-- > 0 && r >= 0;) {
+		_cleanup_free_ char *out = NULL;
+		struct cni_error one = { 0 };
+
+		r = invoke_one(rt, list, i, inv, &out, &one);
+		if (r < 0)
+			r = wrap_plugin_error(list, i, "delete", r, &one);
+		if (r == -ENOENT && one.code == CNI_ERR_DELEGATE) {
+			cni_log_error("%s; running the remaining plugins' DEL", one.msg);
+			if (!missing)
+				missing = r;
+			r = 0;
+		}
+		collect_error(err, &one);
+	}
+	return r < 0 ? r : missing;
+}
+
 int cni_runtime_del(const struct cni_runtime *rt, const struct cni_netconf_list *list,
 		    const struct cni_runtime_conf *rc, struct cni_error *err)
 {
@@ -432,14 +464,7 @@ int cni_runtime_del(const struct cni_runtime *rt, const struct cni_netconf_list 
 		cni_error_done(&cache_err);
 	}
 	inv.prev = prev;
-	r = 0;
-	for (size_t i = list->n_plugins; i-- > 0 && r >= 0;) {
-		_cleanup_free_ char *out = NULL;
-
-		r = invoke_one(rt, list, i, &inv, &out, err);
-		if (r < 0)
-			r = wrap_plugin_error(list, i, "delete", r, err);
-	}
+	r = del_plugins(rt, list, &inv, err);
 	json_decref(prev);
 	if (r < 0)
 		return r;

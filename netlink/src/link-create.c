@@ -155,6 +155,8 @@ int nlw_link_add_macvlan(struct nlw_sock *sock, const struct nlw_macvlan_params 
 		ok = nlw_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)p->netns_fd);
 	ok = ok && linkinfo_start(nlh, "macvlan", &info, &data) &&
 	     nlw_put_u32(nlh, IFLA_MACVLAN_MODE, p->mode ? p->mode : NLW_MACVLAN_BRIDGE);
+	if (ok && p->bc_queue_len)
+		ok = nlw_put_u32(nlh, IFLA_MACVLAN_BC_QUEUE_LEN, p->bc_queue_len);
 	if (!ok)
 		return -EMSGSIZE;
 	linkinfo_end(nlh, info, data);

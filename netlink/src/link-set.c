@@ -48,6 +48,11 @@ int nlw_link_set_promisc(struct nlw_sock *sock, int ifindex, bool on)
 	return set_flags(sock, ifindex, on ? IFF_PROMISC : 0, IFF_PROMISC);
 }
 
+int nlw_link_set_allmulti(struct nlw_sock *sock, int ifindex, bool on)
+{
+	return set_flags(sock, ifindex, on ? IFF_ALLMULTI : 0, IFF_ALLMULTI);
+}
+
 static int set_u32(struct nlw_sock *sock, int ifindex, uint16_t type, uint32_t v)
 {
 	union nlw_req req;
@@ -73,6 +78,11 @@ int nlw_link_set_mtu(struct nlw_sock *sock, int ifindex, unsigned mtu)
 	if (mtu == 0)
 		return -EINVAL;
 	return set_u32(sock, ifindex, IFLA_MTU, mtu);
+}
+
+int nlw_link_set_txqlen(struct nlw_sock *sock, int ifindex, unsigned txqlen)
+{
+	return set_u32(sock, ifindex, IFLA_TXQLEN, txqlen);
 }
 
 int nlw_link_set_mac(struct nlw_sock *sock, int ifindex, const unsigned char mac[NLW_MAC_LEN])

@@ -21,7 +21,7 @@ static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
     [IFLA_MTU] = {NLW_ATTR_U32, 0, 0},		[IFLA_LINK] = {NLW_ATTR_U32, 0, 0},
     [IFLA_MASTER] = {NLW_ATTR_U32, 0, 0},	[IFLA_OPERSTATE] = {NLW_ATTR_U8, 0, 0},
     [IFLA_LINKINFO] = {NLW_ATTR_NESTED, 0, 0},	[IFLA_IFALIAS] = {NLW_ATTR_STRING, 1, 0},
-    [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0},	[IFLA_TXQLEN] = {NLW_ATTR_U32, 0, 0},
     [IFLA_STATS64] = {NLW_ATTR_BINARY, 64, 0},
 };
 
@@ -44,6 +44,7 @@ static const struct nlw_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
 
 static const struct nlw_policy macvlan_policy[IFLA_MACVLAN_MAX + 1] = {
     [IFLA_MACVLAN_MODE] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_MACVLAN_BC_QUEUE_LEN] = {NLW_ATTR_U32, 0, 0},
 };
 
 static const struct nlw_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
@@ -70,6 +71,8 @@ static int parse_macvlan_data(const struct nlattr *data, struct nlw_link *l)
 
 	if (r == 0 && tb[IFLA_MACVLAN_MODE])
 		l->macvlan_mode = mnl_attr_get_u32(tb[IFLA_MACVLAN_MODE]);
+	if (r == 0 && tb[IFLA_MACVLAN_BC_QUEUE_LEN])
+		l->macvlan_bc_queue_len = mnl_attr_get_u32(tb[IFLA_MACVLAN_BC_QUEUE_LEN]);
 	return r;
 }
 
@@ -171,11 +174,16 @@ int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 	l.ifindex = ifi->ifi_index;
 	l.flags = ifi->ifi_flags;
 	l.promisc = (ifi->ifi_flags & IFF_PROMISC) != 0;
+	l.allmulti = (ifi->ifi_flags & IFF_ALLMULTI) != 0;
 	nlw_attr_strcpy(tb[IFLA_IFNAME], l.name, sizeof(l.name));
 	if (tb[IFLA_IFALIAS])
 		nlw_attr_strcpy(tb[IFLA_IFALIAS], l.alias, sizeof(l.alias));
 	if (tb[IFLA_MTU])
 		l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_TXQLEN]) {
+		l.txqlen = mnl_attr_get_u32(tb[IFLA_TXQLEN]);
+		l.has_txqlen = true;
+	}
 	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == NLW_MAC_LEN) {
 		memcpy(l.mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), NLW_MAC_LEN);
 		l.has_mac = true;

@@ -168,6 +168,13 @@ static const struct ipam_case host_local_cases[] = {
 	      HL2("1.1.0", NET1, "\"args\":{\"cni\":{\"ips\":[\"10.1.2.20/24\"]}}"), 0,
 	      { "10.1.2.20/24" } },
 	    FILE_IS("10.1.2.10", NULL) } },
+	{ "Multus: the same address in args.cni.ips, runtimeConfig.ips and CNI_ARGS IP is one request",
+	  { { "ADD", "c1", "eth0", "IgnoreUnknown=1;IP=10.1.2.10/24",
+	      HL2("1.0.0", NET1,
+		  "\"args\":{\"cni\":{\"ips\":[\"10.1.2.10\"]}},"
+		  "\"runtimeConfig\":{\"ips\":[\"10.1.2.10/24\",\"10.1.2.10\"]}"),
+	      0, { "\"ips\":[{\"address\":\"10.1.2.10/24\",\"gateway\":\"10.1.2.1\"}]" } },
+	    FILE_IS("10.1.2.10", "c1\r\neth0") } },
 	{ "runtimeConfig.ips (reference case 24)",
 	  { { "ADD", "c1", "eth0", NULL,
 	      HL2("1.1.0",

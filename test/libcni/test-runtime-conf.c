@@ -188,7 +188,7 @@ static void put(const char *dir, const char *name, const char *content)
 	char path[256];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_in_range(snprintf(path, sizeof(path), "%s/%s", dir, name), 1, sizeof(path) - 1);
 	fp = fopen(path, "we");
 	assert_non_null(fp);
 	fputs(content, fp);
@@ -199,7 +199,7 @@ static void sub(const char *dir, const char *name)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_in_range(snprintf(path, sizeof(path), "%s/%s", dir, name), 1, sizeof(path) - 1);
 	assert_int_equal(mkdir(path, 0755), 0);
 }
 

@@ -147,6 +147,65 @@ static void test_bad_container_id_and_ifname(void **state)
 	expect_error(CNI_ERR_INVALID_ENV, "'averyveryverylongname'");
 }
 
+static void test_ifname_ascii_only(void **state)
+{
+	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=\xc3\xa9th0", NULL };
+
+	(void)state;
+	assert_int_equal(run(env, CONF), 1);
+	expect_error(CNI_ERR_INVALID_ENV, "invalid interface name '\xc3\xa9th0': ASCII only");
+}
+
+/* Over-long names: refused up front naming the limit; DEL/GC of one succeed doing nothing. */
+static void test_length_limits(void **state)
+{
+	char cid[200], env_cid[256], env_check[256], conf[400], name[130];
+	const char *del[] = { "CNI_COMMAND=DEL", env_cid, "CNI_IFNAME=eth0", NULL };
+	const char *check[] = { "CNI_COMMAND=CHECK", env_cid, "CNI_IFNAME=eth0", env_check, NULL };
+	const char *gc[] = { "CNI_COMMAND=GC", "CNI_PATH=/x", NULL };
+
+	(void)state;
+	memset(cid, 'a', CNI_CONTAINER_ID_MAX + 1);
+	cid[CNI_CONTAINER_ID_MAX + 1] = '\0';
+	snprintf(env_cid, sizeof(env_cid), "CNI_CONTAINERID=%s", cid);
+	snprintf(env_check, sizeof(env_check), "CNI_NETNS=%s", pod_netns);
+	assert_int_equal(run(check, CONF), 1);
+	expect_error(CNI_ERR_INVALID_ENV,
+		     "CNI_CONTAINERID: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is 129 bytes, longer than "
+		     "the limit of 128 bytes");
+	assert_int_equal(run(del, CONF), 0);
+	assert_string_equal(out_buf, "");
+	cid[CNI_CONTAINER_ID_MAX] = '\0'; /* at the limit: fine */
+	snprintf(env_cid, sizeof(env_cid), "CNI_CONTAINERID=%s", cid);
+	assert_int_equal(run(check, CONF), 0);
+
+	memset(name, 'n', CNI_NETWORK_NAME_MAX + 1);
+	name[CNI_NETWORK_NAME_MAX + 1] = '\0';
+	snprintf(conf, sizeof(conf), "{\"cniVersion\":\"1.1.0\",\"name\":\"%s\",\"type\":\"fake\"}",
+		 name);
+	assert_int_equal(run(check, conf), 1);
+	expect_error(CNI_ERR_INVALID_CONFIG, "is 129 bytes, longer than the limit of 128 bytes");
+	assert_int_equal(run(del, conf), 0);
+	assert_string_equal(out_buf, "");
+	assert_int_equal(run(gc, conf), 0);
+}
+
+static void test_log_level_unknown(void **state)
+{
+	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	char env_check[256];
+	const char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+				env_check, NULL };
+	static const char conf[] =
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"fake\",\"logLevel\":\"loud\"}";
+
+	(void)state;
+	snprintf(env_check, sizeof(env_check), "CNI_NETNS=%s", pod_netns);
+	assert_int_equal(run(check, conf), 1);
+	expect_error(CNI_ERR_INVALID_CONFIG, "logLevel: unknown level 'loud'");
+	assert_int_equal(run(del, conf), 0); /* DEL: a warning only */
+}
+
 static void test_unknown_command(void **state)
 {
 	const char *env[] = { "CNI_COMMAND=FROB", NULL };
@@ -219,6 +278,11 @@ static void test_version_rules(void **state)
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion '0.5.0' is not supported");
 	assert_non_null(strstr(json_string_value(json_object_get(out_json, "details")),
 			       "plugin supports"));
+	/* A string naming no version is incompatible (1), not undecodable (6), as the reference. */
+	assert_int_equal(run(del, CONF_V("abc")), 1);
+	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion 'abc' is not supported");
+	assert_int_equal(run(del, CONF_V("1.x")), 1);
+	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion '1.x' is not supported");
 	assert_int_equal(run(check, CONF_V("0.3.1")), 1);
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "does not allow CHECK");
 	assert_int_equal(run(status, CONF_V("1.0.0")), 1);
@@ -397,6 +461,9 @@ int main(void)
 		cmocka_unit_test(test_del_needs_less),
 		cmocka_unit_test(test_gc_needs_path),
 		cmocka_unit_test(test_bad_container_id_and_ifname),
+		cmocka_unit_test(test_ifname_ascii_only),
+		cmocka_unit_test(test_length_limits),
+		cmocka_unit_test(test_log_level_unknown),
 		cmocka_unit_test(test_unknown_command),
 		cmocka_unit_test(test_no_command_prints_about),
 		cmocka_unit_test(test_version),

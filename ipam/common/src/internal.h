@@ -11,6 +11,18 @@
 #define DISK_ID_MAX 200
 #define DISK_IFNAME_MAX 15
 
+/*
+ * An empty lease file names no owner: an ADD killed between creating and
+ * writing it (a podwire without atomic lease creation, or a filesystem
+ * without O_TMPFILE), or a crashed reference plugin. Once it is older than
+ * this, DEL of the attachment whose index entry names the address, and GC,
+ * treat it as releasable.
+ */
+#define DISK_OWNERLESS_GRACE_S 5
+
+/* Seconds since the empty regular file name in dirfd was modified; -1 if it is not one. */
+long disk_ownerless_age(int dirfd, const char *name);
+
 /* Trim ASCII whitespace at both ends in place. Returns the start. */
 char *disk_trim(char *s);
 /*

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fmt.h"
@@ -217,6 +218,59 @@ static int create_excl(int dirfd, const char *name, const char *content)
 }
 
 /*
+ * Give the anonymous file fd the name `name` in dirfd. linkat() fails with
+ * EEXIST when the name exists, exactly like O_EXCL. AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH; /proc/self/fd works without it.
+ */
+static int link_anonymous(int fd, int dirfd, const char *name)
+{
+	char proc[64];
+
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != EPERM && errno != ENOENT && errno != EINVAL)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+}
+
+/*
+ * Create a lease file that appears with its content: written to an
+ * anonymous O_TMPFILE inode, then linked to its name. A kill at any point
+ * leaves either no lease or a complete one, never an empty lease no DEL can
+ * match. 1 created, 0 exists, <0 error. Filesystems without O_TMPFILE get
+ * create_excl() (and the ownerless-lease rule of DEL and GC).
+ */
+static int create_lease(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		return create_excl(dirfd, name, content);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, content, strlen(content));
+	if (r >= 0)
+		r = link_anonymous(fd, dirfd, name);
+	if (r == -EEXIST)
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+long disk_ownerless_age(int dirfd, const char *name)
+{
+	struct timespec now;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return -1;
+	return now.tv_sec > st.st_mtim.tv_sec ? (long)(now.tv_sec - st.st_mtim.tv_sec) : 0;
+}
+
+/*
  * Overwrite in place: write from offset 0, then cut to the new length.
  * Unlike O_TRUNC or rename-over, this does not make ext4 (auto_da_alloc)
  * start writeback of the file on every ADD. Readers hold the same lock.
@@ -370,7 +424,12 @@ static int format_owner(const char *id, const char *ifname, char *buf, size_t le
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Does the lease file of ip name exactly this owner? 1 yes, 0 no, <0 error. */
+/*
+ * Does the lease file of ip (named in this owner's index entry) belong to
+ * owner? 1 yes, 0 no, <0 error. An ownerless (empty) lease older than the
+ * grace period counts as the owner's: its index entry, written before the
+ * lease, says which ADD created it and then died.
+ */
 static int lease_owned_by(int dirfd, const struct ipam_addr *ip, const char *owner)
 {
 	_cleanup_free_ char *content = NULL;
@@ -383,6 +442,12 @@ static int lease_owned_by(int dirfd, const struct ipam_addr *ip, const char *own
 		return 0;
 	if (r < 0)
 		return r;
+	if (r == 0 && disk_ownerless_age(dirfd, name) > DISK_OWNERLESS_GRACE_S) {
+		cni_log_warning("lease %s is empty (an ADD killed while creating it): releasing it "
+				"with %s",
+				name, owner);
+		return 1;
+	}
 	return streq(disk_trim(content), owner);
 }
 
@@ -451,7 +516,7 @@ static int disk_reserve(void *data, const char *id, const char *ifname, const st
 	r = disk_index_update(s->idxfd, id, ifname, ip, true);
 	if (r < 0)
 		return r;
-	r = create_excl(s->dirfd, name, owner);
+	r = create_lease(s->dirfd, name, owner);
 	if (r > 0) {
 		s->dirty = true;
 		snprintf(last, sizeof(last), "last_reserved_ip.%u", range_id);
@@ -565,13 +630,33 @@ static int disk_is_free(void *data, const struct ipam_addr *ip)
 static int disk_list(void *data, struct ipam_lease **ret, size_t *ret_n)
 {
 	struct ipam_disk_store *s = data;
+	struct ipam_lease *l = NULL;
+	size_t n = 0, kept = 0;
 	int r;
 
 	r = disk_rebuild_index(s->dirfd, s->idxfd);
 	if (r < 0)
 		return r;
 	s->dirty = true;
-	return disk_scan(s->dirfd, ret, ret_n);
+	r = disk_scan(s->dirfd, &l, &n);
+	if (r < 0)
+		return r;
+	/* A fresh ownerless (empty) lease is not listed until its grace period is over. */
+	for (size_t i = 0; i < n; i++) {
+		char name[INET6_ADDRSTRLEN];
+		long age;
+
+		lease_name(&l[i].ip, name);
+		age = l[i].id[0] || l[i].ifname ? -1 : disk_ownerless_age(s->dirfd, name);
+		if (age >= 0 && age <= DISK_OWNERLESS_GRACE_S) {
+			free(l[i].id);
+			continue;
+		}
+		l[kept++] = l[i];
+	}
+	*ret = l;
+	*ret_n = kept;
+	return 0;
 }
 
 int ipam_disk_store_probe(struct ipam_disk_store *s)

@@ -357,6 +357,71 @@ static int sync_index(int idxfd, const struct ipam_lease *l, size_t n)
 	return r;
 }
 
+/* Give ownerless lease l[i] of address ip the owner of index file `name` ("@id[:ifname]"). */
+static int adopt(struct ipam_lease *l, size_t n, const struct ipam_addr *ip, const char *name)
+{
+	const char *colon = strchr(name + 1, ':');
+
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].id[0] || l[i].ifname || l[i].ip.family != ip->family ||
+		    !ip_addr_equal(ip->family, &l[i].ip.addr, &ip->addr))
+			continue;
+		free(l[i].id);
+		l[i].id = colon ? strndup(name + 1, (size_t)(colon - name - 1)) : strdup(name + 1);
+		l[i].ifname = colon ? strdup(colon + 1) : NULL;
+		if (!l[i].id || (colon && !l[i].ifname))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An ownerless (empty) lease keeps the index entry that names it: the entry
+ * was written by the ADD that created the lease and died, and it is how DEL
+ * of that attachment finds the lease. Only scans the index when there is an
+ * ownerless lease at all.
+ */
+static int adopt_ownerless(int idxfd, struct ipam_lease *l, size_t n)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+	int fd, r = 0;
+
+	for (i = 0; i < n && (l[i].id[0] || l[i].ifname); i++)
+		;
+	if (i == n)
+		return 0;
+	fd = openat(idxfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while (r >= 0 && (de = readdir(d))) {
+		_cleanup_free_ struct ipam_addr *a = NULL;
+		char *id = de->d_name + 1, *colon, *ifname = NULL;
+		size_t m = 0;
+
+		if (de->d_name[0] != '@')
+			continue;
+		colon = strchr(id, ':');
+		if (colon) {
+			*colon = '\0';
+			ifname = colon + 1;
+		}
+		r = disk_index_read(idxfd, id, ifname, &a, &m);
+		if (colon)
+			*colon = ':';
+		for (size_t j = 0; r >= 0 && j < m; j++)
+			r = adopt(l, n, &a[j], de->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
 int disk_rebuild_index(int dirfd, int idxfd)
 {
 	struct ipam_lease *l = NULL;
@@ -364,8 +429,12 @@ int disk_rebuild_index(int dirfd, int idxfd)
 	int r;
 
 	r = disk_scan(dirfd, &l, &n);
-	if (r < 0)
+	if (r >= 0)
+		r = adopt_ownerless(idxfd, l, n);
+	if (r < 0) {
+		ipam_leases_free(l, n);
 		return r;
+	}
 	/* Owners that cannot name an index file get none: only GC (a scan) sees them. */
 	for (size_t i = 0; i < n; i++) {
 		if (ipam_disk_valid_component(l[i].id, DISK_ID_MAX) &&

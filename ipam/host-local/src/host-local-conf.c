@@ -311,6 +311,16 @@ static int parse_ranges(struct cni_ctx *ctx, const json_t *ipam, struct host_loc
 	return r < 0 ? -EINVAL : 0;
 }
 
+static bool already_requested(const struct host_local_conf *c, const struct ip_prefix *p)
+{
+	for (size_t i = 0; i < c->n_requested; i++)
+		if (c->requested[i].family == p->family &&
+		    ip_addr_equal(p->family, &c->requested[i].addr, &p->addr))
+			return true;
+	return false;
+}
+
+/* Appends s to the requested addresses; the same address twice is one request. */
 static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const char *what,
 			  const char *s, unsigned code)
 {
@@ -319,6 +329,8 @@ static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const 
 	if (ipam_parse_requested(s, &p) < 0)
 		return cni_errorf(&ctx->err, code, -EINVAL, "%s: not an IP address: '%s'", what,
 				  s ? s : "(not a string)");
+	if (already_requested(c, &p))
+		return 0;
 	if (ipam_prefix_push(&c->requested, &c->n_requested, MAX_REQUESTED, &p) < 0)
 		return cni_errorf(&ctx->err, code, -E2BIG, "%s: more than %d requested addresses",
 				  what, MAX_REQUESTED);
@@ -326,7 +338,8 @@ static int push_requested(struct cni_ctx *ctx, struct host_local_conf *c, const 
 }
 
 /*
- * Requested addresses: args.cni.ips, then runtimeConfig.ips. CNI_ARGS IP is
+ * Requested addresses: args.cni.ips, then runtimeConfig.ips (an address in
+ * both is requested once). CNI_ARGS IP is
  * used only when neither is given (CONVENTIONS.md: a plugin that understands
  * `args` ignores the CNI_ARGS copy of the same information).
  */
@@ -362,14 +375,19 @@ static int parse_requested(struct cni_ctx *ctx, struct host_local_conf *c)
 }
 
 /*
- * dataDir decides which leases an operation touches, so a bad value is an
- * error on every command, DEL and GC included: falling back to the default
- * store would release or create leases in the wrong place.
+ * dataDir decides which leases an operation touches, so a bad value never
+ * falls back to the default store: that would release or create leases in
+ * the wrong place. ADD, CHECK and STATUS refuse it (code 7). ADD never
+ * allocated under such a dataDir, so DEL and GC have nothing to release:
+ * they skip IPAM with a warning (returns 1) and the runtime's teardown ends.
  */
 static int parse_data_dir(struct cni_ctx *ctx, const json_t *ipam, const char **ret)
 {
 	const json_t *v = json_object_get(ipam, "dataDir");
 	_cleanup_free_ char *repr = NULL;
+	struct cni_error tmp = {0};
+	bool strict = cni_ctx_strict(ctx);
+	struct cni_error *err = strict ? &ctx->err : &tmp;
 
 	if (!v || json_is_null(v))
 		return 0;
@@ -377,21 +395,30 @@ static int parse_data_dir(struct cni_ctx *ctx, const json_t *ipam, const char **
 		*ret = json_string_value(v);
 		return 0;
 	}
-	if (json_is_string(v))
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "ipam.dataDir: not an absolute path: '%s'", json_string_value(v));
-	repr = cni_json_repr(v);
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			  "ipam.dataDir: expected an absolute path, got %s", repr ? repr : "?");
+	if (json_is_string(v)) {
+		cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			   "ipam.dataDir: not an absolute path: '%s'", json_string_value(v));
+	} else {
+		repr = cni_json_repr(v);
+		cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			   "ipam.dataDir: expected an absolute path, got %s", repr ? repr : "?");
+	}
+	if (strict)
+		return -EINVAL;
+	cni_log_warning("%s: no lease can exist there (ADD refuses it), skipping IPAM",
+			tmp.msg ? tmp.msg : "ipam.dataDir invalid");
+	cni_error_done(&tmp);
+	return 1;
 }
 
 static int parse_store(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
 	const char *dir = HOST_LOCAL_DEFAULT_DATA_DIR, *resolv = NULL;
+	int r = parse_data_dir(ctx, ipam, &dir);
 
-	if (parse_data_dir(ctx, ipam, &dir) < 0 ||
-	    cni_conf_get_string(ctx, ipam, "ipam", "resolvConf", &resolv, NULL) < 0)
+	if (r < 0 || cni_conf_get_string(ctx, ipam, "ipam", "resolvConf", &resolv, NULL) < 0)
 		return -EINVAL;
+	c->skip_store = r > 0;
 	c->data_dir = strdup(dir);
 	if (resolv && resolv[0])
 		c->resolv_conf = strdup(resolv);

@@ -238,6 +238,8 @@ static int host_local_del(struct cni_ctx *ctx)
 	int r;
 
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_STORE, &c);
+	if (r >= 0 && c.skip_store) /* a dataDir ADD refuses: no lease can exist */
+		return 0;
 	if (r >= 0)
 		r = open_store(ctx, &c, CNI_ERR_IO, false, &ds);
 	if (r == -ENOENT) /* no directory, no lease: DEL succeeds and creates nothing */
@@ -341,6 +343,8 @@ static int host_local_gc(struct cni_ctx *ctx)
 		return 0;
 	}
 	r = host_local_conf_parse(ctx, HOST_LOCAL_PARSE_STORE, &c);
+	if (r >= 0 && c.skip_store)
+		return 0;
 	if (r >= 0)
 		r = open_store(ctx, &c, CNI_ERR_IO, false, &ds);
 	if (r == -ENOENT)

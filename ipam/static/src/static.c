@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * static IPAM. Address sources, as the reference: ipam.addresses, replaced
- * by args.cni.ips, replaced by runtimeConfig.ips; CNI_ARGS IP=a,b appends
- * and CNI_ARGS GATEWAY=g,h sets the gateway of each address whose subnet
- * holds it. Every address is a CIDR.
+ * static IPAM. Address sources, with the reference's precedence:
+ * ipam.addresses plus CNI_ARGS IP=a,b, both replaced by args.cni.ips, all
+ * replaced by runtimeConfig.ips. The same address (and prefix) given twice
+ * is one address. CNI_ARGS GATEWAY=g,h then sets the gateway of each address
+ * whose subnet holds it. Every address is a CIDR.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +21,19 @@ static const char *const static_keys[] = {"type", "addresses", "routes", "dns", 
 static const char *const address_keys[] = {"address", "gateway", NULL};
 static const char *const static_args[] = {"IP", "GATEWAY", NULL};
 
+static bool have_address(const struct cni_result *res, const struct ip_prefix *p)
+{
+	for (size_t i = 0; i < res->n_ips; i++) {
+		const struct ip_prefix *q = &res->ips[i].address;
+
+		if (q->family == p->family && q->prefixlen == p->prefixlen &&
+		    ip_addr_equal(p->family, &q->addr, &p->addr))
+			return true;
+	}
+	return false;
+}
+
+/* Appends s unless the same address and prefix is already in res. */
 static int add_address(struct cni_ctx *ctx, struct cni_result *res, const char *what, const char *s,
 		       unsigned code)
 {
@@ -29,6 +43,8 @@ static int add_address(struct cni_ctx *ctx, struct cni_result *res, const char *
 		return cni_errorf(&ctx->err, code, -EINVAL,
 				  "%s: '%s' is expected to be in CIDR notation", what,
 				  s ? s : "(not a string)");
+	if (have_address(res, &ip.address))
+		return 0;
 	if (res->n_ips >= CNI_RESULT_MAX_ENTRIES)
 		return cni_errorf(&ctx->err, code, -E2BIG, "%s: too many addresses", what);
 	return cni_result_add_ip(res, &ip) < 0 ? -ENOMEM : 0;
@@ -78,8 +94,12 @@ static int conf_addresses(struct cni_ctx *ctx, const json_t *ipam, struct cni_re
 	return 0;
 }
 
-static void drop_ips(struct cni_result *res)
+static void drop_ips(struct cni_ctx *ctx, struct cni_result *res, const char *by)
 {
+	const char *env_ip = cni_args_get(&ctx->args, "IP");
+
+	if (env_ip && res->n_ips > 0)
+		cni_log_warning("CNI_ARGS IP=%s ignored: %s given", env_ip, by);
 	res->ips = mfree(res->ips);
 	res->n_ips = 0;
 }
@@ -93,7 +113,7 @@ static int override_addresses(struct cni_ctx *ctx, struct cni_result *res)
 	json_t *v;
 
 	if (ctx->conf.n_args_cni_ips > 0)
-		drop_ips(res);
+		drop_ips(ctx, res, "args.cni.ips");
 	for (i = 0; i < ctx->conf.n_args_cni_ips; i++) {
 		snprintf(p, sizeof(p), "args.cni.ips[%zu]", i);
 		if (add_address(ctx, res, p, ctx->conf.args_cni_ips[i], CNI_ERR_INVALID_CONFIG) < 0)
@@ -105,7 +125,7 @@ static int override_addresses(struct cni_ctx *ctx, struct cni_result *res)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "runtimeConfig.ips: expected a list of CIDR strings");
 	if (json_array_size(ips) > 0)
-		drop_ips(res);
+		drop_ips(ctx, res, "runtimeConfig.ips");
 	json_array_foreach (ips, i, v) {
 		snprintf(p, sizeof(p), "runtimeConfig.ips[%zu]", i);
 		if (add_address(ctx, res, p, json_string_value(v), CNI_ERR_INVALID_CONFIG) < 0)
@@ -114,19 +134,30 @@ static int override_addresses(struct cni_ctx *ctx, struct cni_result *res)
 	return 0;
 }
 
-/* CNI_ARGS IP=cidr[,cidr...] appends; GATEWAY=ip[,ip...] fills matching subnets. */
+/* CNI_ARGS IP=cidr[,cidr...] appends to ipam.addresses. */
 static int env_addresses(struct cni_ctx *ctx, struct cni_result *res)
 {
-	const char *ips = cni_args_get(&ctx->args, "IP"),
-		   *gws = cni_args_get(&ctx->args, "GATEWAY");
-	_cleanup_free_ char *a = ips ? strdup(ips) : NULL, *g = gws ? strdup(gws) : NULL;
+	const char *ips = cni_args_get(&ctx->args, "IP");
+	_cleanup_free_ char *a = ips ? strdup(ips) : NULL;
 	char *save = NULL, *tok;
 
-	if ((ips && !a) || (gws && !g))
+	if (ips && !a)
 		return -ENOMEM;
 	for (tok = a ? strtok_r(a, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save))
 		if (add_address(ctx, res, "CNI_ARGS IP", tok, CNI_ERR_INVALID_ENV) < 0)
 			return -EINVAL;
+	return 0;
+}
+
+/* CNI_ARGS GATEWAY=ip[,ip...] fills the addresses whose subnet holds it. */
+static int env_gateways(struct cni_ctx *ctx, struct cni_result *res)
+{
+	const char *gws = cni_args_get(&ctx->args, "GATEWAY");
+	_cleanup_free_ char *g = gws ? strdup(gws) : NULL;
+	char *save = NULL, *tok;
+
+	if (gws && !g)
+		return -ENOMEM;
 	for (tok = g ? strtok_r(g, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
 		union ip_addr gw;
 		int family;
@@ -190,9 +221,11 @@ int static_build_result(struct cni_ctx *ctx, struct cni_result **ret)
 	cni_conf_warn_unknown_keys(ipam, "ipam", static_keys, false);
 	r = conf_addresses(ctx, ipam, res);
 	if (r >= 0)
+		r = env_addresses(ctx, res);
+	if (r >= 0)
 		r = override_addresses(ctx, res);
 	if (r >= 0)
-		r = env_addresses(ctx, res);
+		r = env_gateways(ctx, res);
 	if (r >= 0)
 		r = check_families(ctx, res);
 	if (r >= 0)

@@ -74,8 +74,17 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
 		   struct cni_error *err);
 
 /*
+ * cni_json_loadb() for a network config: an integer literal beyond 64 bits
+ * (jansson's "too big integer") is code 7 naming its key, e.g.
+ * "mtu: 99999999999999999999 is out of range (at most 64-bit integers)",
+ * instead of code 6 without one.
+ */
+int cni_conf_loadb(const char *buf, size_t len, const char *what, json_t **ret,
+		   struct cni_error *err);
+
+/*
  * Parse the protocol keys of a plugin config. Requires an object with a
- * valid "name" (code 7) and a well-formed cniVersion (code 6). Does not check
+ * valid "name" (code 7) and a string cniVersion (code 6). Does not check
  * the version is supported (the skeleton does). Takes a new reference on
  * root. Returns 0 or a negative errno with err set.
  */
@@ -95,6 +104,21 @@ void cni_conf_done(struct cni_conf *conf);
 bool cni_valid_name(const char *s);
 /* Interface name rules of the spec: 1..15 bytes, not . or .., no / : or whitespace. */
 bool cni_valid_ifname(const char *s);
+/*
+ * Why s breaks those rules, as a short phrase for a message ("ASCII only",
+ * "longer than 15 bytes", ...), or NULL when it is a valid interface name.
+ */
+const char *cni_ifname_problem(const char *s);
+
+/*
+ * Longest container ID and network name a plugin accepts, in bytes. Every
+ * name podwire derives from them must fit: host-local's index file
+ * "@<id>:<ifname>" (255), the nftables tag "<id>/<ifname>" (240), the host
+ * veth alias "podwire:<id>/<ifname>" (255), nftables object names built from
+ * the network (255, see PW_NFT_NETWORK_MAX). Runtimes use 64 hex digits.
+ */
+#define CNI_CONTAINER_ID_MAX 128
+#define CNI_NETWORK_NAME_MAX 128
 
 /*
  * Warn (never fail, for drop-in compatibility) about keys of obj that are

@@ -22,6 +22,12 @@ typedef void (*cni_log_sink_fn)(enum cni_log_level level, const char *line, void
 void cni_log(enum cni_log_level level, const char *fmt, ...) _printf_(2, 3);
 void cni_logv(enum cni_log_level level, const char *fmt, va_list ap) _printf_(2, 0);
 
+/*
+ * The same, but to the log file (and a replaced sink) only, never stderr:
+ * for what the caller already gets another way (the error result on stdout).
+ */
+void cni_log_file(enum cni_log_level level, const char *fmt, ...) _printf_(2, 3);
+
 #define cni_log_error(...) cni_log(CNI_LOG_ERROR, __VA_ARGS__)
 #define cni_log_warning(...) cni_log(CNI_LOG_WARNING, __VA_ARGS__)
 #define cni_log_info(...) cni_log(CNI_LOG_INFO, __VA_ARGS__)

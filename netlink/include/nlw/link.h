@@ -48,6 +48,9 @@ struct nlw_link {
 	int link;		 /* IFLA_LINK: peer ifindex of a veth, parent of macvlan */
 	int link_netnsid;	 /* IFLA_LINK_NETNSID, -1 if absent (peer in same netns) */
 	bool promisc;		 /* IFF_PROMISC in flags */
+	bool allmulti;		 /* IFF_ALLMULTI in flags */
+	unsigned txqlen;	 /* IFLA_TXQLEN */
+	bool has_txqlen;
 	/* kind == "bridge" (IFLA_INFO_DATA) */
 	bool has_vlan_filtering;
 	bool vlan_filtering;
@@ -58,6 +61,7 @@ struct nlw_link {
 	bool isolated;
 	/* kind == "macvlan" */
 	uint32_t macvlan_mode; /* IFLA_MACVLAN_MODE, 0 if absent */
+	uint32_t macvlan_bc_queue_len; /* IFLA_MACVLAN_BC_QUEUE_LEN, 0 if absent */
 	/* kind == "vxlan" */
 	uint32_t vxlan_id;   /* IFLA_VXLAN_ID, 0 if absent */
 	uint16_t vxlan_port; /* IFLA_VXLAN_PORT in host byte order, 0 if absent */
@@ -137,7 +141,8 @@ struct nlw_macvlan_params {
 	enum nlw_macvlan_mode mode; /* 0: bridge */
 	unsigned mtu;
 	const unsigned char *mac;
-	int netns_fd; /* -1: current netns; else created there */
+	int netns_fd;	       /* -1: current netns; else created there */
+	uint32_t bc_queue_len; /* IFLA_MACVLAN_BC_QUEUE_LEN, 0: kernel default (not sent) */
 };
 
 /* Create a macvlan. Errors: -EEXIST, -ENODEV (parent), -EINVAL. */
@@ -173,6 +178,10 @@ int nlw_link_set_alias(struct nlw_sock *sock, int ifindex, const char *alias);
 /* Errors: -EINVAL (bad name), -EEXIST (name taken), -EBUSY (link up, some drivers). */
 int nlw_link_set_name(struct nlw_sock *sock, int ifindex, const char *name);
 int nlw_link_set_promisc(struct nlw_sock *sock, int ifindex, bool on);
+/* IFF_ALLMULTI on or off (the user-requested flag, as ip-link's allmulticast). */
+int nlw_link_set_allmulti(struct nlw_sock *sock, int ifindex, bool on);
+/* Transmit queue length (IFLA_TXQLEN). Errors: -EINVAL (kernel: out of its range). */
+int nlw_link_set_txqlen(struct nlw_sock *sock, int ifindex, unsigned txqlen);
 /* Move to the netns netns_fd (borrowed) with IFLA_NET_NS_FD; optionally rename on the way. */
 int nlw_link_set_netns(struct nlw_sock *sock, int ifindex, int netns_fd, const char *new_name);
 

@@ -27,6 +27,11 @@ struct host_local_conf {
 	char *resolv_conf;	     /* NULL when unset */
 	struct ip_prefix *requested; /* requested addresses, in precedence order */
 	size_t n_requested;
+	/*
+	 * DEL or GC with a dataDir ADD would refuse (relative, not a string):
+	 * no lease can exist under it, so the command skips IPAM (warned).
+	 */
+	bool skip_store;
 };
 
 enum host_local_parse {
@@ -40,7 +45,8 @@ enum host_local_parse {
  * into ret; `what` is a mask of enum host_local_parse. Errors are code 7
  * naming the key and value ("ipam.ranges[0][0].subnet: not a CIDR:
  * '10.0.0.0/33'"), code 4 for CNI_ARGS. On DEL and GC bad types are only
- * warned about (cni_conf_get_*). Returns 0 or a negative errno with
+ * warned about (cni_conf_get_*), and a bad dataDir sets ret->skip_store
+ * instead of falling back to the default. Returns 0 or a negative errno with
  * ctx->err set; ret is untouched on failure.
  */
 int host_local_conf_parse(struct cni_ctx *ctx, unsigned what, struct host_local_conf *ret);

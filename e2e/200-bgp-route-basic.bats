@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# bgp-route on one node: the wiring of one pod (host veth, pod addresses,
+# gateways, neighbour, host routes with their protocol numbers), CHECK, DEL
+# (route first, idempotent, netns gone), bad input. No BIRD here.
+
+load helpers
+load bgp-helpers
+
+setup() {
+	pw_setup
+}
+
+teardown() {
+	pw_teardown
+}
+
+conf() {
+	cat <<EOF2
+{"cniVersion":"1.1.0","name":"bgpnet","type":"bgp-route"$1,
+ "ipam":{"type":"host-local","dataDir":"$STATE/ipam",
+   "ranges":[[{"subnet":"10.244.1.0/24"}],[{"subnet":"fd00:244:1::/64"}]]}}
+EOF2
+}
+
+@test "ADD wires a routed veth: ee MAC, /32 and /128, gateways, neighbour, host routes" {
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	assert_json '.interfaces | length' 2
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	[[ "$host" =~ ^pwr[0-9a-f]{11}$ ]]
+	assert_json '.interfaces[0].mac' ee:ee:ee:ee:ee:ee
+	assert_json '.interfaces[1].name' eth0
+	assert_json '.interfaces[1].sandbox' "/var/run/netns/$POD_NS"
+	assert_json '[.ips[].interface] | unique | join(",")' 1
+	ip4=$(printf '%s' "$output" | jq -r '.ips[] | select(.address | contains(".")) | .address')
+	ip6=$(printf '%s' "$output" | jq -r '.ips[] | select(.address | contains(":")) | .address')
+	[[ "$ip4" == 10.244.1.*/32 ]]
+	[[ "$ip6" == fd00:244:1::*/128 ]]
+	assert_json '[.ips[] | select(.gateway)] | length' 0
+	assert_json '[.routes[] | select(.dst == "0.0.0.0/0") | .gw] | .[0]' 169.254.1.1
+	assert_json '[.routes[] | select(.dst == "::/0") | .gw] | .[0]' fe80::ecee:eeff:feee:eeee
+	# host side
+	in_ns "$HOST_NS" ip -o link show "$host" | grep -q 'ee:ee:ee:ee:ee:ee'
+	[ -z "$(ip -n "$HOST_NS" -o addr show dev "$host" scope global)" ]
+	[ "$(in_ns "$HOST_NS" cat /proc/sys/net/ipv4/conf/$host/proxy_arp)" = 1 ]
+	[ "$(in_ns "$HOST_NS" cat /proc/sys/net/ipv4/conf/$host/forwarding)" = 1 ]
+	ip -n "$HOST_NS" route show "${ip4%/32}" | grep -q "dev $host proto 80 scope link"
+	ip -n "$HOST_NS" -6 route show "${ip6%/128}" | grep -q "dev $host proto 80 metric 16"
+	# pod side
+	ip -n "$POD_NS" -o addr show dev eth0 | grep -q "inet $ip4"
+	ip -n "$POD_NS" -o addr show dev eth0 | grep -q "inet6 $ip6"
+	ip -n "$POD_NS" route show | grep -q '^default via 169.254.1.1 dev eth0'
+	ip -n "$POD_NS" route show | grep -q '^169.254.1.1 dev eth0 scope link'
+	ip -n "$POD_NS" neigh show 169.254.1.1 | grep -q 'lladdr ee:ee:ee:ee:ee:ee PERMANENT'
+	ip -n "$POD_NS" -6 route show default | grep -q 'via fe80::ecee:eeff:feee:eeee dev eth0'
+	# a second pod on the node reaches the first over both families
+	pw_netns_new "${PW_ID}q"
+	PW_NETNS="/var/run/netns/${PW_ID}q" run_plugin bgp-route ADD eth0 c2 <<<"$(conf)"
+	in_ns "${PW_ID}q" ping -c1 -W2 "${ip4%/32}" >/dev/null
+	in_ns "${PW_ID}q" ping -6 -c1 -W2 "${ip6%/128}" >/dev/null
+}
+
+@test "CHECK passes after ADD and names what differs when something is missing" {
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	res=$output
+	host=$(printf '%s' "$res" | jq -r '.interfaces[0].name')
+	ip4=$(printf '%s' "$res" | jq -r '.ips[0].address')
+	with_prev=$(conf | jq -c --argjson r "$res" '. + {prevResult: $r}')
+	run_plugin bgp-route CHECK eth0 <<<"$with_prev"
+	[ -z "$output" ]
+	ip -n "$POD_NS" neigh del 169.254.1.1 dev eth0
+	run_plugin -e 1 bgp-route CHECK eth0 <<<"$with_prev"
+	assert_error 105 "pod neighbour 169.254.1.1"
+	ip -n "$POD_NS" neigh replace 169.254.1.1 lladdr ee:ee:ee:ee:ee:ee nud permanent dev eth0
+	ip -n "$HOST_NS" route del "${ip4%/32}" dev "$host"
+	run_plugin -e 1 bgp-route CHECK eth0 <<<"$with_prev"
+	assert_error 105 "host route ${ip4%/32}/32 dev $host"
+}
+
+@test "DEL removes routes, veth and lease; twice and with the netns gone" {
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	! ip -n "$HOST_NS" link show "$host" 2>/dev/null
+	[ -z "$(ip -n "$HOST_NS" route show proto 80)" ]
+	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
+	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
+	run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	# netns gone: IPAM still released
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	ip netns del "$POD_NS"
+	PW_NETNS="" run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
+	[ -z "$(ip -n "$HOST_NS" route show proto 80)" ]
+}
+
+@test "a local blackhole proto 81 block: inside it proto 80, outside proto 82 (borrowed)" {
+	ip -n "$HOST_NS" route add blackhole 10.244.1.0/26 proto 81
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	ip4=$(printf '%s' "$output" | jq -r '.ips[0].address')
+	ip -n "$HOST_NS" route show "${ip4%/32}" | grep -q 'proto 80'
+	# IPv6 has no block of its own here: not borrowed
+	ip -n "$HOST_NS" -6 route show proto 80 | grep -q fd00:244:1::
+	ip -n "$HOST_NS" route del blackhole 10.244.1.0/26 proto 81
+	ip -n "$HOST_NS" route add blackhole 10.244.1.192/26 proto 81
+	pw_netns_new "${PW_ID}q"
+	PW_NETNS="/var/run/netns/${PW_ID}q" run_plugin bgp-route ADD eth0 c2 <<<"$(conf)"
+	ip2=$(printf '%s' "$output" | jq -r '.ips[0].address')
+	ip -n "$HOST_NS" route show "${ip2%/32}" | grep -q 'proto 82'
+}
+
+@test "bad config: code 7 naming the key, nothing changed" {
+	bgp_snap before
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf ',"mtu":"big"')"
+	assert_error 7 "mtu"
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf ',"hostIfPrefix":"waytoolong"')"
+	assert_error 7 "hostIfPrefix: 'waytoolong'"
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf ',"routeProtocols":{"pod":82}')"
+	assert_error 7 "routeProtocols: pod, block and borrowed must differ"
+	run_plugin -e 1 bgp-route ADD eth0 <<<'{"cniVersion":"1.0.0","name":"n","type":"bgp-route"}'
+	assert_error 7 "ipam: required"
+	bgp_snap_same before
+}
+
+@test "a failed ADD leaves nothing behind (host route taken)" {
+	ip -n "$HOST_NS" link add keep0 type veth peer name keep1
+	ip -n "$HOST_NS" link set keep0 up
+	ip -n "$HOST_NS" route add 10.244.1.2/32 dev keep0
+	bgp_snap before
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf)"
+	assert_error 103 "host route 10.244.1.2/32: already exists"
+	[ -z "$(ls "$STATE/ipam/bgpnet" 2>/dev/null | grep -v lock | grep -v last_reserved)" ]
+	! ip -n "$POD_NS" link show eth0 2>/dev/null
+}
+
+@test "DEL deletes the host routes before the veth (netlink event order)" {
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip -n "$HOST_NS" monitor route link >"$STATE/monitor" 2>&1 &
+	mon=$!
+	sleep 0.3
+	run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	sleep 0.3
+	kill "$mon"
+	wait "$mon" 2>/dev/null || true
+	first_route=$(grep -n '^Deleted .* proto 80' "$STATE/monitor" | head -1 | cut -d: -f1)
+	first_link=$(grep -n "^Deleted .*$host" "$STATE/monitor" | grep -v proto | head -1 | cut -d: -f1)
+	[ -n "$first_route" ] && [ -n "$first_link" ]
+	[ "$first_route" -lt "$first_link" ]
+}
+
+@test "ADD twice for the same attachment replaces, not duplicates; an IPAM refusal keeps the first" {
+	local st='{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route",
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	run_plugin bgp-route ADD eth0 <<<"$st"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	run_plugin bgp-route ADD eth0 <<<"$st"
+	assert_json '.interfaces[0].name' "$host"
+	[ "$(ip -n "$HOST_NS" -o link show | grep -c pwr)" -eq 1 ]
+	[ "$(ip -n "$HOST_NS" route show proto 80 | wc -l)" -eq 1 ]
+	run_plugin bgp-route DEL eth0 <<<"$st"
+	# host-local refuses a second allocation for the same attachment
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	ip4=$(printf '%s' "$output" | jq -r '.ips[0].address')
+	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf)"
+	assert_json .code 102
+	ip -n "$HOST_NS" route show "${ip4%/32}" | grep -q 'proto 80'
+	ip -n "$POD_NS" -o addr show dev eth0 | grep -q "inet $ip4"
+}
+
+@test "mtu, static IPAM in-process, and IPAM exec'd through CNI_PATH" {
+	run_plugin bgp-route ADD eth0 <<<'{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route","mtu":1400,
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	assert_json '.ips[0].address' 10.244.7.7/32
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip -n "$HOST_NS" -o link show "$host" | grep -q 'mtu 1400'
+	ip -n "$POD_NS" -o link show eth0 | grep -q 'mtu 1400'
+	ip -n "$HOST_NS" route show 10.244.7.7 | grep -q "dev $host proto 80 scope link"
+	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
+	run_plugin bgp-route DEL eth0 <<<'{"cniVersion":"1.0.0","name":"bgpnet","type":"bgp-route",
+		"ipam":{"type":"static","addresses":[{"address":"10.244.7.7/24"}]}}'
+	PW_ENV=(PODWIRE_IPAM_EXEC=1) run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	assert_json '.ips | length' 2
+	PW_ENV=(PODWIRE_IPAM_EXEC=1) run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
+}
+
+@test "VERSION" {
+	run_plugin bgp-route VERSION <<<'{"cniVersion":"1.1.0"}'
+	assert_json '.supportedVersions | index("1.1.0") != null' true
+}

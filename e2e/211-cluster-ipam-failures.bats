@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# cluster-ipam GC, STATUS and failures: etcd stopped, slow, answering 5xx or
+# garbage -> code 11 within timeoutMs and nothing half-done; restart
+# resumes; a SIGKILLed ADD followed by GC leaves `ipam check` clean.
+
+load cluster-ipam-helpers
+
+setup() {
+	ci_setup
+}
+
+teardown() {
+	if [ -n "${CI_FAKE_PID:-}" ]; then
+		kill "$CI_FAKE_PID" 2>/dev/null || true
+		wait "$CI_FAKE_PID" 2>/dev/null || true
+	fi
+	ci_teardown
+}
+
+gc_conf() { # gc_conf NODE VALID-JSON-ARRAY [JQ]
+	ci_conf "$1" ".\"cni.dev/valid-attachments\"=$2 | ${3:-.}"
+}
+
+@test "GC releases the handles not listed, then empty blocks and their blackholes" {
+	local i
+	for i in 1 2 3; do
+		run_plugin cluster-ipam ADD eth0 c$i <<<"$(ci_conf n1)"
+	done
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[{"containerID":"c1","ifname":"eth0"}]')"
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c1/eth0"* ]]
+	[[ "$output" != *"/handles/n1/c2/"* && "$output" != *"/handles/n1/c3/"* ]]
+	run ip -n "$HOST_NS" route show proto 81 type blackhole
+	[ -n "$output" ]
+	ci_check "$HOST_NS" n1
+	# an empty block younger than the grace time stays
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]' '.ipam.blockReleaseGraceSeconds=3600')"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	[[ "$output" == *"/affinity/n1/"* ]]
+	run ip -n "$HOST_NS" route show proto 81 type blackhole
+	[ -n "$output" ]
+	# grace 0: released, blackholes gone
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]')"
+	run ci_dump
+	[[ "$output" != *"/affinity/"* && "$output" != *"/blocks/"* ]]
+	run ip -n "$HOST_NS" route show table all proto 81
+	[ -z "$output" ]
+	ci_check "$HOST_NS" n1
+	# GC without valid-attachments releases nothing
+	run_plugin cluster-ipam ADD eth0 c4 <<<"$(ci_conf n1)"
+	run_plugin cluster-ipam GC <<<"$(ci_conf n1)"
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c4/eth0"* ]]
+}
+
+@test "GC puts back a missing blackhole and removes one for a block not held" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
+	local b4
+	b4=$(ip -n "$HOST_NS" -4 route show proto 81 type blackhole | awk '{print $2}')
+	ip -n "$HOST_NS" route del blackhole "$b4" proto 81
+	ip -n "$HOST_NS" route add blackhole 10.244.254.0/26 proto 81
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[{"containerID":"c1","ifname":"eth0"}]')"
+	run ip -n "$HOST_NS" -4 route show proto 81 type blackhole
+	[ "$output" = "blackhole $b4 " ] || [ "$output" = "blackhole $b4" ]
+	ci_check "$HOST_NS" n1
+}
+
+@test "STATUS: 0 when etcd answers, 50 when it does not" {
+	run_plugin cluster-ipam STATUS <<<"$(ci_conf n1)"
+	ci_etcd_stop
+	run_plugin -e 1 cluster-ipam STATUS <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=300')"
+	assert_error 50 "etcd unreachable"
+}
+
+@test "etcd slow (stopped process): ADD and DEL are code 11 within timeoutMs, nothing half-done" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
+	local before routes t0 t1
+	before=$(ci_dump)
+	routes=$(ip -n "$HOST_NS" route show table all)
+	kill -STOP "$CI_ETCD_PID"
+	t0=$(date +%s%N)
+	run_plugin -e 1 cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
+	t1=$(date +%s%N)
+	assert_json .code 11
+	# the budget bounds the whole call (slack for a loaded machine)
+	[ $(((t1 - t0) / 1000000)) -lt 2500 ]
+	run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
+	assert_json .code 11
+	kill -CONT "$CI_ETCD_PID"
+	[ "$(ci_dump)" = "$before" ]
+	[ "$(ip -n "$HOST_NS" route show table all)" = "$routes" ]
+}
+
+@test "etcd down: code 11 at once; restarted: ADD and DEL resume" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
+	ci_etcd_stop
+	run_plugin -e 1 cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
+	assert_error 11 "etcd"
+	run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1)"
+	assert_error 11 "etcd"
+	ci_etcd_start
+	run_plugin cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
+	assert_json '.ips | length' 2
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1)"
+	ci_check "$HOST_NS" n1
+}
+
+@test "a dead endpoint first: the next one is used" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"unix://$STATE/nothing\",\"$CI_EP\"]")"
+	assert_json '.ips | length' 2
+}
+
+# A fake gateway inside the host netns: 503, garbage, a truncated body, or silence.
+start_fake() {
+	local port
+	read -r port _ _ < <(ci_free_ports)
+	cat >"$STATE/fake.py" <<'PY'
+import http.server, sys, time
+mode = sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if mode == "slow":
+            time.sleep(30)
+        body = {"503": b'{"error":"etcdserver: no leader","code":14}',
+                "garbage": b'<html>proxy</html>',
+                "wrong": b'{"header":{"revision":"x"},"responses":[{}]}'}.get(mode, b"{}")
+        self.send_response(503 if mode == "503" else 200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+	ip netns exec "$HOST_NS" /usr/bin/python3 "$STATE/fake.py" "$port" "$1" &
+	CI_FAKE_PID=$!
+	local i
+	for i in $(seq 1 50); do
+		ip netns exec "$HOST_NS" curl -s -o /dev/null --max-time 1 -X POST "http://127.0.0.1:$port/" && break
+		[ "$1" = slow ] && break
+		sleep 0.1
+	done
+	CI_FAKE_EP="http://127.0.0.1:$port"
+}
+
+stop_fake() {
+	kill "$CI_FAKE_PID" 2>/dev/null || true
+	wait "$CI_FAKE_PID" 2>/dev/null || true
+	CI_FAKE_PID=
+}
+
+@test "etcd answering 5xx, garbage, malformed JSON or nothing: code 11, nothing on the host" {
+	touch "$STATE/snapshot.after"
+	# the node lock file (dataDir/lock) is the one thing created on first use
+	mkdir -p "$STATE/data-n1" && touch "$STATE/data-n1/lock"
+	local mode
+	for mode in 503 garbage wrong slow; do
+		start_fake "$mode"
+		pw_snapshot before
+		run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"$CI_FAKE_EP\"] | .ipam.etcd.timeoutMs=400")"
+		assert_json .code 11
+		run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"$CI_FAKE_EP\"] | .ipam.etcd.timeoutMs=400")"
+		assert_json .code 11
+		assert_snapshot_same before
+		stop_fake
+	done
+}
+
+@test "SIGKILLed ADDs (after the commit, and at random points) then GC: ipam check clean" {
+	# killed after the txn committed, before the blackhole
+	PW_ENV=(PODWIRE_CIPAM_TEST_STALL_MS=10000)
+	ip netns exec "$HOST_NS" env CNI_COMMAND=ADD CNI_CONTAINERID=k0 CNI_NETNS="/var/run/netns/$POD_NS" \
+		CNI_IFNAME=eth0 CNI_PATH="$PODWIRE_BIN" PODWIRE_CIPAM_TEST_STALL_MS=10000 \
+		"$PODWIRE_BIN/cluster-ipam" <<<"$(ci_conf n1)" >/dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 100); do
+		ci_dump | grep -q '/handles/n1/k0/' && break
+		sleep 0.05
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	run ci_dump
+	[[ "$output" == *"/handles/n1/k0/eth0"* ]]
+	# the block is held but has no blackhole yet: check says so
+	! ci_check "$HOST_NS" n1
+	# killed at random moments
+	for i in 1 2 3 4 5 6; do
+		ip netns exec "$HOST_NS" env CNI_COMMAND=ADD CNI_CONTAINERID=r$i CNI_NETNS="/var/run/netns/$POD_NS" \
+			CNI_IFNAME=eth0 CNI_PATH="$PODWIRE_BIN" "$PODWIRE_BIN/cluster-ipam" <<<"$(ci_conf n1)" >/dev/null 2>&1 &
+		pid=$!
+		sleep "0.00$((RANDOM % 10))"
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]')"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	ci_check "$HOST_NS" n1
+	run ip -n "$HOST_NS" route show table all proto 81
+	[ -z "$output" ]
+}

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cluster-ipam ADD: read (handle, pools, this node's blocks), plan one
+ * address per family (own block with space, else claim a free block, else
+ * borrow), then write everything in one txn whose compares fail if any
+ * block, the handle or a pool changed meanwhile; retry on conflict.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/macro.h"
+#include "cni/log.h"
+#include "cluster-add.h"
+
+#define MAX_REFS 136
+
+struct add_state {
+	struct cipam_session *s;
+	const struct cipam_add_req *req;
+	struct cipam_bref refs[MAX_REFS];
+	char *keys[MAX_REFS];
+	size_t n_refs;
+	bool pool_missing[CIPAM_MAX_POOLS];
+	struct {
+		size_t ref;
+		unsigned ordinal;
+	} picks[2];
+	size_t n_picks;
+	unsigned own_blocks; /* blocks this node holds (read) */
+};
+
+static void state_reset(struct add_state *st)
+{
+	for (size_t i = 0; i < st->n_refs; i++) {
+		cipam_block_done(&st->refs[i].b);
+		free(st->keys[i]);
+	}
+	st->n_refs = 0;
+	st->n_picks = 0;
+	st->own_blocks = 0;
+	memset(st->pool_missing, 0, sizeof(st->pool_missing));
+}
+
+static int config_mismatch(struct cipam_session *s, size_t i, const struct cipam_pool *stored)
+{
+	char a[IP_PREFIX_STRLEN], b[IP_PREFIX_STRLEN];
+	const struct cipam_pool *p = &s->c->pools[i];
+
+	return cni_errorf(s->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			  "ipam.pools[%zu]: pool %s/blockSize %u disagrees with pool %s/blockSize "
+			  "%u stored in etcd",
+			  i, ip_prefix_fmt(&p->cidr, a), p->block_size,
+			  ip_prefix_fmt(&stored->cidr, b), stored->block_size);
+}
+
+/* Compare the configured pools with etcd's: equal, missing (to create) or a code-7 error. */
+static int check_pools(struct add_state *st, const struct pwetcd_range_result *pools)
+{
+	const struct cipam_conf *c = st->s->c;
+
+	for (size_t i = 0; i < c->n_pools; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < pools->n_kvs; k++) {
+			const struct pwetcd_kv *kv = &pools->kvs[k];
+			struct cipam_pool sp;
+			const char *why;
+
+			if (cipam_pool_parse(kv->value ? kv->value : "", kv->value_len, &sp, &why) <
+			    0) {
+				cni_log_warning("etcd key '%s': %s, ignored", kv->key, why);
+				continue;
+			}
+			if (!ip_prefix_contains(&sp.cidr, c->pools[i].cidr.family,
+						&c->pools[i].cidr.addr) &&
+			    !ip_prefix_contains(&c->pools[i].cidr, sp.cidr.family, &sp.cidr.addr))
+				continue;
+			if (sp.cidr.prefixlen != c->pools[i].cidr.prefixlen ||
+			    sp.block_size != c->pools[i].block_size)
+				return config_mismatch(st->s, i, &sp);
+			found = true;
+		}
+		st->pool_missing[i] = !found;
+	}
+	return 0;
+}
+
+static int push_ref(struct add_state *st, char *key, size_t *ret)
+{
+	if (!key)
+		return -ENOMEM;
+	if (st->n_refs >= MAX_REFS) {
+		free(key);
+		return -E2BIG;
+	}
+	st->keys[st->n_refs] = key;
+	memset(&st->refs[st->n_refs], 0, sizeof(st->refs[0]));
+	*ret = st->n_refs++;
+	return 0;
+}
+
+/* This node's blocks, in one txn of ranges. */
+static int read_own_blocks(struct add_state *st, const struct pwetcd_range_result *affs)
+{
+	struct cipam_session *s = st->s;
+	size_t dirlen = strlen(s->c->prefix) + strlen("/ipam/affinity/") + strlen(s->c->node) + 1;
+	struct ip_prefix cidr[MAX_REFS - 8];
+	struct pwetcd_txn_result res = {0};
+	size_t n = 0, first = st->n_refs, idx;
+	int r = 0;
+
+	for (size_t i = 0; i < affs->n_kvs && n < MAX_REFS - 8; i++) {
+		const struct pwetcd_kv *kv = &affs->kvs[i];
+
+		if (kv->key_len <= dirlen || cipam_keypart_parse(kv->key + dirlen, &cidr[n]) < 0 ||
+		    cipam_pool_find(s->c, cidr[n].family, &cidr[n].addr) < 0)
+			continue;
+		r = push_ref(st, cipam_key_block(s->c->prefix, &cidr[n]), &idx);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	r = cipam_read_keys(s, st->keys + first, n, &res);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const struct pwetcd_range_result *rr = &res.ops[i].range;
+		struct cipam_bref *ref = &st->refs[first + i];
+
+		if (rr->n_kvs == 0) /* affinity without block: GC repairs; not usable */
+			continue;
+		r = cipam_bref_load(s, &rr->kvs[0], &cidr[i], ref);
+		if (r >= 0 && ref->b.node && strcmp(ref->b.node, s->c->node) == 0)
+			st->own_blocks++;
+	}
+	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+/* Round trip 1: handle, pools, affinities. 1 when the handle exists (*existing filled). */
+static int read_state(struct add_state *st, struct cipam_handle *existing)
+{
+	struct cipam_session *s = st->s;
+	_cleanup_free_ char *pools = cipam_key_dir(s->c->prefix, "pools", NULL);
+	_cleanup_free_ char *affs = cipam_key_dir(s->c->prefix, "affinity", s->c->node);
+	char *keys[1] = {(char *)st->req->handle_key};
+	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
+	struct pwetcd_range_req rp = {.key = pools, .prefix = true},
+				ra = {.key = affs, .prefix = true}, rh = {.key = keys[0]};
+	struct pwetcd_txn_result res = {0};
+	const char *why = "";
+	int r;
+
+	if (!pools || !affs || !t)
+		return -ENOMEM;
+	pwetcd_txn_range(t, PWETCD_SUCCESS, &rh);
+	pwetcd_txn_range(t, PWETCD_SUCCESS, &rp);
+	pwetcd_txn_range(t, PWETCD_SUCCESS, &ra);
+	r = pwetcd_txn_commit(s->etcd, t, &res);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "read pools and blocks");
+	if (res.n_ops != 3) {
+		r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBADMSG, "etcd: short txn answer");
+	} else if (res.ops[0].range.n_kvs > 0) {
+		const struct pwetcd_kv *kv = &res.ops[0].range.kvs[0];
+
+		r = cipam_handle_parse(kv->value ? kv->value : "", kv->value_len, existing, &why);
+		if (r < 0)
+			r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, r, "etcd key '%s': %s", kv->key,
+				       why);
+		else
+			r = 1;
+	} else {
+		r = check_pools(st, &res.ops[1].range);
+		if (r >= 0)
+			r = read_own_blocks(st, &res.ops[2].range);
+	}
+	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+static int take(struct add_state *st, size_t ref, unsigned ordinal)
+{
+	int r = cipam_block_take(&st->refs[ref].b, ordinal, st->req->handle_id, st->s->now);
+
+	if (r < 0)
+		return r;
+	st->refs[ref].dirty = true;
+	st->picks[st->n_picks].ref = ref;
+	st->picks[st->n_picks++].ordinal = ordinal;
+	return 0;
+}
+
+static int new_block(struct add_state *st, const struct ip_prefix *cidr, size_t *ret)
+{
+	int r = push_ref(st, cipam_key_block(st->s->c->prefix, cidr), ret);
+
+	if (r < 0)
+		return r;
+	r = cipam_block_init(&st->refs[*ret].b, cidr, st->s->c->node, st->s->now);
+	st->refs[*ret].claimed = true;
+	return r;
+}
+
+static unsigned claims(const struct add_state *st)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < st->n_refs; i++)
+		n += st->refs[i].claimed;
+	return n;
+}
+
+static bool at_cap(const struct add_state *st)
+{
+	return st->s->c->max_blocks && st->own_blocks + claims(st) >= st->s->c->max_blocks;
+}
+
+/* Read a pool's block keys (values too when `values`). */
+static int range_pool(struct add_state *st, const struct cipam_pool *p, bool values,
+		      struct pwetcd_range_result *ret)
+{
+	_cleanup_free_ char *key = NULL, *end = NULL;
+	struct pwetcd_range_req rr = {.keys_only = !values};
+	int r;
+
+	if (cipam_pool_block_range(st->s->c->prefix, p, &key, &end) < 0)
+		return -ENOMEM;
+	rr.key = key;
+	rr.range_end = end;
+	r = pwetcd_range(st->s->etcd, &rr, ret);
+	if (r < 0)
+		return cipam_etcd_error(st->s, r, "list blocks");
+	return 0;
+}
+
+/* The pool's block numbers in use, ascending (keys sort by address). */
+static int used_indexes(const struct add_state *st, const struct cipam_pool *p,
+			const struct pwetcd_range_result *rr, cipam_u128 **ret, size_t *ret_n)
+{
+	size_t dirlen = strlen(st->s->c->prefix) + strlen("/ipam/blocks/");
+	cipam_u128 *v = calloc(rr->n_kvs + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < rr->n_kvs; i++) {
+		struct ip_prefix b;
+
+		if (rr->kvs[i].key_len <= dirlen ||
+		    cipam_keypart_parse(rr->kvs[i].key + dirlen, &b) < 0 ||
+		    !ip_prefix_contains(&p->cidr, b.family, &b.addr))
+			continue;
+		v[n++] = cipam_pool_block_index(p, &b.addr);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* First free block number at or after start (wrapping), or -ENOSPC. */
+int cipam_free_index(const cipam_u128 *used, size_t n, cipam_u128 total, cipam_u128 start,
+		     cipam_u128 *ret)
+{
+	cipam_u128 cand = start;
+	size_t i = 0;
+
+	while (i < n && used[i] < start)
+		i++;
+	for (; i < n && used[i] <= cand; i++)
+		if (used[i] == cand)
+			cand++;
+	if (cand < total) {
+		*ret = cand;
+		return 0;
+	}
+	cand = 0;
+	for (i = 0; i < n && used[i] <= cand && cand < start; i++)
+		if (used[i] == cand)
+			cand++;
+	if (cand < start) {
+		*ret = cand;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+static int claim_in_pool(struct add_state *st, const struct cipam_pool *p, bool *done)
+{
+	struct pwetcd_range_result rr = {0};
+	_cleanup_free_ cipam_u128 *used = NULL;
+	cipam_u128 total = cipam_pool_blocks(p), idx;
+	struct ip_prefix cidr;
+	size_t n = 0, ref;
+	int r;
+
+	*done = false;
+	r = range_pool(st, p, false, &rr);
+	if (r >= 0)
+		r = used_indexes(st, p, &rr, &used, &n);
+	pwetcd_range_result_done(&rr);
+	if (r < 0)
+		return r;
+	if (cipam_free_index(used, n, total, (cipam_u128)cipam_hash(st->s->c->node) % total, &idx) <
+	    0)
+		return 0;
+	cipam_pool_block(p, idx, &cidr);
+	r = new_block(st, &cidr, &ref);
+	if (r >= 0)
+		r = take(st, ref, (unsigned)cipam_block_pick(&st->refs[ref].b));
+	*done = r >= 0;
+	return r;
+}
+
+static int borrow_in_pool(struct add_state *st, const struct cipam_pool *p, bool *done)
+{
+	struct pwetcd_range_result rr = {0};
+	int r;
+
+	*done = false;
+	r = range_pool(st, p, true, &rr);
+	for (size_t i = 0; r >= 0 && i < rr.n_kvs && !*done; i++) {
+		struct cipam_bref tmp;
+		size_t ref;
+		int ord;
+
+		if (cipam_bref_load(st->s, &rr.kvs[i], NULL, &tmp) < 0) {
+			cni_error_done(st->s->err); /* skip a broken block, check reports it */
+			continue;
+		}
+		ord = cipam_block_pick(&tmp.b);
+		if (ord < 0 || (tmp.b.node && strcmp(tmp.b.node, st->s->c->node) == 0)) {
+			cipam_block_done(&tmp.b);
+			continue;
+		}
+		r = push_ref(st, strndup(rr.kvs[i].key, rr.kvs[i].key_len), &ref);
+		if (r < 0) {
+			cipam_block_done(&tmp.b);
+			break;
+		}
+		st->refs[ref] = tmp;
+		r = take(st, ref, (unsigned)ord);
+		*done = r >= 0;
+	}
+	pwetcd_range_result_done(&rr);
+	return r;
+}
+
+static int exhausted(struct add_state *st, int family, const char *why)
+{
+	return cni_errorf(st->s->err, CNI_ERR_IPAM_EXHAUSTED, -ENOSPC,
+			  "no IPv%c address left for node %s: %s", family == AF_INET6 ? '6' : '4',
+			  st->s->c->node, why);
+}
+
+static int plan_auto(struct add_state *st, int family)
+{
+	const struct cipam_conf *c = st->s->c;
+	bool done = false;
+	int r = 0;
+
+	for (size_t i = 0; i < st->n_refs; i++) {
+		const struct cipam_block *b = &st->refs[i].b;
+		int ord;
+
+		if (!st->refs[i].exists || b->cidr.family != family || !b->node ||
+		    strcmp(b->node, c->node) != 0 || (ord = cipam_block_pick(b)) < 0)
+			continue;
+		return take(st, i, (unsigned)ord);
+	}
+	if (at_cap(st))
+		return exhausted(st, family, "its maxBlocksPerNode blocks are full");
+	for (size_t i = 0; i < c->n_pools && !done && r >= 0; i++)
+		if (c->pools[i].cidr.family == family)
+			r = claim_in_pool(st, &c->pools[i], &done);
+	if (done || r < 0)
+		return r;
+	if (c->strict_affinity)
+		return exhausted(st, family,
+				 "every block is claimed (strictAffinity: no borrowing)");
+	for (size_t i = 0; i < c->n_pools && !done && r >= 0; i++)
+		if (c->pools[i].cidr.family == family)
+			r = borrow_in_pool(st, &c->pools[i], &done);
+	if (done || r < 0)
+		return r;
+	return exhausted(st, family, "every block of the pools is full");
+}
+
+static int find_ref(struct add_state *st, const struct ip_prefix *cidr)
+{
+	for (size_t i = 0; i < st->n_refs; i++) {
+		const struct cipam_block *b = &st->refs[i].b;
+
+		if ((st->refs[i].exists || st->refs[i].claimed) && b->cidr.family == cidr->family &&
+		    b->cidr.prefixlen == cidr->prefixlen &&
+		    ip_addr_equal(cidr->family, &b->cidr.addr, &cidr->addr))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int plan_requested(struct add_state *st, const struct ip_prefix *want)
+{
+	const struct cipam_conf *c = st->s->c;
+	const struct cipam_pool *p = &c->pools[cipam_pool_find(c, want->family, &want->addr)];
+	struct ip_prefix cidr = {.family = want->family, .addr = want->addr};
+	char buf[INET6_ADDRSTRLEN];
+	int i, r;
+	size_t ref;
+
+	cidr.prefixlen = (unsigned char)p->block_size;
+	ip_prefix_mask(&cidr);
+	i = find_ref(st, &cidr);
+	if (i < 0) {
+		struct pwetcd_txn_result res = {0};
+
+		r = push_ref(st, cipam_key_block(c->prefix, &cidr), &ref);
+		if (r >= 0)
+			r = cipam_read_keys(st->s, &st->keys[ref], 1, &res);
+		if (r >= 0 && res.ops[0].range.n_kvs > 0)
+			r = cipam_bref_load(st->s, &res.ops[0].range.kvs[0], &cidr, &st->refs[ref]);
+		else if (r >= 0 && at_cap(st))
+			r = exhausted(st, want->family, "its maxBlocksPerNode blocks are full");
+		else if (r >= 0) {
+			r = cipam_block_init(&st->refs[ref].b, &cidr, c->node, st->s->now);
+			st->refs[ref].claimed = true;
+		}
+		pwetcd_txn_result_done(&res);
+		if (r < 0)
+			return r;
+		i = (int)ref;
+	}
+	r = take(st, (size_t)i, cipam_block_ordinal(&cidr, &want->addr));
+	if (r == -EEXIST)
+		return cni_errorf(st->s->err, CNI_ERR_IPAM_CONFLICT, r,
+				  "requested IP %s is already allocated (to %s)",
+				  ip_addr_fmt(want->family, &want->addr, buf),
+				  st->refs[i].b.used[cipam_block_ordinal(&cidr, &want->addr)]);
+	return r;
+}
+
+static bool has_family(const struct cipam_conf *c, int family)
+{
+	for (size_t i = 0; i < c->n_pools; i++)
+		if (c->pools[i].cidr.family == family)
+			return true;
+	return false;
+}
+
+static int plan(struct add_state *st)
+{
+	static const int families[] = {AF_INET, AF_INET6};
+	const struct cipam_conf *c = st->s->c;
+	int r = 0;
+
+	for (size_t f = 0; f < 2 && r >= 0; f++) {
+		const struct ip_prefix *want = NULL;
+
+		if (!has_family(c, families[f]))
+			continue;
+		for (size_t i = 0; i < c->n_requested; i++)
+			if (c->requested[i].family == families[f])
+				want = &c->requested[i];
+		/* requested addresses: only the families asked for */
+		if (c->n_requested > 0 && !want)
+			continue;
+		r = want ? plan_requested(st, want) : plan_auto(st, families[f]);
+	}
+	return r;
+}
+
+/* Build the handle value of the picks. */
+static char *handle_value(struct add_state *st, struct cipam_handle *h)
+{
+	const struct cipam_add_req *q = st->req;
+
+	memset(h, 0, sizeof(*h));
+	h->id = (char *)q->handle_id;
+	h->node = (char *)st->s->c->node;
+	h->container_id = (char *)q->container_id;
+	h->ifname = (char *)q->ifname;
+	h->network = (char *)q->network;
+	h->pod = (char *)q->pod;
+	h->created = st->s->now;
+	for (size_t i = 0; i < st->n_picks; i++) {
+		const struct cipam_block *b = &st->refs[st->picks[i].ref].b;
+
+		h->ips[i].family = b->cidr.family;
+		h->ips[i].prefixlen = b->cidr.prefixlen;
+		cipam_block_addr(&b->cidr, st->picks[i].ordinal, &h->ips[i].addr);
+	}
+	h->n_ips = st->n_picks;
+	return cipam_handle_json(h);
+}
+
+static void put_pools(struct add_state *st, struct pwetcd_txn *t)
+{
+	for (size_t i = 0; i < st->s->c->n_pools; i++) {
+		_cleanup_free_ char *key = NULL, *val = NULL;
+
+		if (!st->pool_missing[i])
+			continue;
+		key = cipam_key_pool(st->s->c->prefix, &st->s->c->pools[i].cidr);
+		val = cipam_pool_json(&st->s->c->pools[i]);
+		pwetcd_txn_cmp(t, key, PWETCD_TARGET_VERSION, PWETCD_EQUAL, 0);
+		pwetcd_txn_put(t, PWETCD_SUCCESS, key, val, val ? strlen(val) : 0, 0);
+	}
+}
+
+static void put_block(struct add_state *st, struct pwetcd_txn *t, size_t i)
+{
+	const struct cipam_bref *ref = &st->refs[i];
+	_cleanup_free_ char *val = cipam_block_json(&ref->b);
+
+	if (ref->claimed) {
+		_cleanup_free_ char *akey =
+		    cipam_key_affinity(st->s->c->prefix, st->s->c->node, &ref->b.cidr);
+		char cidr[IP_PREFIX_STRLEN], aval[IP_PREFIX_STRLEN + 40];
+
+		snprintf(aval, sizeof(aval), "{\"cidr\":\"%s\",\"claimed\":%lld}",
+			 ip_prefix_fmt(&ref->b.cidr, cidr), (long long)st->s->now);
+		pwetcd_txn_cmp(t, st->keys[i], PWETCD_TARGET_VERSION, PWETCD_EQUAL, 0);
+		pwetcd_txn_put(t, PWETCD_SUCCESS, akey, aval, strlen(aval), 0);
+	} else {
+		pwetcd_txn_cmp(t, st->keys[i], PWETCD_TARGET_MOD, PWETCD_EQUAL,
+			       ref->b.mod_revision);
+	}
+	pwetcd_txn_put(t, PWETCD_SUCCESS, st->keys[i], val, val ? strlen(val) : 0, 0);
+}
+
+/* The one write: 1 committed, 0 lost a race. */
+static int commit(struct add_state *st, struct cipam_handle *h)
+{
+	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
+	_cleanup_free_ char *hval = NULL;
+	struct pwetcd_txn_result res = {0};
+	int r;
+
+	if (!t || !(hval = handle_value(st, h)))
+		return -ENOMEM;
+	put_pools(st, t);
+	for (size_t i = 0; i < st->n_refs; i++)
+		if (st->refs[i].dirty)
+			put_block(st, t, i);
+	pwetcd_txn_cmp(t, st->req->handle_key, PWETCD_TARGET_VERSION, PWETCD_EQUAL, 0);
+	pwetcd_txn_put(t, PWETCD_SUCCESS, st->req->handle_key, hval, strlen(hval), 0);
+	r = pwetcd_txn_commit(st->s->etcd, t, &res);
+	if (r < 0)
+		return cipam_etcd_error(st->s, r, "allocate");
+	r = res.succeeded ? 1 : 0;
+	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+static void fill_out(struct add_state *st, const struct cipam_handle *h, struct cipam_add_out *out)
+{
+	out->n_ips = h->n_ips;
+	memcpy(out->ips, h->ips, sizeof(h->ips[0]) * h->n_ips);
+	out->n_claimed = 0;
+	for (size_t i = 0; i < st->n_refs; i++)
+		if (st->refs[i].claimed && st->refs[i].dirty)
+			out->claimed[out->n_claimed++] = st->refs[i].b.cidr;
+	for (size_t i = 0; i < st->n_picks; i++) {
+		const struct cipam_block *b = &st->refs[st->picks[i].ref].b;
+
+		out->borrowed[i] = !b->node || strcmp(b->node, st->s->c->node) != 0;
+	}
+}
+
+static int attempt(struct add_state *st, struct cipam_add_out *out)
+{
+	struct cipam_handle h = {0};
+	int r = read_state(st, &h);
+
+	if (r == 1) { /* this attachment already has its addresses: same answer again */
+		out->existing = true;
+		out->n_ips = h.n_ips;
+		memcpy(out->ips, h.ips, sizeof(h.ips[0]) * h.n_ips);
+		cipam_handle_done(&h);
+		return 1;
+	}
+	if (r >= 0)
+		r = plan(st);
+	if (r >= 0 && st->n_picks == 0)
+		r = cni_errorf(st->s->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			       "ipam.pools: no pool for the requested families");
+	if (r >= 0)
+		r = commit(st, &h);
+	if (r == 1)
+		fill_out(st, &h, out);
+	return r;
+}
+
+int cipam_allocate(struct cipam_session *s, const struct cipam_add_req *req,
+		   struct cipam_add_out *out)
+{
+	struct add_state st = {.s = s, .req = req};
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned k = 0; k < CIPAM_MAX_ATTEMPTS; k++) {
+		r = attempt(&st, out);
+		state_reset(&st);
+		if (r != 0)
+			break;
+		s->conflicts++;
+		cipam_backoff(k);
+	}
+	if (r == 0)
+		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
+				  "etcd: allocation lost %d races in a row", CIPAM_MAX_ATTEMPTS);
+	if (r == -ENOMEM)
+		return cni_errorf(s->err, CNI_ERR_PLUGIN, r, "out of memory");
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cluster-ipam's handlers: parse, take the node lock, talk to etcd, and
+ * keep the block blackholes in the host netns in step.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "cni/log.h"
+#include "cluster-add.h"
+
+static int handle_names(struct cni_ctx *ctx, const struct cipam_conf *c, char **ret_key,
+			char **ret_id)
+{
+	if (!ctx->container_id || !cni_valid_name(ctx->container_id))
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, -EINVAL,
+				  "CNI_CONTAINERID: not a valid container ID: '%s'",
+				  ctx->container_id ? ctx->container_id : "");
+	if (!ctx->ifname || !cni_valid_ifname(ctx->ifname))
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, -EINVAL,
+				  "CNI_IFNAME: not a valid interface name: '%s'",
+				  ctx->ifname ? ctx->ifname : "");
+	*ret_key = cipam_key_handle(c->prefix, c->node, ctx->container_id, ctx->ifname);
+	if (asprintf(ret_id, "%s/%s/%s", c->node, ctx->container_id, ctx->ifname) < 0)
+		*ret_id = NULL;
+	if (!*ret_key || !*ret_id) {
+		*ret_key = mfree(*ret_key);
+		*ret_id = mfree(*ret_id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* What ADD's undo needs: the config (moved in), the handle and the blocks it claimed. */
+struct undo_arg {
+	struct cipam_conf c;
+	char *handle_key;
+	struct ip_prefix claimed[2];
+	size_t n_claimed;
+};
+
+static void undo_free(void *p)
+{
+	struct undo_arg *a = p;
+
+	if (!a)
+		return;
+	cipam_conf_done(&a->c);
+	free(a->handle_key);
+	free(a);
+}
+
+static int release_all(const struct cipam_conf *c, const char *handle_key,
+		       const struct ip_prefix *claimed, size_t n_claimed, struct cni_error *err)
+{
+	struct cipam_session s;
+	bool released;
+	int r = cipam_session_open(&s, c, true, err);
+
+	if (r >= 0)
+		r = cipam_release_handle(&s, handle_key, &released);
+	if (r >= 0 && n_claimed > 0)
+		r = cipam_release_empty_blocks(&s, 0, claimed, n_claimed);
+	cipam_session_close(&s);
+	return r;
+}
+
+static int undo_release(void *p)
+{
+	struct undo_arg *a = p;
+	struct cni_error err = {0};
+	int r = release_all(&a->c, a->handle_key, a->claimed, a->n_claimed, &err);
+
+	if (r < 0)
+		cni_log_warning("undo of cluster-ipam ADD: %s", err.msg ? err.msg : strerror(-r));
+	cni_error_done(&err);
+	return r;
+}
+
+static int push_undo(struct cni_ctx *ctx, struct cipam_conf *c, const char *key,
+		     const struct cipam_add_out *out)
+{
+	struct undo_arg *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->handle_key = strdup(key);
+	if (!a->handle_key) {
+		free(a);
+		return -ENOMEM;
+	}
+	a->c = *c; /* moved */
+	memset(c, 0, sizeof(*c));
+	memcpy(a->claimed, out->claimed, sizeof(out->claimed));
+	a->n_claimed = out->n_claimed;
+	return cni_undo_push(&ctx->undo, "release cluster-ipam addresses", undo_release, a,
+			     undo_free);
+}
+
+/* Blackholes for the blocks this ADD claimed; on failure everything is given back. */
+static int install_routes(struct cni_ctx *ctx, const struct cipam_conf *c, const char *key,
+			  const struct cipam_add_out *out)
+{
+	char buf[IP_PREFIX_STRLEN];
+
+	for (size_t i = 0; i < out->n_claimed; i++) {
+		int r = cipam_route_add(&out->claimed[i], c->route_protocol);
+		struct cni_error ignored = {0};
+
+		if (r >= 0)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			(void)cipam_route_del(&out->claimed[k], c->route_protocol);
+		(void)release_all(c, key, out->claimed, out->n_claimed, &ignored);
+		cni_error_done(&ignored);
+		return cni_errorf(
+		    &ctx->err, CNI_ERR_PLUGIN, r, "add route blackhole %s proto %u: %s",
+		    ip_prefix_fmt(&out->claimed[i], buf), c->route_protocol, strerror(-r));
+	}
+	return 0;
+}
+
+static int build_result(struct cni_ctx *ctx, const struct cipam_conf *c,
+			const struct cipam_add_out *out)
+{
+	_cleanup_(cni_result_freep) struct cni_result *res =
+	    c->routes ? cni_result_dup(c->routes) : cni_result_new(ctx->conf.version);
+
+	if (!res)
+		return -ENOMEM;
+	res->version = ctx->conf.version;
+	for (size_t i = 0; i < out->n_ips; i++) {
+		struct cni_ip ip = {.address = out->ips[i], .interface = -1};
+		int r = cni_result_add_ip(res, &ip);
+
+		if (r < 0)
+			return r;
+	}
+	ctx->result = TAKE_PTR(res);
+	return 0;
+}
+
+/*
+ * Test-only (README): PODWIRE_CIPAM_TEST_STALL_MS=N sleeps N ms after the
+ * allocation committed and before the blackhole is installed, so that e2e
+ * can SIGKILL an ADD at its worst moment.
+ */
+static void test_stall(void)
+{
+	const char *v = getenv("PODWIRE_CIPAM_TEST_STALL_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 60000)
+		usleep((useconds_t)ms * 1000u);
+}
+
+static int cluster_add(struct cni_ctx *ctx)
+{
+	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
+	_cleanup_free_ char *key = NULL, *id = NULL, *pod = NULL;
+	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
+	const char *name = cni_args_get(&ctx->args, "K8S_POD_NAME");
+	struct cipam_add_out out;
+	struct cipam_session s;
+	int r;
+
+	r = cipam_conf_parse(ctx, &c);
+	if (r >= 0)
+		r = handle_names(ctx, &c, &key, &id);
+	if (r < 0)
+		return r;
+	if (ns && name && asprintf(&pod, "%s/%s", ns, name) < 0)
+		return -ENOMEM;
+	struct cipam_add_req req = {
+	    .handle_key = key,
+	    .handle_id = id,
+	    .container_id = ctx->container_id,
+	    .ifname = ctx->ifname,
+	    .network = ctx->conf.name,
+	    .pod = pod,
+	};
+	r = cipam_session_open(&s, &c, true, &ctx->err);
+	if (r >= 0)
+		r = cipam_allocate(&s, &req, &out);
+	if (r >= 0 && s.conflicts)
+		cni_log_debug("allocation retried %u times after conflicts", s.conflicts);
+	if (r >= 0 && !out.existing)
+		test_stall();
+	cipam_session_close(&s);
+	if (r >= 0 && !out.existing)
+		r = install_routes(ctx, &c, key, &out);
+	if (r >= 0)
+		r = build_result(ctx, &c, &out);
+	if (r >= 0 && !out.existing)
+		r = push_undo(ctx, &c, key, &out);
+	return r == -ENOMEM ? cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "out of memory") : r;
+}
+
+static int cluster_del(struct cni_ctx *ctx)
+{
+	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
+	_cleanup_free_ char *key = NULL, *id = NULL;
+	struct cipam_session s;
+	bool released = false;
+	int r;
+
+	r = cipam_conf_parse(ctx, &c);
+	if (r >= 0)
+		r = handle_names(ctx, &c, &key, &id);
+	if (r < 0)
+		return r;
+	r = cipam_session_open(&s, &c, true, &ctx->err);
+	if (r >= 0)
+		r = cipam_release_handle(&s, key, &released);
+	cipam_session_close(&s);
+	if (r >= 0 && released)
+		cni_log_info("released the addresses of %s", id);
+	return r;
+}
+
+#define check_fail(ctx, ...) cni_errorf(&(ctx)->err, CNI_ERR_CHECK_FAILED, -ENOENT, __VA_ARGS__)
+
+/* Every IP of the handle is held by it in its block. */
+static int check_blocks(struct cni_ctx *ctx, struct cipam_session *s, const struct cipam_handle *h)
+{
+	char buf[IP_PREFIX_STRLEN];
+	int r = 0;
+
+	for (size_t i = 0; i < h->n_ips && r >= 0; i++) {
+		struct ip_prefix cidr = h->ips[i];
+		_cleanup_free_ char *bkey = NULL;
+		struct pwetcd_txn_result res = {0};
+		struct cipam_bref ref = {0};
+
+		ip_prefix_mask(&cidr);
+		bkey = cipam_key_block(s->c->prefix, &cidr);
+		if (!bkey)
+			return -ENOMEM;
+		r = cipam_read_keys(s, &bkey, 1, &res);
+		if (r >= 0 && res.ops[0].range.n_kvs == 0)
+			r = check_fail(ctx, "cluster-ipam: %s: its block %s does not exist", h->id,
+				       ip_prefix_fmt(&cidr, buf));
+		else if (r >= 0)
+			r = cipam_bref_load(s, &res.ops[0].range.kvs[0], &cidr, &ref);
+		if (r >= 0) {
+			const char *holder =
+			    ref.b.used[cipam_block_ordinal(&cidr, &h->ips[i].addr)];
+
+			if (!holder || strcmp(holder, h->id) != 0)
+				r = check_fail(ctx, "cluster-ipam: %s: %s is not allocated to it",
+					       h->id, ip_prefix_fmt(&h->ips[i], buf));
+		}
+		cipam_block_done(&ref.b);
+		pwetcd_txn_result_done(&res);
+	}
+	return r;
+}
+
+static int cluster_check(struct cni_ctx *ctx)
+{
+	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
+	_cleanup_free_ char *key = NULL, *id = NULL;
+	struct cipam_handle h = {0};
+	struct cipam_session s;
+	struct pwetcd_kv kv = {0};
+	const char *why = "";
+	bool found = false;
+	int r;
+
+	r = cipam_conf_parse(ctx, &c);
+	if (r >= 0)
+		r = handle_names(ctx, &c, &key, &id);
+	if (r < 0)
+		return r;
+	r = cipam_session_open(&s, &c, false, &ctx->err);
+	if (r >= 0 && (r = pwetcd_get(s.etcd, key, &kv, &found)) < 0)
+		r = cipam_etcd_error(&s, r, "read handle");
+	if (r >= 0 && !found)
+		r = check_fail(ctx, "cluster-ipam: no addresses allocated to %s", id);
+	else if (r >= 0 && cipam_handle_parse(kv.value, kv.value_len, &h, &why) < 0)
+		r = check_fail(ctx, "cluster-ipam: handle %s: %s", key, why);
+	else if (r >= 0)
+		r = check_blocks(ctx, &s, &h);
+	cipam_handle_done(&h);
+	pwetcd_kv_done(&kv);
+	cipam_session_close(&s);
+	return r;
+}
+
+static bool attachment_valid(const struct cni_ctx *ctx, const struct cipam_handle *h)
+{
+	for (size_t i = 0; i < ctx->conf.n_valid_attachments; i++) {
+		const struct cni_attachment *a = &ctx->conf.valid_attachments[i];
+
+		if (streq(a->container_id, h->container_id) && streq(a->ifname, h->ifname))
+			return true;
+	}
+	return false;
+}
+
+static int gc_handles(struct cni_ctx *ctx, struct cipam_session *s)
+{
+	_cleanup_free_ char *dir = cipam_key_dir(s->c->prefix, "handles", s->c->node);
+	struct pwetcd_range_req rr = {.key = dir, .prefix = true};
+	struct pwetcd_range_result res = {0};
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = pwetcd_range(s->etcd, &rr, &res);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "list handles");
+	for (size_t i = 0; i < res.n_kvs && r >= 0; i++) {
+		struct cipam_handle h = {0};
+		const char *why = "";
+		bool released;
+
+		if (cipam_handle_parse(res.kvs[i].value ? res.kvs[i].value : "",
+				       res.kvs[i].value_len, &h, &why) >= 0 &&
+		    attachment_valid(ctx, &h)) {
+			cipam_handle_done(&h);
+			continue;
+		}
+		r = cipam_release_handle(s, res.kvs[i].key, &released);
+		if (r >= 0 && released)
+			cni_log_info("GC: released %s", res.kvs[i].key);
+		cipam_handle_done(&h);
+	}
+	pwetcd_range_result_done(&res);
+	return r;
+}
+
+static int cluster_gc(struct cni_ctx *ctx)
+{
+	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
+	struct cipam_session s;
+	int r;
+
+	if (!ctx->conf.has_valid_attachments) {
+		cni_log_warning("GC without cni.dev/valid-attachments: nothing released");
+		return 0;
+	}
+	r = cipam_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	r = cipam_session_open(&s, &c, true, &ctx->err);
+	if (r >= 0)
+		r = gc_handles(ctx, &s);
+	if (r >= 0)
+		r = cipam_release_empty_blocks(&s, c.grace_s, NULL, 0);
+	cipam_session_close(&s);
+	return r;
+}
+
+/* Does the pool have a free address (a free block, or a block with room)? */
+static int pool_has_free(struct cipam_session *s, const struct cipam_pool *p)
+{
+	_cleanup_free_ char *key = NULL, *end = NULL;
+	struct pwetcd_range_req rr = {.count_only = true};
+	struct pwetcd_range_result res = {0};
+	int r, found = 0;
+
+	if (cipam_pool_block_range(s->c->prefix, p, &key, &end) < 0)
+		return -ENOMEM;
+	rr.key = key;
+	rr.range_end = end;
+	r = pwetcd_range(s->etcd, &rr, &res);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "count blocks");
+	if ((cipam_u128)res.count < cipam_pool_blocks(p))
+		return 1;
+	rr.count_only = false;
+	r = pwetcd_range(s->etcd, &rr, &res);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "list blocks");
+	for (size_t i = 0; i < res.n_kvs && !found; i++) {
+		struct cipam_bref ref;
+
+		if (cipam_bref_load(s, &res.kvs[i], NULL, &ref) < 0) {
+			cni_error_done(s->err);
+			continue;
+		}
+		found = ref.b.n_used < ref.b.size &&
+			(!s->c->strict_affinity || (ref.b.node && streq(ref.b.node, s->c->node)));
+		cipam_block_done(&ref.b);
+	}
+	pwetcd_range_result_done(&res);
+	return found;
+}
+
+static int status_pools(struct cni_ctx *ctx, struct cipam_session *s)
+{
+	static const int families[] = {AF_INET, AF_INET6};
+
+	for (size_t f = 0; f < 2; f++) {
+		bool any = false, free_ = false;
+
+		for (size_t i = 0; i < s->c->n_pools && !free_; i++) {
+			int r;
+
+			if (s->c->pools[i].cidr.family != families[f])
+				continue;
+			any = true;
+			r = pool_has_free(s, &s->c->pools[i]);
+			if (r < 0)
+				return r;
+			free_ = r > 0;
+		}
+		if (any && !free_)
+			return cni_errorf(&ctx->err, CNI_ERR_LIMITED_CONNECTIVITY, -ENOSPC,
+					  "cluster-ipam: no free IPv%c address in ipam.pools",
+					  families[f] == AF_INET6 ? '6' : '4');
+	}
+	return 0;
+}
+
+static int cluster_status(struct cni_ctx *ctx)
+{
+	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
+	struct cipam_session s;
+	int r;
+
+	r = cipam_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	r = cipam_session_open(&s, &c, false, &ctx->err);
+	if (r >= 0 && (r = pwetcd_status(s.etcd, NULL)) < 0)
+		r = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, r, "etcd unreachable: %s",
+			       pwetcd_errmsg(s.etcd));
+	if (r >= 0)
+		r = status_pools(ctx, &s);
+	if (r < 0 && ctx->err.code == CNI_ERR_TRY_AGAIN) /* etcd failed mid-way: not available */
+		ctx->err.code = CNI_ERR_NOT_AVAILABLE;
+	cipam_session_close(&s);
+	return r;
+}
+
+const struct cni_plugin_ops ipam_cluster_ops = {
+    .name = "cluster-ipam",
+    .about = "podwire cluster-ipam (block IPAM on etcd v3)",
+    .cni_args_keys = NULL, /* K8S_POD_* read when present; nothing else */
+    .add = cluster_add,
+    .del = cluster_del,
+    .check = cluster_check,
+    .gc = cluster_gc,
+    .status = cluster_status,
+};

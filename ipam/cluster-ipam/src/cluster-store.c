@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cluster-ipam: the session (node lock + etcd client), reads, and the two
+ * release paths (by handle, empty blocks) shared by DEL, GC and ADD's undo.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "cni/log.h"
+#include "cluster-store.h"
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int take_lock(struct cipam_session *s)
+{
+	const struct cipam_conf *c = s->c;
+	_cleanup_free_ char *path = NULL;
+	uint64_t until = mono_ms() + c->etcd.timeout_ms;
+
+	if (mkdir(c->data_dir, 0700) < 0 && errno != EEXIST)
+		return cni_errorf(s->err, CNI_ERR_IO, -errno,
+				  "ipam.dataDir: cannot create '%s': %m", c->data_dir);
+	if (asprintf(&path, "%s/lock", c->data_dir) < 0)
+		return -ENOMEM;
+	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (s->lock_fd < 0)
+		return cni_errorf(s->err, CNI_ERR_IO, -errno, "ipam.dataDir: cannot open '%s': %m",
+				  path);
+	while (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return cni_errorf(s->err, CNI_ERR_IO, -errno, "flock '%s': %m", path);
+		if (mono_ms() >= until)
+			return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBUSY,
+					  "node lock '%s' still busy after %u ms", path,
+					  c->etcd.timeout_ms);
+		usleep(1000);
+	}
+	return 0;
+}
+
+int cipam_session_open(struct cipam_session *s, const struct cipam_conf *c, bool lock,
+		       struct cni_error *err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->err = err;
+	s->lock_fd = -1;
+	s->now = (int64_t)time(NULL);
+	if (lock) {
+		r = take_lock(s);
+		if (r < 0)
+			return r;
+	}
+	r = cipam_etcd_open(&c->etcd, &s->etcd);
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, r,
+				  "ipam.etcd: cannot set up the client");
+	return 0;
+}
+
+void cipam_session_close(struct cipam_session *s)
+{
+	if (s->etcd)
+		pwetcd_close(s->etcd);
+	s->etcd = NULL;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* drops the flock */
+	s->lock_fd = -1;
+}
+
+int cipam_etcd_error(struct cipam_session *s, int r, const char *what)
+{
+	unsigned code = CNI_ERR_TRY_AGAIN;
+
+	if (r == -EINVAL || r == -EACCES || r == -ENOMEM)
+		code = CNI_ERR_PLUGIN;
+	return cni_errorf(s->err, code, r, "etcd: %s: %s", what, pwetcd_errmsg(s->etcd));
+}
+
+void cipam_backoff(unsigned attempt)
+{
+	unsigned cap = 1u << (attempt < 5 ? attempt : 5); /* up to 32 ms */
+
+	usleep((useconds_t)(1000u * (1u + (unsigned)rand() % cap)));
+}
+
+int cipam_read_keys(struct cipam_session *s, char *const *keys, size_t n,
+		    struct pwetcd_txn_result *ret)
+{
+	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct pwetcd_range_req rr = {.key = keys[i]};
+
+		pwetcd_txn_range(t, PWETCD_SUCCESS, &rr);
+	}
+	r = pwetcd_txn_commit(s->etcd, t, ret);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "read");
+	if (ret->n_ops != n) {
+		pwetcd_txn_result_done(ret);
+		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBADMSG,
+				  "etcd: read of %zu keys answered %zu results", n, ret->n_ops);
+	}
+	return 0;
+}
+
+int cipam_bref_load(struct cipam_session *s, const struct pwetcd_kv *kv,
+		    const struct ip_prefix *cidr, struct cipam_bref *ret)
+{
+	const char *why = "";
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = cipam_block_parse(kv->value ? kv->value : "", kv->value_len, cidr, &ret->b, &why);
+	if (r < 0)
+		return cni_errorf(s->err, r == -ENOMEM ? CNI_ERR_PLUGIN : CNI_ERR_TRY_AGAIN, r,
+				  "etcd key '%s': %s", kv->key, why);
+	ret->b.mod_revision = kv->mod_revision;
+	ret->exists = true;
+	return 0;
+}
+
+void cipam_brefs_free(struct cipam_bref *b, size_t n)
+{
+	for (size_t i = 0; b && i < n; i++)
+		cipam_block_done(&b[i].b);
+	free(b);
+}
+
+/* Read the blocks of a handle's IPs (one txn), keyed by the IPs' block prefixes. */
+static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
+			 struct cipam_bref *refs, char **keys)
+{
+	struct pwetcd_txn_result res = {0};
+	struct ip_prefix cidr[CIPAM_MAX_HANDLE_IPS];
+	int r;
+
+	for (size_t i = 0; i < h->n_ips; i++) {
+		cidr[i] = h->ips[i];
+		ip_prefix_mask(&cidr[i]);
+		keys[i] = cipam_key_block(s->c->prefix, &cidr[i]);
+		if (!keys[i])
+			return -ENOMEM;
+	}
+	r = cipam_read_keys(s, keys, h->n_ips, &res);
+	for (size_t i = 0; r >= 0 && i < h->n_ips; i++) {
+		const struct pwetcd_range_result *rr = &res.ops[i].range;
+
+		if (rr->n_kvs == 0) {
+			memset(&refs[i], 0, sizeof(refs[i])); /* block gone: nothing to free */
+			continue;
+		}
+		r = cipam_bref_load(s, &rr->kvs[0], &cidr[i], &refs[i]);
+	}
+	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+/* One attempt: 1 released, 0 absent, -EAGAIN conflict, or an error. */
+static int release_once(struct cipam_session *s, const char *key)
+{
+	struct cipam_handle h = {0};
+	struct cipam_bref refs[CIPAM_MAX_HANDLE_IPS] = {0};
+	char *keys[CIPAM_MAX_HANDLE_IPS] = {0};
+	struct pwetcd_txn_result res = {0};
+	struct pwetcd_txn *t = NULL;
+	struct pwetcd_kv kv;
+	const char *why = "";
+	bool found;
+	int r;
+
+	r = pwetcd_get(s->etcd, key, &kv, &found);
+	if (r < 0)
+		return cipam_etcd_error(s, r, "read handle");
+	if (!found)
+		return 0;
+	r = cipam_handle_parse(kv.value ? kv.value : "", kv.value_len, &h, &why);
+	if (r == -EBADMSG) { /* unreadable: drop the key only (check names what it leaked) */
+		cni_log_warning("etcd key '%s': %s; deleting it", key, why);
+		h.n_ips = 0;
+		r = 0;
+	}
+	if (r >= 0)
+		r = handle_blocks(s, &h, refs, keys);
+	if (r >= 0 && !(t = pwetcd_txn_new()))
+		r = -ENOMEM;
+	if (r >= 0) {
+		pwetcd_txn_cmp(t, key, PWETCD_TARGET_MOD, PWETCD_EQUAL, kv.mod_revision);
+		for (size_t i = 0; i < h.n_ips; i++) {
+			struct cipam_block *b = &refs[i].b;
+			char *json;
+
+			if (!refs[i].exists ||
+			    !cipam_block_release(b, cipam_block_ordinal(&b->cidr, &h.ips[i].addr),
+						 h.id, s->now))
+				continue;
+			json = cipam_block_json(b);
+			pwetcd_txn_cmp(t, keys[i], PWETCD_TARGET_MOD, PWETCD_EQUAL,
+				       b->mod_revision);
+			pwetcd_txn_put(t, PWETCD_SUCCESS, keys[i], json, json ? strlen(json) : 0,
+				       0);
+			free(json);
+		}
+		pwetcd_txn_delete(t, PWETCD_SUCCESS, key, false);
+		r = pwetcd_txn_commit(s->etcd, t, &res);
+		if (r < 0)
+			r = cipam_etcd_error(s, r, "release handle");
+		else
+			r = res.succeeded ? 1 : -EAGAIN;
+	}
+	pwetcd_txn_result_done(&res);
+	pwetcd_txn_free(t);
+	for (size_t i = 0; i < CIPAM_MAX_HANDLE_IPS; i++) {
+		free(keys[i]);
+		cipam_block_done(&refs[i].b);
+	}
+	cipam_handle_done(&h);
+	pwetcd_kv_done(&kv);
+	return r;
+}
+
+int cipam_release_handle(struct cipam_session *s, const char *key, bool *released)
+{
+	*released = false;
+	for (unsigned k = 0; k < CIPAM_MAX_ATTEMPTS; k++) {
+		int r = release_once(s, key);
+
+		if (r != -EAGAIN) {
+			*released = r == 1;
+			return r < 0 ? r : 0;
+		}
+		s->conflicts++;
+		cipam_backoff(k);
+	}
+	return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
+			  "etcd: releasing '%s' lost %d races in a row", key, CIPAM_MAX_ATTEMPTS);
+}

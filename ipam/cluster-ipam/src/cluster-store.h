@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cluster-ipam internals: one session against etcd, shared by the handlers. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cni/error.h"
+#include "ipam/cluster-ipam.h"
+#include "pwetcd/etcd.h"
+
+#define CIPAM_MAX_ATTEMPTS 64
+
+struct cipam_session {
+	const struct cipam_conf *c;
+	struct pwetcd_client *etcd;
+	struct cni_error *err;
+	int64_t now; /* wall clock, seconds */
+	int lock_fd;
+	unsigned conflicts; /* txn compares that failed (retries) */
+};
+
+/* A block read from etcd (or about to be created) and what this call does to it. */
+struct cipam_bref {
+	struct cipam_block b;
+	bool exists, dirty, claimed;
+};
+
+/*
+ * Lock dataDir/lock (bounded by timeoutMs), then open the etcd client whose
+ * budget starts now ("lock then clock"). Errors: code 11 (lock busy), 5
+ * (dataDir), 100.
+ */
+int cipam_session_open(struct cipam_session *s, const struct cipam_conf *c, bool lock,
+		       struct cni_error *err);
+void cipam_session_close(struct cipam_session *s);
+/* Record an etcd failure r of step `what` (code 11, or 100 for rejected requests). */
+int cipam_etcd_error(struct cipam_session *s, int r, const char *what);
+/* Sleep a little before retrying after conflict number `attempt`. */
+void cipam_backoff(unsigned attempt);
+
+/* Read keys in one txn (no compares): results in the order given. */
+int cipam_read_keys(struct cipam_session *s, char *const *keys, size_t n,
+		    struct pwetcd_txn_result *ret);
+/* Parse the kv of a block read; a malformed value is code 11 naming the key. */
+int cipam_bref_load(struct cipam_session *s, const struct pwetcd_kv *kv,
+		    const struct ip_prefix *cidr, struct cipam_bref *ret);
+void cipam_brefs_free(struct cipam_bref *b, size_t n);
+
+/*
+ * Release the handle at key (every IP it lists) in one txn, retrying on
+ * conflict. *released tells whether it existed. Blocks stay claimed.
+ */
+int cipam_release_handle(struct cipam_session *s, const char *key, bool *released);
+/*
+ * Release blocks of this node that are empty and older than grace_s (0:
+ * any empty block), removing their blackholes; then make the node's
+ * blackholes match the blocks it holds. `only`, when non-NULL, limits the
+ * release to these n blocks (ADD's rollback) and skips the reconcile.
+ */
+int cipam_release_empty_blocks(struct cipam_session *s, unsigned grace_s,
+			       const struct ip_prefix *only, size_t n_only);

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pwetcd: the transport. One libcurl easy handle per client keeps one
+ * connection for all its requests; endpoints are tried in order on connect
+ * failures and 5xx answers; every request is bounded by what is left of the
+ * client's budget.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "pwetcd-internal.h"
+
+struct endpoint {
+	char *base;	 /* "http://host:port" (no trailing slash) */
+	char *unix_path; /* non-NULL: connect to this socket */
+};
+
+struct pwetcd_client {
+	struct endpoint ep[PWETCD_MAX_ENDPOINTS];
+	size_t n_ep, cur;
+	char *ca_file, *cert_file, *key_file;
+	unsigned timeout_ms;
+	uint64_t deadline_ms; /* CLOCK_MONOTONIC */
+	CURL *h;
+	struct curl_slist *headers;
+	char errmsg[512];
+	unsigned long requests;
+};
+
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+#define MAX_RESPONSE (64u << 20)
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int fail(struct pwetcd_client *c, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct pwetcd_client *c, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int parse_endpoint(const char *s, struct endpoint *ep)
+{
+	if (strncmp(s, "unix://", 7) == 0 || strncmp(s, "unix:/", 6) == 0) {
+		const char *path = s[5] == '/' && s[6] == '/' ? s + 7 : s + 5;
+
+		if (path[0] != '/' || path[1] == '\0')
+			return -EINVAL;
+		ep->unix_path = strdup(path);
+		ep->base = strdup("http://localhost");
+	} else if (strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0) {
+		size_t n = strlen(s);
+		const char *host = strstr(s, "://") + 3;
+
+		if (*host == '\0' || *host == '/' || strchr(host, ' '))
+			return -EINVAL;
+		while (n > 0 && s[n - 1] == '/')
+			n--;
+		ep->base = strndup(s, n);
+	} else {
+		return -EINVAL;
+	}
+	return ep->base && (!strncmp(s, "unix:", 5) ? ep->unix_path != NULL : true) ? 0 : -ENOMEM;
+}
+
+static char *dup_opt(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s || !*s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+static void global_init(void)
+{
+	static bool done;
+
+	if (!done) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		done = true;
+	}
+}
+
+int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
+{
+	struct pwetcd_client *c;
+	bool oom = false;
+	int r = 0;
+
+	if (!cfg || cfg->n_endpoints == 0 || cfg->n_endpoints > PWETCD_MAX_ENDPOINTS)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_endpoints && r == 0; i++, c->n_ep++)
+		r = cfg->endpoints[i] ? parse_endpoint(cfg->endpoints[i], &c->ep[i]) : -EINVAL;
+	c->ca_file = dup_opt(cfg->ca_file, &oom);
+	c->cert_file = dup_opt(cfg->cert_file, &oom);
+	c->key_file = dup_opt(cfg->key_file, &oom);
+	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : PWETCD_DEFAULT_TIMEOUT_MS;
+	c->deadline_ms = now_ms() + c->timeout_ms;
+	if (r == 0 && !oom) {
+		global_init();
+		c->h = curl_easy_init();
+		c->headers = curl_slist_append(NULL, "Content-Type: application/json");
+		if (!c->h || !c->headers)
+			oom = true;
+	}
+	if (r == 0 && oom)
+		r = -ENOMEM;
+	if (r < 0) {
+		pwetcd_close(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+void pwetcd_close(struct pwetcd_client *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_ep; i++) {
+		free(c->ep[i].base);
+		free(c->ep[i].unix_path);
+	}
+	free(c->ca_file);
+	free(c->cert_file);
+	free(c->key_file);
+	if (c->h)
+		curl_easy_cleanup(c->h);
+	curl_slist_free_all(c->headers);
+	free(c);
+}
+
+void pwetcd_reset_deadline(struct pwetcd_client *c, unsigned timeout_ms)
+{
+	c->deadline_ms = now_ms() + (timeout_ms ? timeout_ms : c->timeout_ms);
+}
+
+unsigned pwetcd_remaining_ms(const struct pwetcd_client *c)
+{
+	uint64_t now = now_ms();
+
+	return now >= c->deadline_ms ? 0 : (unsigned)(c->deadline_ms - now);
+}
+
+const char *pwetcd_errmsg(const struct pwetcd_client *c)
+{
+	return c->errmsg;
+}
+
+unsigned long pwetcd_requests(const struct pwetcd_client *c)
+{
+	return c->requests;
+}
+
+static size_t write_buf(char *p, size_t size, size_t n, void *ud)
+{
+	struct buf *b = ud;
+	size_t len = size * n;
+
+	if (b->len + len + 1 > MAX_RESPONSE)
+		return 0;
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *d = realloc(b->data, cap);
+
+		if (!d)
+			return 0;
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return len;
+}
+
+static void set_tls(CURL *h, const struct pwetcd_client *c)
+{
+	if (c->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+	if (c->cert_file)
+		curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+	if (c->key_file)
+		curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+}
+
+static void setup(CURL *h, const struct pwetcd_client *c, const struct endpoint *ep,
+		  const char *url, const char *body)
+{
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+	set_tls(h, c);
+}
+
+static int map_curl(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return -ECONNREFUSED;
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_ISSUER_ERROR:
+		return -EACCES;
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
+}
+
+static int map_grpc(int code, long http)
+{
+	switch (code) {
+	case 3:
+		return -EINVAL;
+	case 4:
+		return -ETIMEDOUT;
+	case 5:
+		return -ENOENT;
+	case 7:
+	case 16:
+		return -EACCES;
+	case 11:
+		return -ERANGE;
+	case 14:
+		return -EAGAIN;
+	default:
+		return http >= 500 ? -EAGAIN : -EIO;
+	}
+}
+
+/* A non-200 answer: its gRPC code and message, as an errno and errmsg. */
+static int http_error(struct pwetcd_client *c, long http, const struct buf *b, const char *what)
+{
+	char *msg = NULL;
+	int code = -1, r;
+
+	if (b->data)
+		(void)pwetcd_parse_error(b->data, b->len, &code, &msg);
+	r = map_grpc(code, http);
+	if (http == 401 || http == 403)
+		r = -EACCES;
+	fail(c, r, "etcd %s: HTTP %ld%s%s", what, http, msg ? ": " : "", msg ? msg : "");
+	free(msg);
+	return r;
+}
+
+/* One attempt on one endpoint: 0 with the body, or a negative errno; *retry for next endpoint. */
+static int attempt(struct pwetcd_client *c, size_t i, const char *path, const char *body,
+		   struct buf *out, bool *retry)
+{
+	const struct endpoint *ep = &c->ep[i];
+	char url[512], cerr[CURL_ERROR_SIZE] = "";
+	unsigned left = pwetcd_remaining_ms(c);
+	long http = 0;
+	CURLcode cc;
+
+	*retry = false;
+	if (left == 0)
+		return fail(c, -ETIMEDOUT, "etcd %s: timed out (%u ms budget spent)", path,
+			    c->timeout_ms);
+	snprintf(url, sizeof(url), "%s%s", ep->base, path);
+	setup(c->h, c, ep, url, body);
+	curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
+	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
+	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
+	c->requests++;
+	cc = curl_easy_perform(c->h);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
+	if (cc != CURLE_OK) {
+		int r = map_curl(cc);
+
+		*retry = r == -ECONNREFUSED;
+		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
+			    ep->unix_path ? ep->unix_path : ep->base,
+			    cerr[0] ? cerr : curl_easy_strerror(cc));
+	}
+	curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
+	if (http != 200) {
+		*retry = http >= 500;
+		return http_error(c, http, out, path);
+	}
+	if (!out->data)
+		return fail(c, -EBADMSG, "etcd %s: empty response", path);
+	return 0;
+}
+
+/* POST body to path; *ret gets the response body (owned). */
+static int request(struct pwetcd_client *c, const char *path, const char *body, struct buf *ret)
+{
+	int r = -ECONNREFUSED;
+
+	c->errmsg[0] = '\0';
+	for (size_t k = 0; k < c->n_ep; k++) {
+		size_t i = (c->cur + k) % c->n_ep;
+		bool retry;
+
+		free(ret->data);
+		memset(ret, 0, sizeof(*ret));
+		r = attempt(c, i, path, body, ret, &retry);
+		if (r == 0) {
+			c->cur = i;
+			return 0;
+		}
+		if (!retry)
+			break;
+	}
+	free(ret->data);
+	memset(ret, 0, sizeof(*ret));
+	return r;
+}
+
+static int request_json(struct pwetcd_client *c, const char *path, json_t *body, struct buf *ret)
+{
+	char *s;
+	int r;
+
+	if (!body)
+		return fail(c, -ENOMEM, "out of memory");
+	s = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!s)
+		return fail(c, -ENOMEM, "out of memory");
+	r = request(c, path, s, ret);
+	free(s);
+	return r;
+}
+
+static int bad(struct pwetcd_client *c, const char *path, int r, const char *why)
+{
+	if (r == -ENOMEM)
+		return fail(c, r, "out of memory");
+	return fail(c, r, "etcd %s: %s", path, why ? why : "malformed response");
+}
+
+int pwetcd_range(struct pwetcd_client *c, const struct pwetcd_range_req *req,
+		 struct pwetcd_range_result *ret)
+{
+	struct buf b = {0};
+	const char *why = NULL;
+	int r = request_json(c, "/v3/kv/range", pwetcd_range_body(req), &b);
+
+	if (r == 0) {
+		r = pwetcd_parse_range(b.data, b.len, ret, &why);
+		if (r < 0)
+			bad(c, "/v3/kv/range", r, why);
+	}
+	free(b.data);
+	return r;
+}
+
+int pwetcd_get(struct pwetcd_client *c, const char *key, struct pwetcd_kv *ret, bool *found)
+{
+	struct pwetcd_range_req req = {.key = key};
+	struct pwetcd_range_result res = {0};
+	int r = pwetcd_range(c, &req, &res);
+
+	memset(ret, 0, sizeof(*ret));
+	*found = false;
+	if (r < 0)
+		return r;
+	if (res.n_kvs > 0) {
+		*ret = res.kvs[0];
+		memset(&res.kvs[0], 0, sizeof(res.kvs[0]));
+		*found = true;
+	}
+	pwetcd_range_result_done(&res);
+	return 0;
+}
+
+int pwetcd_put(struct pwetcd_client *c, const char *key, const char *value, size_t value_len,
+	       int64_t lease, int64_t *ret_revision)
+{
+	struct buf b = {0};
+	const char *why = NULL;
+	int64_t rev = 0;
+	int r = request_json(c, "/v3/kv/put", pwetcd_put_body(key, value, value_len, lease), &b);
+
+	if (r == 0) {
+		r = pwetcd_parse_put(b.data, b.len, &rev, &why);
+		if (r < 0)
+			bad(c, "/v3/kv/put", r, why);
+		else if (ret_revision)
+			*ret_revision = rev;
+	}
+	free(b.data);
+	return r;
+}
+
+int pwetcd_delete(struct pwetcd_client *c, const char *key, bool prefix, int64_t *ret_deleted)
+{
+	struct buf b = {0};
+	const char *why = NULL;
+	int64_t n = 0;
+	int r = request_json(c, "/v3/kv/deleterange", pwetcd_delete_body(key, prefix), &b);
+
+	if (r == 0) {
+		r = pwetcd_parse_delete(b.data, b.len, &n, &why);
+		if (r < 0)
+			bad(c, "/v3/kv/deleterange", r, why);
+		else if (ret_deleted)
+			*ret_deleted = n;
+	}
+	free(b.data);
+	return r;
+}
+
+int pwetcd_txn_commit(struct pwetcd_client *c, const struct pwetcd_txn *t,
+		      struct pwetcd_txn_result *ret)
+{
+	struct buf b = {0};
+	const char *why = NULL;
+	char *body;
+	int r = pwetcd_txn_error(t);
+
+	if (r < 0)
+		return fail(c, r, "txn: building the request failed");
+	body = pwetcd_txn_json(t);
+	if (!body)
+		return fail(c, -ENOMEM, "out of memory");
+	r = request(c, "/v3/kv/txn", body, &b);
+	free(body);
+	if (r == 0) {
+		r = pwetcd_parse_txn(b.data, b.len, ret, &why);
+		if (r < 0)
+			bad(c, "/v3/kv/txn", r, why);
+	}
+	free(b.data);
+	return r;
+}
+
+static int lease_call(struct pwetcd_client *c, const char *path, json_t *body, int64_t *ret_id,
+		      int64_t *ret_ttl)
+{
+	struct buf b = {0};
+	const char *why = NULL;
+	int r = request_json(c, path, body, &b);
+
+	if (r == 0) {
+		r = pwetcd_parse_lease(b.data, b.len, ret_id, ret_ttl, &why);
+		if (r < 0)
+			bad(c, path, r, why);
+	}
+	free(b.data);
+	return r;
+}
+
+int pwetcd_lease_grant(struct pwetcd_client *c, int64_t ttl_s, int64_t *ret_id, int64_t *ret_ttl)
+{
+	int r = lease_call(c, "/v3/lease/grant", json_pack("{so}", "TTL", pwetcd_json_i64(ttl_s)),
+			   ret_id, ret_ttl);
+
+	if (r == 0 && ret_id && *ret_id == 0)
+		return fail(c, -EBADMSG, "etcd /v3/lease/grant: no lease ID in the answer");
+	return r;
+}
+
+int pwetcd_lease_keepalive(struct pwetcd_client *c, int64_t id, int64_t *ret_ttl)
+{
+	return lease_call(c, "/v3/lease/keepalive", json_pack("{so}", "ID", pwetcd_json_i64(id)),
+			  NULL, ret_ttl);
+}
+
+int pwetcd_lease_revoke(struct pwetcd_client *c, int64_t id)
+{
+	return lease_call(c, "/v3/lease/revoke", json_pack("{so}", "ID", pwetcd_json_i64(id)), NULL,
+			  NULL);
+}
+
+int pwetcd_status(struct pwetcd_client *c, char **ret_version)
+{
+	struct buf b = {0};
+	json_t *root = NULL;
+	int r = request(c, "/v3/maintenance/status", "{}", &b);
+
+	if (r == 0) {
+		root = json_loadb(b.data, b.len, 0, NULL);
+		if (!json_is_object(root) || !json_is_object(json_object_get(root, "header")))
+			r = fail(c, -EBADMSG, "etcd /v3/maintenance/status: malformed response");
+	}
+	if (r == 0 && ret_version) {
+		const json_t *v = json_object_get(root, "version");
+
+		*ret_version = json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+	}
+	json_decref(root);
+	free(b.data);
+	return r;
+}
+
+/* Watch: a streaming POST; every "\n"-terminated line is one message. */
+struct watch_state {
+	struct pwetcd_client *c;
+	struct buf line;
+	pwetcd_watch_fn fn;
+	void *ud;
+	int stop; /* callback's value or an error */
+};
+
+static int watch_line(struct watch_state *w, const char *s, size_t len)
+{
+	struct pwetcd_watch_batch b = {0};
+	const char *why = NULL;
+	int r;
+
+	if (len == 0)
+		return 0;
+	r = pwetcd_parse_watch_message(s, len, &b, &why);
+	if (r < 0) {
+		int code;
+		char *msg = NULL;
+
+		(void)pwetcd_parse_error(s, len, &code, &msg);
+		fail(w->c, code >= 0 ? map_grpc(code, 200) : r, "etcd /v3/watch: %s",
+		     msg   ? msg
+		     : why ? why
+			   : "malformed message");
+		free(msg);
+		return code >= 0 ? map_grpc(code, 200) : r;
+	}
+	r = w->fn(&b, w->ud);
+	if (r == 0 && b.compact_revision > 0)
+		r = fail(w->c, -ERANGE, "etcd /v3/watch: revision compacted (oldest %lld)",
+			 (long long)b.compact_revision);
+	else if (r == 0 && b.canceled)
+		r = fail(w->c, -ECONNRESET, "etcd /v3/watch: canceled: %s",
+			 b.cancel_reason ? b.cancel_reason : "");
+	pwetcd_watch_batch_done(&b);
+	return r;
+}
+
+static size_t watch_write(char *p, size_t size, size_t n, void *ud)
+{
+	struct watch_state *w = ud;
+	size_t len = size * n, start = 0;
+
+	if (write_buf(p, 1, len, &w->line) != len) {
+		w->stop = -ENOMEM;
+		return 0;
+	}
+	for (size_t i = 0; i < w->line.len; i++) {
+		if (w->line.data[i] != '\n')
+			continue;
+		w->stop = watch_line(w, w->line.data + start, i - start);
+		start = i + 1;
+		if (w->stop != 0)
+			return 0;
+	}
+	memmove(w->line.data, w->line.data + start, w->line.len - start);
+	w->line.len -= start;
+	return len;
+}
+
+static json_t *watch_body(const struct pwetcd_watch_req *req)
+{
+	json_t *cr = json_object();
+
+	if (!cr || pwetcd_json_set_key(cr, req->key, req->key_len, req->prefix) < 0 ||
+	    (req->start_revision &&
+	     json_object_set_new(cr, "start_revision", pwetcd_json_i64(req->start_revision)) < 0)) {
+		json_decref(cr);
+		return NULL;
+	}
+	return json_pack("{so}", "create_request", cr);
+}
+
+static int watch_once(struct pwetcd_client *c, const struct endpoint *ep, const char *body,
+		      const struct pwetcd_watch_req *req, struct watch_state *w)
+{
+	char url[512], cerr[CURL_ERROR_SIZE] = "";
+	CURL *h = curl_easy_init();
+	long http = 0;
+	CURLcode cc;
+
+	if (!h)
+		return fail(c, -ENOMEM, "out of memory");
+	snprintf(url, sizeof(url), "%s/v3/watch", ep->base);
+	setup(h, c, ep, url, body);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	c->requests++;
+	cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
+	curl_easy_cleanup(h);
+	if (w->stop != 0)
+		return w->stop;
+	if (cc == CURLE_OPERATION_TIMEDOUT && http == 200 && req->duration_ms)
+		return 0;
+	if (cc != CURLE_OK)
+		return fail(c, map_curl(cc), "etcd /v3/watch: %s",
+			    cerr[0] ? cerr : curl_easy_strerror(cc));
+	if (http != 200)
+		return fail(c, http >= 500 ? -EAGAIN : -EIO, "etcd /v3/watch: HTTP %ld", http);
+	return fail(c, -ECONNRESET, "etcd /v3/watch: stream closed");
+}
+
+int pwetcd_watch(struct pwetcd_client *c, const struct pwetcd_watch_req *req, pwetcd_watch_fn fn,
+		 void *userdata)
+{
+	struct watch_state w = {.c = c, .fn = fn, .ud = userdata};
+	json_t *o = watch_body(req);
+	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	int r = -ECONNREFUSED;
+
+	json_decref(o);
+	if (!body)
+		return fail(c, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < c->n_ep; k++) {
+		size_t i = (c->cur + k) % c->n_ep;
+
+		w.line.len = 0;
+		w.stop = 0;
+		r = watch_once(c, &c->ep[i], body, req, &w);
+		if (r != -ECONNREFUSED && r != -EAGAIN) {
+			c->cur = i;
+			break;
+		}
+	}
+	free(w.line.data);
+	free(body);
+	return r;
+}

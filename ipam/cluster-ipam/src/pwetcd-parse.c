@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pwetcd: base64 and the parsers of etcd 3.4's JSON gateway responses.
+ * Every field with a default value may be absent (failed txn: no
+ * "succeeded"; empty range: no "kvs", no "count"; PUT events: no "type"),
+ * int64 values come as strings (numbers are accepted too).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pwetcd/etcd.h"
+
+#define BAD(msg)                                                                                   \
+	do {                                                                                       \
+		if (why)                                                                           \
+			*why = (msg);                                                              \
+		return -EBADMSG;                                                                   \
+	} while (0)
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t pwetcd_b64_encode(const void *in, size_t len, char *out)
+{
+	const unsigned char *p = in;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+
+		if (i + 1 < len)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < len)
+			v |= p[i + 2];
+		out[o++] = b64_alphabet[(v >> 18) & 63];
+		out[o++] = b64_alphabet[(v >> 12) & 63];
+		out[o++] = i + 1 < len ? b64_alphabet[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < len ? b64_alphabet[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static int b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long pwetcd_b64_decode(const char *in, size_t len, void *out)
+{
+	unsigned char *o = out;
+	size_t n = 0;
+
+	if (len % 4 != 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i += 4) {
+		int v[4];
+		unsigned pad = 0;
+
+		for (int k = 0; k < 4; k++) {
+			if (in[i + k] == '=' && i + 4 == len && k >= 2) {
+				v[k] = 0;
+				pad++;
+				continue;
+			}
+			if (pad) /* data after padding */
+				return -EINVAL;
+			v[k] = b64_value(in[i + k]);
+			if (v[k] < 0)
+				return -EINVAL;
+		}
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
+			     (unsigned)v[3];
+		o[n++] = (unsigned char)(w >> 16);
+		if (pad < 2)
+			o[n++] = (unsigned char)(w >> 8);
+		if (pad < 1)
+			o[n++] = (unsigned char)w;
+	}
+	return (long)n;
+}
+
+char *pwetcd_prefix_end(const char *key, size_t key_len, size_t *ret_len)
+{
+	char *end = malloc(key_len + 1);
+	size_t n = key_len;
+
+	if (!end)
+		return NULL;
+	memcpy(end, key, key_len);
+	while (n > 0 && (unsigned char)end[n - 1] == 0xff)
+		n--;
+	if (n == 0) { /* every key: "\0" */
+		end[0] = '\0';
+		*ret_len = 1;
+		return end;
+	}
+	end[n - 1] = (char)((unsigned char)end[n - 1] + 1);
+	end[n] = '\0';
+	*ret_len = n;
+	return end;
+}
+
+/* An int64 field: absent -> 0; string or integer; anything else is malformed. */
+static int get_i64(const json_t *obj, const char *key, int64_t *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+	const char *s;
+	char *end;
+	long long n;
+
+	*ret = 0;
+	if (!v)
+		return 0;
+	if (json_is_integer(v)) {
+		*ret = json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return -EBADMSG;
+	s = json_string_value(v);
+	if (*s == '\0')
+		return -EBADMSG;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -EBADMSG;
+	*ret = n;
+	return 0;
+}
+
+static int get_bool(const json_t *obj, const char *key, bool *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	*ret = false;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return -EBADMSG;
+	*ret = json_is_true(v);
+	return 0;
+}
+
+/* A base64 field into an owned NUL-terminated buffer; absent -> NULL. */
+static int get_b64(const json_t *obj, const char *key, char **ret, size_t *ret_len)
+{
+	const json_t *v = json_object_get(obj, key);
+	size_t len;
+	long n;
+	char *buf;
+
+	*ret = NULL;
+	*ret_len = 0;
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return -EBADMSG;
+	len = json_string_length(v);
+	buf = malloc(len / 4 * 3 + 4);
+	if (!buf)
+		return -ENOMEM;
+	n = pwetcd_b64_decode(json_string_value(v), len, buf);
+	if (n < 0) {
+		free(buf);
+		return -EBADMSG;
+	}
+	buf[n] = '\0';
+	*ret = buf;
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+void pwetcd_kv_done(struct pwetcd_kv *kv)
+{
+	free(kv->key);
+	free(kv->value);
+	memset(kv, 0, sizeof(*kv));
+}
+
+static int parse_kv(const json_t *o, struct pwetcd_kv *kv)
+{
+	int r;
+
+	memset(kv, 0, sizeof(*kv));
+	if (!json_is_object(o))
+		return -EBADMSG;
+	r = get_b64(o, "key", &kv->key, &kv->key_len);
+	if (r >= 0 && !kv->key)
+		r = -EBADMSG; /* a kv always has a key */
+	if (r >= 0)
+		r = get_b64(o, "value", &kv->value, &kv->value_len);
+	if (r >= 0)
+		r = get_i64(o, "create_revision", &kv->create_revision);
+	if (r >= 0)
+		r = get_i64(o, "mod_revision", &kv->mod_revision);
+	if (r >= 0)
+		r = get_i64(o, "version", &kv->version);
+	if (r >= 0)
+		r = get_i64(o, "lease", &kv->lease);
+	if (r < 0)
+		pwetcd_kv_done(kv);
+	return r;
+}
+
+static int header_revision(const json_t *o, int64_t *ret)
+{
+	const json_t *h = json_object_get(o, "header");
+
+	*ret = 0;
+	if (!h)
+		return 0;
+	if (!json_is_object(h))
+		return -EBADMSG;
+	return get_i64(h, "revision", ret);
+}
+
+void pwetcd_range_result_done(struct pwetcd_range_result *r)
+{
+	for (size_t i = 0; i < r->n_kvs; i++)
+		pwetcd_kv_done(&r->kvs[i]);
+	free(r->kvs);
+	memset(r, 0, sizeof(*r));
+}
+
+static int parse_kvs(const json_t *arr, struct pwetcd_kv **ret, size_t *ret_n)
+{
+	size_t n;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return -EBADMSG;
+	n = json_array_size(arr);
+	if (n == 0)
+		return 0;
+	*ret = calloc(n, sizeof(**ret));
+	if (!*ret)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int r = parse_kv(json_array_get(arr, i), &(*ret)[i]);
+
+		if (r < 0)
+			return r; /* caller frees the *ret_n parsed so far */
+		*ret_n = i + 1;
+	}
+	return 0;
+}
+
+static int range_from_json(const json_t *o, struct pwetcd_range_result *ret)
+{
+	struct pwetcd_range_result r = {0};
+	int e;
+
+	if (!json_is_object(o))
+		return -EBADMSG;
+	e = header_revision(o, &r.revision);
+	if (e >= 0)
+		e = parse_kvs(json_object_get(o, "kvs"), &r.kvs, &r.n_kvs);
+	if (e >= 0)
+		e = get_i64(o, "count", &r.count);
+	if (e >= 0)
+		e = get_bool(o, "more", &r.more);
+	if (e < 0) {
+		pwetcd_range_result_done(&r);
+		return e;
+	}
+	*ret = r;
+	return 0;
+}
+
+static json_t *load(const char *body, size_t len)
+{
+	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (root && !json_is_object(root)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int load_checked(const char *body, size_t len, json_t **ret, const char **why)
+{
+	*ret = load(body, len);
+	if (!*ret)
+		BAD("not a JSON object");
+	if (json_object_get(*ret, "error") && !json_object_get(*ret, "header") &&
+	    !json_object_get(*ret, "result")) {
+		json_decref(*ret);
+		BAD("an error object");
+	}
+	return 0;
+}
+
+int pwetcd_parse_range(const char *body, size_t len, struct pwetcd_range_result *ret,
+		       const char **why)
+{
+	json_t *root;
+	int r = load_checked(body, len, &root, why);
+
+	if (r < 0)
+		return r;
+	r = range_from_json(root, ret);
+	json_decref(root);
+	if (r == -EBADMSG)
+		BAD("malformed range response");
+	return r;
+}
+
+int pwetcd_parse_put(const char *body, size_t len, int64_t *ret_revision, const char **why)
+{
+	json_t *root;
+	int r = load_checked(body, len, &root, why);
+
+	if (r < 0)
+		return r;
+	r = header_revision(root, ret_revision);
+	json_decref(root);
+	if (r < 0)
+		BAD("malformed put response");
+	return 0;
+}
+
+int pwetcd_parse_delete(const char *body, size_t len, int64_t *ret_deleted, const char **why)
+{
+	json_t *root;
+	int r = load_checked(body, len, &root, why);
+
+	if (r < 0)
+		return r;
+	r = get_i64(root, "deleted", ret_deleted);
+	json_decref(root);
+	if (r < 0)
+		BAD("malformed deleterange response");
+	return 0;
+}
+
+void pwetcd_txn_result_done(struct pwetcd_txn_result *r)
+{
+	for (size_t i = 0; i < r->n_ops; i++)
+		pwetcd_range_result_done(&r->ops[i].range);
+	free(r->ops);
+	memset(r, 0, sizeof(*r));
+}
+
+static int parse_op(const json_t *o, struct pwetcd_op_result *op)
+{
+	const json_t *v;
+
+	memset(op, 0, sizeof(*op));
+	if (!json_is_object(o))
+		return -EBADMSG;
+	if ((v = json_object_get(o, "response_range"))) {
+		op->kind = PWETCD_OP_RANGE;
+		return range_from_json(v, &op->range);
+	}
+	if ((v = json_object_get(o, "response_put"))) {
+		op->kind = PWETCD_OP_PUT;
+		return json_is_object(v) ? 0 : -EBADMSG;
+	}
+	if ((v = json_object_get(o, "response_delete_range"))) {
+		op->kind = PWETCD_OP_DELETE;
+		return json_is_object(v) ? get_i64(v, "deleted", &op->deleted) : -EBADMSG;
+	}
+	if ((v = json_object_get(o, "response_txn"))) {
+		op->kind = PWETCD_OP_OTHER;
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+static int txn_from_json(const json_t *root, struct pwetcd_txn_result *ret)
+{
+	struct pwetcd_txn_result t = {0};
+	const json_t *arr = json_object_get(root, "responses");
+	size_t n = 0;
+	int r;
+
+	r = header_revision(root, &t.revision);
+	if (r >= 0)
+		r = get_bool(root, "succeeded", &t.succeeded);
+	if (r >= 0 && arr && !json_is_array(arr))
+		r = -EBADMSG;
+	if (r >= 0 && arr)
+		n = json_array_size(arr);
+	if (r >= 0 && n > 0) {
+		t.ops = calloc(n, sizeof(*t.ops));
+		if (!t.ops)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		r = parse_op(json_array_get(arr, i), &t.ops[i]);
+		t.n_ops = i + 1;
+	}
+	if (r < 0) {
+		pwetcd_txn_result_done(&t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+int pwetcd_parse_txn(const char *body, size_t len, struct pwetcd_txn_result *ret, const char **why)
+{
+	json_t *root;
+	int r = load_checked(body, len, &root, why);
+
+	if (r < 0)
+		return r;
+	r = txn_from_json(root, ret);
+	json_decref(root);
+	if (r == -EBADMSG)
+		BAD("malformed txn response");
+	return r;
+}
+
+int pwetcd_parse_lease(const char *body, size_t len, int64_t *ret_id, int64_t *ret_ttl,
+		       const char **why)
+{
+	json_t *root;
+	const json_t *o;
+	int64_t id = 0, ttl = 0;
+	int r = load_checked(body, len, &root, why);
+
+	if (r < 0)
+		return r;
+	/* keepalive wraps its answer in "result" (a stream); grant does not */
+	o = json_object_get(root, "result");
+	if (!o)
+		o = root;
+	r = json_is_object(o) ? 0 : -EBADMSG;
+	if (r >= 0)
+		r = get_i64(o, "ID", &id);
+	if (r >= 0)
+		r = get_i64(o, "TTL", &ttl);
+	if (r >= 0 && json_object_get(o, "error") && json_is_string(json_object_get(o, "error")) &&
+	    json_string_length(json_object_get(o, "error")) > 0)
+		r = -EBADMSG;
+	json_decref(root);
+	if (r < 0)
+		BAD("malformed lease response");
+	if (ret_id)
+		*ret_id = id;
+	if (ret_ttl)
+		*ret_ttl = ttl;
+	return 0;
+}
+
+void pwetcd_watch_batch_done(struct pwetcd_watch_batch *b)
+{
+	for (size_t i = 0; i < b->n_events; i++)
+		pwetcd_kv_done(&b->events[i].kv);
+	free(b->events);
+	free(b->cancel_reason);
+	memset(b, 0, sizeof(*b));
+}
+
+static int parse_event(const json_t *o, struct pwetcd_event *ev)
+{
+	const json_t *type;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!json_is_object(o))
+		return -EBADMSG;
+	type = json_object_get(o, "type");
+	if (!type || (json_is_string(type) && strcmp(json_string_value(type), "PUT") == 0) ||
+	    (json_is_integer(type) && json_integer_value(type) == 0))
+		ev->type = PWETCD_EVENT_PUT;
+	else if ((json_is_string(type) && strcmp(json_string_value(type), "DELETE") == 0) ||
+		 (json_is_integer(type) && json_integer_value(type) == 1))
+		ev->type = PWETCD_EVENT_DELETE;
+	else
+		return -EBADMSG;
+	return parse_kv(json_object_get(o, "kv"), &ev->kv);
+}
+
+static int watch_fields(const json_t *o, struct pwetcd_watch_batch *b)
+{
+	const json_t *arr = json_object_get(o, "events"), *reason;
+	int r;
+
+	r = header_revision(o, &b->revision);
+	if (r >= 0)
+		r = get_bool(o, "created", &b->created);
+	if (r >= 0)
+		r = get_bool(o, "canceled", &b->canceled);
+	if (r >= 0)
+		r = get_i64(o, "compact_revision", &b->compact_revision);
+	reason = json_object_get(o, "cancel_reason");
+	if (r >= 0 && reason) {
+		b->cancel_reason =
+		    json_is_string(reason) ? strdup(json_string_value(reason)) : NULL;
+		if (!b->cancel_reason)
+			r = json_is_string(reason) ? -ENOMEM : -EBADMSG;
+	}
+	if (r >= 0 && arr && !json_is_array(arr))
+		r = -EBADMSG;
+	if (r < 0 || !arr || json_array_size(arr) == 0)
+		return r;
+	b->events = calloc(json_array_size(arr), sizeof(*b->events));
+	if (!b->events)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		r = parse_event(json_array_get(arr, i), &b->events[i]);
+		if (r < 0)
+			return r;
+		b->n_events = i + 1;
+	}
+	return 0;
+}
+
+int pwetcd_parse_watch_message(const char *body, size_t len, struct pwetcd_watch_batch *ret,
+			       const char **why)
+{
+	struct pwetcd_watch_batch b = {0};
+	json_t *root = load(body, len);
+	const json_t *o;
+	int r;
+
+	if (!root)
+		BAD("not a JSON object");
+	o = json_object_get(root, "result");
+	if (!json_is_object(o)) {
+		json_decref(root);
+		BAD(json_object_get(root, "error") ? "watch stream error" : "no result in message");
+	}
+	r = watch_fields(o, &b);
+	json_decref(root);
+	if (r < 0) {
+		pwetcd_watch_batch_done(&b);
+		if (r == -EBADMSG)
+			BAD("malformed watch message");
+		return r;
+	}
+	*ret = b;
+	return 0;
+}
+
+int pwetcd_parse_error(const char *body, size_t len, int *ret_code, char **ret_msg)
+{
+	json_t *root = load(body, len);
+	const json_t *o, *msg;
+	int64_t code = -1;
+
+	*ret_code = -1;
+	*ret_msg = NULL;
+	if (!root)
+		return -EBADMSG;
+	o = json_object_get(root, "error");
+	if (json_is_object(o)) /* stream errors: {"error":{"grpc_code":..,"message":..}} */
+		root = (json_incref((json_t *)o), json_decref(root), (json_t *)o);
+	msg = json_object_get(root, "message");
+	if (!json_is_string(msg))
+		msg = json_object_get(root, "error");
+	if (json_object_get(root, "code"))
+		(void)get_i64(root, "code", &code);
+	else
+		(void)get_i64(root, "grpc_code", &code);
+	if (json_is_string(msg))
+		*ret_msg = strdup(json_string_value(msg));
+	*ret_code = code >= 0 && code < 64 ? (int)code : -1;
+	json_decref(root);
+	return 0;
+}

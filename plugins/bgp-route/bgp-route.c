@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bgp-route ADD: IPAM, one veth (pod end created in the pod netns), host end
+ * ee:ee:ee:ee:ee:ee with the routing sysctls, the pod's /32 and /128 with
+ * on-link gateways, then the host routes BIRD announces. Every step's
+ * resource is owned by the veth (routes, neighbour, sysctls go with it), so
+ * its undo plus IPAM's undo roll a failed ADD back completely.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/macro.h"
+#include "bgp-route.h"
+#include "cni/log.h"
+#include "nlw/addr.h"
+#include "nlw/link.h"
+#include "nlw/neigh.h"
+#include "nlw/route.h"
+#include "nlw/sock.h"
+#include "nlw/sysctl.h"
+#include "nlw/types.h"
+#include "podnet/iface.h"
+#include "podnet/ipam.h"
+#include "podnet/name.h"
+#include "podnet/podnet.h"
+#include "podnet/veth.h"
+
+#define LL_WAIT_STEP_NS (2 * 1000 * 1000)
+#define LL_WAIT_STEPS 500 /* 1 s */
+
+struct bgpr_add {
+	struct bgpr_conf conf;
+	struct podnet pn;
+	struct podnet_veth_pair veth;
+	struct cni_result *result;
+	bool v4, v6;
+	union ip_addr gw6; /* the host end's link-local */
+};
+
+/* A host end left by an earlier ADD of this very attachment: replace it. */
+static int remove_stale(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	char name[IFNAMSIZ];
+	struct nlw_link l;
+	int r;
+
+	r = podnet_host_ifname(a->conf.host_if_prefix, BGPR_HOST_HEX, ctx->container_id,
+			       ctx->ifname, 0, name);
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, r, "hostIfPrefix: bad name");
+	if (nlw_link_get_by_name(a->pn.host, name, &l) < 0 || strcmp(l.kind, "veth") != 0 ||
+	    !podnet_alias_matches(l.alias, ctx->conf.name, ctx->container_id, ctx->ifname))
+		return 0;
+	cni_log_info("replacing host veth '%s' of an earlier ADD", name);
+	r = nlw_link_del(a->pn.host, l.ifindex);
+	if (r < 0 && r != -ENODEV)
+		return podnet_fail(ctx, a->pn.host, r, "delete stale host veth '%s'", name);
+	return 0;
+}
+
+static int run_ipam(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	_cleanup_(cni_result_freep) struct cni_result *ipam = NULL;
+	int r;
+
+	r = podnet_ipam_add(ctx, &ipam);
+	if (r < 0)
+		return r;
+	a->result = cni_result_new(CNI_V110);
+	if (!a->result)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	cni_result_take_ipam(a->result, ipam);
+	a->v4 = cni_result_has_family(a->result, AF_INET);
+	a->v6 = cni_result_has_family(a->result, AF_INET6);
+	return 0;
+}
+
+/* Calico's host-side settings (reference: bgp-ipam.md 1.6); before link up. */
+static int host_sysctls(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	struct nlw_sysctl_batch b;
+	const char *n = a->veth.host_name;
+	int r;
+
+	nlw_sysctl_batch_init(&b, ctx->procfs_fd);
+	if (a->v4) {
+		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/proxy_arp", n);
+		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/forwarding", n);
+		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/rp_filter", n);
+		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv4/neigh/%s/proxy_delay", n);
+	}
+	if (a->v6) {
+		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", n);
+		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/accept_dad", n);
+		/* EUI-64: the link-local address follows from ee:ee:ee:ee:ee:ee. */
+		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/addr_gen_mode", n);
+		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/forwarding", n);
+	}
+	r = nlw_sysctl_batch_write(&b, -1);
+	for (size_t i = 0; r >= 0 && i < b.n; i++)
+		if (b.err[i] < 0 && !strstr(b.path[i], "proxy_delay"))
+			return podnet_fail(ctx, NULL, b.err[i], "sysctl %s=%s", b.path[i],
+					   b.value[i]);
+	if (r < 0)
+		return podnet_fail(ctx, NULL, r, "host sysctls of '%s'", n);
+	if (a->v4 && (r = podnet_host_forwarding(ctx, AF_INET)) < 0)
+		return r;
+	if (a->v6 && (r = podnet_host_forwarding(ctx, AF_INET6)) < 0)
+		return r;
+	return 0;
+}
+
+static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	int r;
+
+	r = podnet_veth_add(&a->pn,
+			    &(struct podnet_veth){.host_prefix = a->conf.host_if_prefix,
+						  .host_hex = BGPR_HOST_HEX,
+						  .mtu = a->conf.mtu,
+						  .host_mac = bgpr_host_mac},
+			    &a->veth);
+	if (r >= 0)
+		r = host_sysctls(ctx, a);
+	if (r >= 0)
+		r = podnet_veth_tag_up(&a->pn, &a->veth);
+	return r;
+}
+
+/*
+ * The host end's link-local address, read back from the kernel (bounded
+ * wait). The kernel assigns it once the pair has carrier, so the pod end
+ * goes up first (podnet_iface_configure sets it up again, a no-op).
+ */
+static int read_host_ll(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	int r = nlw_link_set_up(a->pn.pod, a->veth.pod.ifindex);
+
+	if (r < 0)
+		return podnet_fail(ctx, a->pn.pod, r, "set '%s' up", ctx->ifname);
+	r = podnet_veth_wait_up(&a->pn, &a->veth);
+	if (r < 0)
+		return r;
+	for (unsigned step = 0; step < LL_WAIT_STEPS; step++) {
+		_cleanup_free_ struct nlw_addr *addrs = NULL;
+		unsigned n = 0;
+
+		r = nlw_addr_list(a->pn.host, a->veth.host.ifindex, AF_INET6, &addrs, &n);
+		if (r < 0)
+			return podnet_fail(ctx, a->pn.host, r, "read addresses of '%s'",
+					   a->veth.host_name);
+		for (unsigned i = 0; i < n; i++)
+			if (addrs[i].scope == NLW_SCOPE_LINK &&
+			    addrs[i].prefix.addr.bytes[0] == 0xfe) {
+				a->gw6 = addrs[i].prefix.addr;
+				return 0;
+			}
+		nanosleep(&(struct timespec){.tv_nsec = LL_WAIT_STEP_NS}, NULL);
+	}
+	return cni_errorf(
+	    &ctx->err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+	    "host veth '%s' has no IPv6 link-local address after 1 s (IPv6 disabled?)",
+	    a->veth.host_name);
+}
+
+static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	struct cni_route gw4 = {.dst = {.family = AF_INET, .prefixlen = 32},
+				.has_scope = true,
+				.scope = NLW_SCOPE_LINK};
+	union ip_addr nh;
+	int r;
+
+	(void)ip_addr_parse(BGPR_GW4, &(int){0}, &nh);
+	gw4.dst.addr = nh;
+	bgpr_pod_ips(a->result);
+	if (bgpr_pod_routes(a->result, &a->gw6) < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	r = podnet_iface_configure(&a->pn,
+				   &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
+							  .name = ctx->ifname,
+							  .pre_routes = a->v4 ? &gw4 : NULL,
+							  .n_pre_routes = a->v4 ? 1 : 0},
+				   a->result);
+	if (r < 0 || !a->v4)
+		return r;
+	/* Proxy ARP answers only where the node has a route to 169.254.1.1 elsewhere. */
+	r = nlw_neigh_add_permanent(a->pn.pod, a->veth.pod.ifindex, AF_INET, &nh, bgpr_host_mac);
+	if (r < 0)
+		return podnet_fail(ctx, a->pn.pod, r, "add neighbour %s in '%s'", BGPR_GW4,
+				   ctx->netns);
+	return 0;
+}
+
+/* The host routes, last: BIRD announces a pod that is ready. */
+static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	struct nlw_route_filter f = {.family = AF_UNSPEC, .protocol = a->conf.proto_block};
+	_cleanup_free_ struct nlw_route *blocks = NULL;
+	char buf[IP_PREFIX_STRLEN];
+	unsigned n_blocks = 0;
+	int r;
+
+	r = nlw_route_list(a->pn.host, &f, &blocks, &n_blocks);
+	if (r < 0)
+		return podnet_fail(ctx, a->pn.host, r, "list block routes (proto %u)",
+				   a->conf.proto_block);
+	for (size_t i = 0; i < a->result->n_ips; i++) {
+		const struct ip_prefix *ip = &a->result->ips[i].address;
+		struct nlw_route hr;
+
+		bgpr_host_route(ip, a->veth.host.ifindex,
+				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &hr);
+		r = nlw_route_add(a->pn.host, &hr);
+		if (r == -EEXIST)
+			return cni_errorf(
+			    &ctx->err, CNI_ERR_EXISTS, r,
+			    "host route %s: already exists (another attachment has this address?)",
+			    ip_prefix_fmt(&hr.dst, buf));
+		if (r < 0)
+			return podnet_fail(ctx, a->pn.host, r, "add host route %s dev %s",
+					   ip_prefix_fmt(&hr.dst, buf), a->veth.host_name);
+	}
+	return 0;
+}
+
+/* cni_result_take_ipam took ips, routes and DNS only: the interfaces are ours. */
+static int build_result(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	struct cni_result *res = a->result;
+	char mac[18];
+	int r;
+
+	r = cni_result_add_iface(res, a->veth.host_name, nlw_mac_fmt(bgpr_host_mac, mac), NULL);
+	if (r >= 0)
+		r = cni_result_add_iface(res, ctx->ifname, nlw_mac_fmt(a->veth.pod.mac, mac),
+					 ctx->netns);
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	res->ifaces[1].mtu = a->conf.mtu;
+	return cni_result_apply_conf_dns(res, &ctx->conf);
+}
+
+static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	int r;
+
+	r = podnet_open(&a->pn, ctx, PODNET_NEED_NETNS);
+	/* IPAM first: when it refuses, the earlier attachment is left as it was. */
+	if (r >= 0)
+		r = run_ipam(ctx, a);
+	if (r >= 0)
+		r = remove_stale(ctx, a);
+	if (r >= 0)
+		r = create_veth(ctx, a);
+	if (r >= 0 && a->v6)
+		r = read_host_ll(ctx, a);
+	if (r >= 0)
+		r = configure_pod(ctx, a);
+	if (r >= 0 && !a->v6)
+		r = podnet_veth_wait_up(&a->pn, &a->veth);
+	if (r >= 0)
+		r = add_host_routes(ctx, a);
+	if (r >= 0)
+		r = build_result(ctx, a);
+	return r;
+}
+
+int bgpr_cmd_add(struct cni_ctx *ctx)
+{
+	struct bgpr_add a = {.pn = PODNET_INIT};
+	int r;
+
+	r = bgpr_conf_parse(ctx, &a.conf);
+	if (r >= 0)
+		r = add_steps(ctx, &a);
+	if (r >= 0) {
+		a.result->version = ctx->conf.version;
+		ctx->result = TAKE_PTR(a.result);
+	}
+	if (r < 0 && !cni_error_isset(&ctx->err))
+		cni_error_from_errno(&ctx->err, r);
+	podnet_done(&a.pn);
+	cni_result_free(a.result);
+	return r;
+}
+
+const struct cni_plugin_ops bgpr_ops = {
+    .name = "bgp-route",
+    .about = "podwire bgp-route plugin: routed veth pods (no bridge), host routes "
+	     "announced by BIRD 2 through their routing protocol number",
+    .add = bgpr_cmd_add,
+    .del = bgpr_cmd_del,
+    .check = bgpr_cmd_check,
+    .gc = bgpr_cmd_gc,
+    .status = bgpr_cmd_status,
+};

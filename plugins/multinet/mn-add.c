@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ADD: resolve every delegate, write the cache, run each delegate through
+ * libcni's runtime side (updating the cache after each), move the default
+ * route, write network-status, return the cluster network's result. Any
+ * failure DELetes what was added, in reverse.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "base/parse.h"
+#include "cni/conf.h"
+#include "cni/log.h"
+#include "multinet.h"
+#include "nlw/link.h"
+#include "nlw/netns.h"
+#include "nlw/sock.h"
+
+int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
+{
+	enum cni_log_level lvl;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->ctx = ctx;
+	if ((r = mn_conf_parse(ctx->conf.root, cni_ctx_strict(ctx), &c->conf, &ctx->err)) < 0)
+		return r;
+	if (c->conf.log_level && mn_log_level_parse(c->conf.log_level, &lvl) == 0)
+		cni_log_set_level(lvl);
+	if (ctx->path && *ctx->path)
+		r = asprintf(&c->path, "%s:%s", c->conf.bin_dir, ctx->path);
+	else
+		r = asprintf(&c->path, "%s", c->conf.bin_dir);
+	if (r < 0) {
+		c->path = NULL;
+		return -ENOMEM;
+	}
+	c->rt = (struct cni_runtime){ .plugin_path = c->path, .cache_dir = c->conf.cni_dir };
+	return 0;
+}
+
+void mn_call_done(struct mn_call *c)
+{
+	mn_k8s_free(c->k8s);
+	json_decref(c->pod);
+	mn_devices_done(&c->devices);
+	mn_conf_done(&c->conf);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+static int dup_arg(const struct cni_ctx *ctx, const char *key, char **ret)
+{
+	const char *v = cni_args_get(&ctx->args, key);
+
+	if (!v || !*v)
+		return 0;
+	return (*ret = strdup(v)) ? 0 : -ENOMEM;
+}
+
+int mn_pod_from_args(const struct cni_ctx *ctx, struct mn_pod *p)
+{
+	int r;
+
+	if ((r = dup_arg(ctx, "K8S_POD_NAMESPACE", &p->namespace)) < 0 ||
+	    (r = dup_arg(ctx, "K8S_POD_NAME", &p->name)) < 0 ||
+	    (r = dup_arg(ctx, "K8S_POD_UID", &p->uid)) < 0 ||
+	    (r = dup_arg(ctx, "K8S_POD_INFRA_CONTAINER_ID", &p->infra_id)) < 0)
+		return r;
+	return 0;
+}
+
+static int push_arg(struct mn_plan *p, const char *k, const char *v)
+{
+	struct cni_runtime_arg *nv;
+
+	for (size_t i = 0; i < p->n_args; i++)
+		if (streq(p->args[i].key, k))
+			return 0;
+	nv = reallocarray_safe(p->args, p->n_args + 1, sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	p->args = nv;
+	p->args[p->n_args].key = strdup(k);
+	p->args[p->n_args].value = strdup(v ? v : "");
+	p->n_args++;
+	return p->args[p->n_args - 1].key && p->args[p->n_args - 1].value ? 0 : -ENOMEM;
+}
+
+/* IgnoreUnknown and the four K8S_* keys first (Multus' order), then the rest. */
+int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx)
+{
+	static const char *const k8s[] = { "K8S_POD_NAMESPACE", "K8S_POD_NAME",
+					   "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID" };
+	int r = push_arg(p, "IgnoreUnknown", "true");
+
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(k8s); i++)
+		r = push_arg(p, k8s[i], cni_args_get(&ctx->args, k8s[i]));
+	for (size_t i = 0; r >= 0 && i < ctx->args.n; i++)
+		r = push_arg(p, ctx->args.items[i].key, ctx->args.items[i].value);
+	return r;
+}
+
+int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if (!(p->container_id = strdup(ctx->container_id ? ctx->container_id : "")) ||
+	    !(p->netns = strdup(ctx->netns ? ctx->netns : "")) ||
+	    !(p->ifname = strdup(ctx->ifname ? ctx->ifname : "eth0")))
+		return -ENOMEM;
+	if ((r = mn_pod_from_args(ctx, &p->pod)) < 0)
+		return r;
+	return mn_plan_args(p, ctx);
+}
+
+/* UID check on ADD only; static pods (config.source not "api") are exempt. */
+static int check_uid(struct mn_call *c, const struct mn_plan *p)
+{
+	const char *uid = json_string_value(
+		json_object_get(json_object_get(c->pod, "metadata"), "uid"));
+	const char *src = mn_k8s_annotation(c->pod, "kubernetes.io/config.source");
+
+	if (!p->pod.uid || !uid || streq(uid, p->pod.uid) || (src && !streq(src, "api")))
+		return 0;
+	return cni_errorf(&c->ctx->err, CNI_ERR_PLUGIN, -ESTALE,
+			  "pod %s/%s: expected UID %s but the apiserver has %s", p->pod.namespace,
+			  p->pod.name, p->pod.uid, uid);
+}
+
+int mn_connect(struct mn_call *c, bool need_pod)
+{
+	struct mn_kubeconfig kc;
+	int r;
+
+	if (!c->conf.kubeconfig || c->k8s)
+		return 0;
+	if ((r = mn_kubeconfig_load(c->conf.kubeconfig, &kc, &c->ctx->err)) < 0)
+		return r;
+	r = mn_k8s_open(&kc, &c->k8s, &c->ctx->err);
+	mn_kubeconfig_done(&kc);
+	if (r < 0 || !need_pod)
+		return r;
+	return 0;
+}
+
+static int fetch_pod(struct mn_call *c, const struct mn_plan *p)
+{
+	int r;
+
+	if (!c->k8s)
+		return 0;
+	if (!p->pod.namespace || !p->pod.name) {
+		cni_log_warning("CNI_ARGS has no K8S_POD_NAMESPACE/K8S_POD_NAME: pod networks "
+				"and network-status skipped");
+		return 0;
+	}
+	r = mn_k8s_get_pod(c->k8s, p->pod.namespace, p->pod.name, &c->pod, &c->ctx->err);
+	if (r < 0)
+		return cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace, p->pod.name);
+	if (r == 0)
+		return cni_errorf(&c->ctx->err, CNI_ERR_PLUGIN, -ENOENT,
+				  "pod %s/%s not found in the apiserver", p->pod.namespace,
+				  p->pod.name);
+	return check_uid(c, p);
+}
+
+static int devinfo_prepare(struct mn_call *c, const struct mn_plan *p, struct mn_delegate *d);
+
+int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p)
+{
+	int r;
+
+	if ((r = mn_plan_init(p, c->ctx)) < 0)
+		return r;
+	c->pod_uid = p->pod.uid;
+	if ((r = mn_connect(c, true)) < 0)
+		return r;
+	if (c->k8s && p->pod.namespace && p->pod.name) {
+		r = mn_k8s_get_pod(c->k8s, p->pod.namespace, p->pod.name, &c->pod, &c->ctx->err);
+		if (r < 0)
+			return cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace,
+					       p->pod.name);
+		if (r == 0)
+			cni_log_warning("pod %s/%s is gone: only the cluster and default networks "
+					"can be deleted",
+					p->pod.namespace, p->pod.name);
+	}
+	if ((r = mn_resolve(c, p)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n; i++)
+		if ((r = devinfo_prepare(c, p, &p->d[i])) < 0)
+			return r;
+	return 0;
+}
+
+static long readiness_wait_ms(void)
+{
+	const char *s = getenv("PODWIRE_MULTINET_READINESS_MS"); /* test-only */
+	uint64_t v;
+
+	return s && safe_atou64(s, &v) == 0 && v < 3600000 ? (long)v : 45000;
+}
+
+static int wait_ready(struct mn_call *c, long wait_ms)
+{
+	const char *f = c->conf.readiness_file;
+
+	for (long waited = 0; f; waited += 250) {
+		struct timespec ts = { 0, 250 * 1000000L };
+
+		if (access(f, F_OK) == 0)
+			return 0;
+		if (waited >= wait_ms)
+			return cni_errorf(&c->ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
+					  "readinessindicatorfile '%s' does not exist: is the "
+					  "cluster network ready?",
+					  f);
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Fail before running anything when an ifname already exists in the pod. */
+static int check_collisions(struct mn_call *c, const struct mn_plan *p)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	int r;
+
+	if ((r = nlw_netns_open(p->netns, &fd)) < 0 ||
+	    (r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &s)) < 0)
+		return cni_errorf(&c->ctx->err, CNI_ERR_INVALID_ENV, r,
+				  "CNI_NETNS: cannot open '%s'", p->netns);
+	for (size_t i = 0; i < p->n; i++) {
+		struct nlw_link l;
+
+		r = nlw_link_get_by_name(s, p->d[i].ifname, &l);
+		if (r == 0)
+			return cni_errorf(&c->ctx->err, CNI_ERR_EXISTS, -EEXIST,
+					  "network %s: interface '%s' already exists in the pod",
+					  p->d[i].display, p->d[i].ifname);
+	}
+	return 0;
+}
+
+void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
+		     struct cni_runtime_conf *rc)
+{
+	*rc = (struct cni_runtime_conf){
+		.container_id = p->container_id,
+		.netns = p->netns,
+		.ifname = d->ifname,
+		.args = p->args,
+		.n_args = p->n_args,
+		.capability_args = d->cap_args,
+	};
+}
+
+static void dashes(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/')
+			*s = '-';
+}
+
+/*
+ * The device plugin's device-info file, copied to the path handed to the
+ * delegate (CNIDeviceInfoFile), next to deviceInfoDir in "../cni/".
+ */
+static int devinfo_prepare(struct mn_call *c, const struct mn_plan *p, struct mn_delegate *d)
+{
+	_cleanup_free_ char *dir = NULL, *disp = NULL;
+	char *slash;
+
+	if (!d->device_id)
+		return 0;
+	if (!(dir = strdup(c->conf.device_info_dir)))
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!(disp = strdup(d->display)))
+		return -ENOMEM;
+	dashes(disp);
+	if (asprintf(&d->devinfo_file, "%s/cni/%s-%s_%s", slash ? dir : ".", disp,
+		     p->container_id, d->ifname) < 0) {
+		d->devinfo_file = NULL;
+		return -ENOMEM;
+	}
+	if (!d->cap_args && !(d->cap_args = json_object()))
+		return -ENOMEM;
+	json_object_set_new(d->cap_args, "deviceID", json_string(d->device_id));
+	json_object_set_new(d->cap_args, "CNIDeviceInfoFile", json_string(d->devinfo_file));
+	return 0;
+}
+
+static void copy_file(const char *src, const char *dst)
+{
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (out < 0)
+		return;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+}
+
+static void devinfo_copy(struct mn_call *c, const struct mn_delegate *d)
+{
+	_cleanup_free_ char *src = NULL, *res = NULL, *dir = NULL;
+	char *slash;
+
+	if (!d->devinfo_file || !d->resource_name || !(res = strdup(d->resource_name)))
+		return;
+	dashes(res);
+	if (asprintf(&src, "%s/%s-%s-device.json", c->conf.device_info_dir, res, d->device_id) < 0)
+		return;
+	if (!(dir = strdup(d->devinfo_file)) || !(slash = strrchr(dir, '/')))
+		return;
+	*slash = '\0';
+	(void)mkdir(dir, 0755);
+	copy_file(src, d->devinfo_file);
+}
+
+static json_t *devinfo_read(const struct mn_delegate *d)
+{
+	if (!d->devinfo_file || access(d->devinfo_file, R_OK) < 0)
+		return NULL;
+	json_t *v = json_load_file(d->devinfo_file, JSON_REJECT_DUPLICATES, NULL);
+
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* Undo an ADD: DEL everything up to and including `upto`; drop the cache if all went. */
+static void rollback(struct mn_call *c, struct mn_plan *p, size_t upto)
+{
+	struct cni_error tmp = { 0 };
+
+	if (mn_del_delegates(c, p, upto + 1, &tmp) < 0) {
+		cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
+			      tmp.msg ? tmp.msg : "DEL failed");
+		cni_error_done(&tmp);
+		return;
+	}
+	(void)mn_cache_remove(c->conf.cni_dir, p->container_id);
+}
+
+static int add_one(struct mn_call *c, struct mn_plan *p, struct mn_delegate *d)
+{
+	struct cni_runtime_conf rc;
+	json_t *result = NULL;
+	int r;
+
+	devinfo_copy(c, d);
+	mn_runtime_conf(p, d, &rc);
+	r = cni_runtime_add(&c->rt, d->list, &rc, &result, &c->ctx->err);
+	if (r < 0)
+		return cni_error_wrapf(&c->ctx->err, r, "network %s (%s)", d->display, d->ifname);
+	d->result = result;
+	d->state = MN_ADDED;
+	cni_log_info("network %s: added as %s", d->display, d->ifname);
+	return mn_cache_write(c->conf.cni_dir, p, false, &c->ctx->err);
+}
+
+static int write_status(struct mn_call *c, const struct mn_plan *p)
+{
+	_cleanup_free_ char *text = NULL;
+	json_t *arr;
+	int r = 0;
+
+	if (!c->k8s || !c->pod)
+		return 0;
+	if (mn_strv_contains(&c->conf.system_namespaces, p->pod.namespace)) {
+		cni_log_info("pod namespace %s is a system namespace: no network-status",
+			     p->pod.namespace);
+		return 0;
+	}
+	if (!(arr = json_array()))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n && r >= 0; i++) {
+		json_t *di = devinfo_read(&p->d[i]);
+
+		r = mn_status_append(arr, p->d[i].display, p->d[i].master, p->d[i].result,
+				     c->conf.version, di, &c->ctx->err);
+		json_decref(di);
+	}
+	text = r >= 0 ? json_dumps(arr, JSON_COMPACT) : NULL;
+	json_decref(arr);
+	if (r < 0 || !text)
+		return r < 0 ? r : -ENOMEM;
+	r = mn_k8s_patch_status(c->k8s, p->pod.namespace, p->pod.name, text, &c->ctx->err);
+	return r < 0 ? cni_error_wrapf(&c->ctx->err, r, "network-status") : 0;
+}
+
+static int set_result(struct mn_call *c, const struct mn_plan *p)
+{
+	const json_t *res = NULL;
+
+	for (size_t i = 0; i < p->n && !res; i++)
+		if (p->d[i].master)
+			res = p->d[i].result;
+	for (size_t i = 0; i < p->n && !res; i++)
+		res = p->d[i].result;
+	if (!res)
+		return cni_errorf(&c->ctx->err, CNI_ERR_PLUGIN, -EINVAL, "no delegate returned a result");
+	return cni_result_from_json_any(res, c->conf.version, "cluster network result",
+					&c->ctx->result, &c->ctx->err);
+}
+
+static int prepare(struct mn_call *c, struct mn_plan *p)
+{
+	int r;
+
+	if ((r = wait_ready(c, readiness_wait_ms())) < 0 || (r = mn_plan_init(p, c->ctx)) < 0)
+		return r;
+	c->pod_uid = p->pod.uid;
+	if ((r = mn_connect(c, true)) < 0 || (r = fetch_pod(c, p)) < 0 ||
+	    (r = mn_resolve(c, p)) < 0 || (r = mn_route_validate(p, &c->ctx->err)) < 0 ||
+	    (r = check_collisions(c, p)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n; i++)
+		if ((r = devinfo_prepare(c, p, &p->d[i])) < 0)
+			return r;
+	return mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err);
+}
+
+int mn_add(struct cni_ctx *ctx)
+{
+	struct mn_call c;
+	struct mn_plan p = { 0 };
+	size_t i;
+	int r;
+
+	if ((r = mn_call_init(&c, ctx)) < 0 || (r = prepare(&c, &p)) < 0)
+		goto out;
+	for (i = 0; i < p.n; i++) {
+		if ((r = add_one(&c, &p, &p.d[i])) < 0) {
+			rollback(&c, &p, i);
+			goto out;
+		}
+	}
+	/* The cache already has every result unless default-route edited them. */
+	if ((r = mn_route_apply(&p, &c.rt, &ctx->err)) < 0 ||
+	    (r > 0 && (r = mn_cache_write(c.conf.cni_dir, &p, false, &ctx->err)) < 0) ||
+	    (r = write_status(&c, &p)) < 0 || (r = set_result(&c, &p)) < 0) {
+		rollback(&c, &p, p.n - 1);
+		goto out;
+	}
+out:
+	mn_plan_done(&p);
+	mn_call_done(&c);
+	return r;
+}

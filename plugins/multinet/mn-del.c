@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * DEL, CHECK, GC and STATUS. DEL and CHECK work from the cache alone; a
+ * missing cache makes DEL rebuild the delegates (and say so in the log).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "base/parse.h"
+#include "cni/conf.h"
+#include "cni/log.h"
+#include "multinet.h"
+
+/* The first error wins; later ones become lines of its details. */
+static void collect(struct cni_error *dst, struct cni_error *src, const struct mn_delegate *d)
+{
+	if (!cni_error_isset(dst)) {
+		cni_error_move(dst, src);
+		return;
+	}
+	char *line = NULL;
+
+	if (asprintf(&line, "network %s (%s): %s", d->display, d->ifname,
+		     src->msg ? src->msg : "failed") >= 0)
+		cni_error_add_detail(dst, line);
+	free(line);
+	cni_error_done(src);
+}
+
+int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err)
+{
+	size_t failed = 0;
+
+	for (size_t i = upto; i > 0; i--) {
+		struct mn_delegate *d = &p->d[i - 1];
+		struct cni_runtime_conf rc;
+		struct cni_error e = { 0 };
+		int r;
+
+		mn_runtime_conf(p, d, &rc);
+		r = cni_runtime_del(&c->rt, d->list, &rc, &e);
+		if (r < 0) {
+			cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
+				      e.msg ? e.msg : "?");
+			if (!cni_error_isset(&e))
+				cni_error_from_errno(&e, r);
+			cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
+			collect(err, &e, d);
+			failed++;
+			continue;
+		}
+		if (d->devinfo_file)
+			(void)unlink(d->devinfo_file);
+		d->state = MN_PENDING;
+	}
+	return failed ? -EIO : 0;
+}
+
+/* The cache, or (missing/corrupt) a rebuild from config and apiserver. */
+static int load_plan(struct mn_call *c, struct mn_plan *p, bool *from_cache)
+{
+	struct cni_ctx *ctx = c->ctx;
+	struct cni_error tmp = { 0 };
+	int r;
+
+	r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &tmp);
+	*from_cache = r > 0;
+	if (r > 0) {
+		free(p->netns);
+		p->netns = strdup(ctx->netns ? ctx->netns : "");
+		return p->netns ? 0 : -ENOMEM;
+	}
+	if (r < 0)
+		cni_log_warning("cache for %s unusable (%s): rebuilding the delegates",
+				ctx->container_id, tmp.msg ? tmp.msg : "?");
+	else
+		cni_log_warning("no cache for %s in %s: rebuilding the delegates from the "
+				"configuration%s",
+				ctx->container_id, c->conf.cni_dir,
+				c->conf.kubeconfig ? " and the apiserver" : "");
+	cni_error_done(&tmp);
+	return mn_plan_rebuild(c, p);
+}
+
+int mn_del(struct cni_ctx *ctx)
+{
+	struct mn_call c;
+	struct mn_plan p = { 0 };
+	bool from_cache = false;
+	int r;
+
+	if ((r = mn_call_init(&c, ctx)) < 0 || (r = load_plan(&c, &p, &from_cache)) < 0)
+		goto out;
+	r = mn_del_delegates(&c, &p, p.n, &ctx->err);
+	if (r < 0) {
+		/* Keep the cache: the runtime retries DEL and every delegate runs again. */
+		if (from_cache)
+			(void)mn_cache_write(c.conf.cni_dir, &p, false, &(struct cni_error){ 0 });
+		goto out;
+	}
+	r = mn_cache_remove(c.conf.cni_dir, ctx->container_id);
+	if (r < 0)
+		cni_errorf(&ctx->err, CNI_ERR_IO, r, "cache: cannot remove the entry of %s",
+			   ctx->container_id);
+out:
+	mn_plan_done(&p);
+	mn_call_done(&c);
+	return r;
+}
+
+int mn_check(struct cni_ctx *ctx)
+{
+	struct mn_call c;
+	struct mn_plan p = { 0 };
+	struct cni_error tmp = { 0 };
+	int r;
+
+	if ((r = mn_call_init(&c, ctx)) < 0)
+		goto out;
+	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &ctx->err);
+	if (r == 0)
+		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOENT,
+			       "no multinet cache for container %s in %s", ctx->container_id,
+			       c.conf.cni_dir);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < p.n; i++) {
+		struct mn_delegate *d = &p.d[i];
+		struct cni_runtime_conf rc;
+		struct cni_error e = { 0 };
+
+		mn_runtime_conf(&p, d, &rc);
+		if (cni_runtime_check(&c.rt, d->list, &rc, &e) < 0) {
+			cni_error_wrapf(&e, -EIO, "network %s (%s)", d->display, d->ifname);
+			collect(&tmp, &e, d);
+		}
+	}
+	r = 0;
+	if (cni_error_isset(&tmp)) {
+		cni_error_move(&ctx->err, &tmp);
+		r = -EIO;
+	}
+out:
+	mn_plan_done(&p);
+	mn_call_done(&c);
+	return r;
+}
+
+static bool attachment_valid(const struct cni_ctx *ctx, const char *cid)
+{
+	for (size_t i = 0; i < ctx->conf.n_valid_attachments; i++)
+		if (streq(ctx->conf.valid_attachments[i].container_id, cid))
+			return true;
+	return false;
+}
+
+struct gc_state {
+	struct mn_plan *kept;
+	size_t n_kept;
+	struct cni_error err;
+};
+
+/* Each cache file: DEL it when its container is no longer valid, else keep it. */
+static int gc_caches(struct mn_call *c, struct gc_state *g)
+{
+	struct dirent **names = NULL;
+	int n = scandir(c->conf.cni_dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		struct mn_plan p = { 0 };
+		struct cni_error e = { 0 };
+		const char *name = names[i]->d_name;
+
+		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp.") &&
+		    mn_cache_read(c->conf.cni_dir, name, &p, &e) > 0) {
+			if (attachment_valid(c->ctx, p.container_id)) {
+				struct mn_plan *nv = reallocarray_safe(g->kept, g->n_kept + 1,
+								       sizeof(*nv));
+				if (nv) {
+					g->kept = nv;
+					g->kept[g->n_kept++] = p;
+					p = (struct mn_plan){ 0 };
+				}
+			} else if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
+				cni_log_info("gc: removed stale attachment %s", p.container_id);
+				(void)mn_cache_remove(c->conf.cni_dir, p.container_id);
+			}
+		}
+		cni_error_done(&e);
+		mn_plan_done(&p);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+/* GC one delegate network with every kept attachment of it as valid. */
+static void gc_network(struct mn_call *c, struct gc_state *g, const struct cni_netconf_list *l)
+{
+	struct cni_gc_attachment *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_kept; i++)
+		for (size_t j = 0; j < g->kept[i].n; j++) {
+			const struct mn_delegate *d = &g->kept[i].d[j];
+			struct cni_gc_attachment *nv;
+
+			if (!streq(d->list->name, l->name))
+				continue;
+			nv = reallocarray_safe(v, n + 1, sizeof(*nv));
+			if (!nv)
+				continue;
+			v = nv;
+			v[n++] = (struct cni_gc_attachment){ g->kept[i].container_id, d->ifname };
+		}
+	struct cni_error e = { 0 };
+
+	if (cni_runtime_gc(&c->rt, l, true, v, n, &e) < 0) {
+		if (!cni_error_isset(&g->err))
+			cni_error_move(&g->err, &e);
+		else
+			cni_error_done(&e);
+	}
+	free(v);
+}
+
+static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_plan *master)
+{
+	struct mn_strv done = { 0 };
+	const struct cni_netconf_list *all[MN_MAX_NETWORKS * 4];
+	size_t n = 0;
+
+	for (size_t j = 0; j < master->n && n < ARRAY_SIZE(all); j++)
+		all[n++] = master->d[j].list;
+	for (size_t i = 0; i < g->n_kept; i++)
+		for (size_t j = 0; j < g->kept[i].n && n < ARRAY_SIZE(all); j++)
+			all[n++] = g->kept[i].d[j].list;
+	for (size_t i = 0; i < n; i++) {
+		if (mn_strv_contains(&done, all[i]->name))
+			continue;
+		(void)mn_strv_push(&done, all[i]->name);
+		gc_network(c, g, all[i]);
+	}
+	mn_strv_done(&done);
+}
+
+int mn_gc(struct cni_ctx *ctx)
+{
+	struct mn_call c;
+	struct mn_plan master = { 0 };
+	struct gc_state g = { 0 };
+	int r;
+
+	if ((r = mn_call_init(&c, ctx)) < 0)
+		goto out;
+	if (!ctx->conf.has_valid_attachments) {
+		cni_log_warning("gc: no cni.dev/valid-attachments given: nothing removed");
+		goto out;
+	}
+	if (mn_connect(&c, false) < 0 || mn_resolve_master(&c, &master) < 0) {
+		cni_log_warning("gc: cluster network unavailable (%s)",
+				ctx->err.msg ? ctx->err.msg : "?");
+		cni_error_done(&ctx->err);
+		mn_plan_done(&master);
+	}
+	gc_caches(&c, &g);
+	gc_networks(&c, &g, &master);
+	if (cni_error_isset(&g.err)) {
+		cni_error_move(&ctx->err, &g.err);
+		r = -EIO;
+	}
+out:
+	for (size_t i = 0; i < g.n_kept; i++)
+		mn_plan_done(&g.kept[i]);
+	free(g.kept);
+	mn_plan_done(&master);
+	mn_call_done(&c);
+	return r;
+}
+
+int mn_status(struct cni_ctx *ctx)
+{
+	struct mn_call c;
+	struct mn_plan p = { 0 };
+	int r;
+
+	if ((r = mn_call_init(&c, ctx)) < 0)
+		goto out;
+	if (c.conf.readiness_file && access(c.conf.readiness_file, F_OK) < 0) {
+		r = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
+			       "readinessindicatorfile '%s' does not exist", c.conf.readiness_file);
+		goto out;
+	}
+	if ((r = mn_connect(&c, false)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
+		goto out;
+	r = p.n > 0 ? cni_runtime_status(&c.rt, p.d[0].list, &ctx->err) : 0;
+out:
+	mn_plan_done(&p);
+	mn_call_done(&c);
+	return r;
+}
+
+const struct cni_plugin_ops multinet_ops = {
+	.name = "multinet",
+	.about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
+	.add = mn_add,
+	.del = mn_del,
+	.check = mn_check,
+	.gc = mn_gc,
+	.status = mn_status,
+};

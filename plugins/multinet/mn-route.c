@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * default-route: the pod's default route of a family moves to the network
+ * that asked for it. Routes are read back to verify; the delegates' results
+ * (and their libcni cache entries) are rewritten to match, so CHECK agrees.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ipaddr.h"
+#include "base/macro.h"
+#include "cni/log.h"
+#include "multinet.h"
+#include "nlw/link.h"
+#include "nlw/netns.h"
+#include "nlw/route.h"
+#include "nlw/sock.h"
+
+#define RT_MAIN 254
+
+struct gw_req {
+	ssize_t idx; /* delegate, -1: none */
+	union ip_addr gw;
+	const char *text;
+};
+
+static int collect(const struct mn_plan *p, struct gw_req *v4, struct gw_req *v6,
+		   struct cni_error *err)
+{
+	v4->idx = v6->idx = -1;
+	for (size_t i = 0; i < p->n; i++) {
+		const json_t *e;
+		size_t j;
+
+		json_array_foreach (p->d[i].default_route, j, e) {
+			const char *s = json_string_value(e);
+			union ip_addr a;
+			int fam;
+			struct gw_req *g;
+
+			if (!s || ip_addr_parse(s, &fam, &a) < 0)
+				return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+						  "network %s: default-route: '%s' is not an IP "
+						  "address",
+						  p->d[i].display, s ? s : "?");
+			g = fam == AF_INET ? v4 : v6;
+			if (g->idx >= 0)
+				return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+						  "default-route: more than one IPv%c gateway "
+						  "(%s on %s, %s on %s): ECMP is not supported",
+						  fam == AF_INET ? '4' : '6', g->text,
+						  p->d[g->idx].display, s, p->d[i].display);
+			*g = (struct gw_req){ (ssize_t)i, a, s };
+		}
+	}
+	return 0;
+}
+
+int mn_route_validate(const struct mn_plan *p, struct cni_error *err)
+{
+	struct gw_req v4, v6;
+
+	return collect(p, &v4, &v6, err);
+}
+
+static bool route_is(const struct nlw_route *r, int oif, int fam, const union ip_addr *gw)
+{
+	return r->oif == oif && r->has_gw && ip_addr_equal(fam, &r->gw, gw);
+}
+
+static int list_defaults(struct nlw_sock *s, int fam, struct nlw_route **ret, unsigned *ret_n)
+{
+	struct nlw_route_filter f = { .family = fam, .table = RT_MAIN };
+	struct nlw_route *v = NULL;
+	unsigned n = 0, k = 0;
+	int r = nlw_route_list(s, &f, &v, &n);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].dst.prefixlen == 0 && v[i].dst.family == fam)
+			v[k++] = v[i];
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+/* In the pod: remove other default routes of fam, add ours, verify. */
+static int move_default(struct nlw_sock *s, int fam, int oif, const struct gw_req *g,
+			const char *ifname, struct cni_error *err)
+{
+	_cleanup_free_ struct nlw_route *v = NULL;
+	struct nlw_route want = { .dst.family = fam, .has_gw = true, .gw = g->gw, .oif = oif };
+	unsigned n;
+	int r;
+
+	if ((r = list_defaults(s, fam, &v, &n)) < 0)
+		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot list routes");
+	for (unsigned i = 0; i < n; i++) {
+		if (route_is(&v[i], oif, fam, &g->gw))
+			continue;
+		r = nlw_route_del(s, &v[i]);
+		if (r < 0 && r != -ESRCH)
+			return cni_errorf(err, CNI_ERR_PLUGIN, r,
+					  "default-route: cannot remove a default route");
+	}
+	r = nlw_route_add(s, &want);
+	if (r < 0 && r != -EEXIST)
+		return cni_errorf(err, CNI_ERR_PLUGIN, r,
+				  "default-route: cannot add default via %s dev %s", g->text,
+				  ifname);
+	v = mfree(v);
+	if ((r = list_defaults(s, fam, &v, &n)) < 0)
+		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot list routes");
+	if (n != 1 || !route_is(&v[0], oif, fam, &g->gw))
+		return cni_errorf(err, CNI_ERR_PLUGIN, -EIO,
+				  "default-route: after the change the pod has %u IPv%c default "
+				  "routes, not just 'via %s dev %s'",
+				  n, fam == AF_INET ? '4' : '6', g->text, ifname);
+	cni_log_info("default-route: IPv%c default via %s dev %s", fam == AF_INET ? '4' : '6',
+		     g->text, ifname);
+	return 0;
+}
+
+static bool is_default_of(const json_t *route, int family)
+{
+	struct ip_prefix p;
+
+	if (ip_prefix_parse(json_string_value(json_object_get(route, "dst")), &p) < 0)
+		return false;
+	return p.prefixlen == 0 && p.family == family;
+}
+
+static void drop_from(json_t *routes, int family)
+{
+	for (size_t i = json_array_size(routes); i > 0; i--)
+		if (is_default_of(json_array_get(routes, i - 1), family))
+			json_array_remove(routes, i - 1);
+}
+
+void mn_result_drop_default(json_t *result, int family)
+{
+	drop_from(json_object_get(result, "routes"), family);
+	drop_from(json_object_get(json_object_get(result, family == AF_INET ? "ip4" : "ip6"),
+				  "routes"),
+		  family);
+}
+
+int mn_result_add_default(json_t *result, const char *gw)
+{
+	int fam;
+	union ip_addr a;
+	json_t *legacy, *routes;
+	const char *dst;
+
+	if (ip_addr_parse(gw, &fam, &a) < 0)
+		return -EINVAL;
+	dst = fam == AF_INET ? "0.0.0.0/0" : "::/0";
+	legacy = json_object_get(result, fam == AF_INET ? "ip4" : "ip6");
+	routes = json_object_get(legacy ? legacy : result, "routes");
+	if (!json_is_array(routes)) {
+		routes = json_array();
+		if (json_object_set_new(legacy ? legacy : result, "routes", routes) < 0)
+			return -ENOMEM;
+	}
+	return json_array_append_new(routes, json_pack("{s:s,s:s}", "dst", dst, "gw", gw)) < 0
+		       ? -ENOMEM
+		       : 0;
+}
+
+static int apply_family(struct nlw_sock *s, struct mn_plan *p, int fam, const struct gw_req *g,
+			struct cni_error *err)
+{
+	struct mn_delegate *d = &p->d[g->idx];
+	struct nlw_link link;
+	int r;
+
+	r = nlw_link_get_by_name(s, d->ifname, &link);
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_PLUGIN, r, "network %s: default-route: no %s in the pod",
+				  d->display, d->ifname);
+	if ((r = move_default(s, fam, link.ifindex, g, d->ifname, err)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->d[i].result)
+			mn_result_drop_default(p->d[i].result, fam);
+	if (d->result && mn_result_add_default(d->result, g->text) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Rewrite every delegate's libcni cache entry with its edited result. */
+static int recache(const struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct cni_runtime_conf rc;
+		int r;
+
+		if (!p->d[i].result || p->d[i].state != MN_ADDED)
+			continue;
+		mn_runtime_conf(p, &p->d[i], &rc);
+		if ((r = cni_cache_write(rt->cache_dir, p->d[i].list, &rc, p->d[i].result, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err)
+{
+	_cleanup_close_ int nsfd = -1;
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	struct gw_req v4, v6;
+	int r;
+
+	if ((r = collect(p, &v4, &v6, err)) < 0)
+		return r;
+	if (v4.idx < 0 && v6.idx < 0)
+		return 0;
+	if ((r = nlw_netns_open(p->netns, &nsfd)) < 0 ||
+	    (r = nlw_sock_open_in_netns(nsfd, NETLINK_ROUTE, &s)) < 0)
+		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot enter netns '%s'",
+				  p->netns);
+	if (v4.idx >= 0 && (r = apply_family(s, p, AF_INET, &v4, err)) < 0)
+		return r;
+	if (v6.idx >= 0 && (r = apply_family(s, p, AF_INET6, &v6, err)) < 0)
+		return r;
+	if ((r = recache(p, rt, err)) < 0)
+		return r;
+	return 1;
+}

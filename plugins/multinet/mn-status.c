@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * k8s.v1.cni.cncf.io/network-status entries (multi-net-spec 4.1.2.1.x):
+ * name, interface, ips (with prefix, as the spec's examples show), mac,
+ * mtu, default, dns, gateway, device-info. Built from each delegate's
+ * result, one entry per sandbox interface.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ipaddr.h"
+#include "base/macro.h"
+#include "cni/result.h"
+#include "multinet.h"
+
+static json_t *ips_of(const struct cni_result *r, int iface, bool take_unindexed)
+{
+	json_t *ips = json_array();
+
+	for (size_t i = 0; ips && i < r->n_ips; i++) {
+		char buf[IP_PREFIX_STRLEN];
+
+		if (r->ips[i].interface != iface && !(take_unindexed && r->ips[i].interface < 0))
+			continue;
+		json_array_append_new(ips, json_string(ip_prefix_fmt(&r->ips[i].address, buf)));
+	}
+	return ips;
+}
+
+static json_t *gateways_of(const struct cni_result *r, int iface, bool take_unindexed)
+{
+	json_t *gws = json_array();
+
+	for (size_t i = 0; gws && i < r->n_ips; i++) {
+		char buf[INET6_ADDRSTRLEN];
+		const struct cni_ip *ip = &r->ips[i];
+
+		if (!ip->has_gateway ||
+		    (ip->interface != iface && !(take_unindexed && ip->interface < 0)))
+			continue;
+		json_array_append_new(gws,
+				      json_string(ip_addr_fmt(ip->address.family, &ip->gateway, buf)));
+	}
+	return gws;
+}
+
+static json_t *entry_new(const char *name, bool is_default, const struct cni_result *r,
+			 const json_t *device_info)
+{
+	json_t *e = json_object(), *dns = cni_dns_to_json(&r->dns);
+
+	json_object_set_new(e, "name", json_string(name));
+	json_object_set_new(e, "default", json_boolean(is_default));
+	json_object_set_new(e, "dns", dns ? dns : json_object());
+	if (device_info)
+		json_object_set(e, "device-info", (json_t *)device_info);
+	return e;
+}
+
+static void set_nonempty(json_t *e, const char *key, json_t *arr)
+{
+	if (json_array_size(arr) > 0)
+		json_object_set_new(e, key, arr);
+	else
+		json_decref(arr);
+}
+
+int mn_status_append(json_t *arr, const char *name, bool is_default, const json_t *result,
+		     enum cni_version fallback, const json_t *device_info, struct cni_error *err)
+{
+	struct cni_result *r = NULL;
+	size_t n_sandbox = 0, last = 0;
+	int rc;
+
+	if (!result)
+		return 0;
+	rc = cni_result_from_json_any(result, fallback, "result", &r, err);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_ifaces; i++)
+		if (r->ifaces[i].sandbox && *r->ifaces[i].sandbox)
+			n_sandbox++, last = i;
+	if (n_sandbox == 0) {
+		json_t *e = entry_new(name, is_default, r, device_info);
+
+		set_nonempty(e, "ips", ips_of(r, -1, true));
+		set_nonempty(e, "gateway", gateways_of(r, -1, true));
+		json_array_append_new(arr, e);
+	}
+	for (size_t i = 0; i < r->n_ifaces; i++) {
+		const struct cni_iface *f = &r->ifaces[i];
+		json_t *e;
+
+		if (!f->sandbox || !*f->sandbox)
+			continue;
+		e = entry_new(name, is_default, r, device_info);
+		json_object_set_new(e, "interface", json_string(f->name));
+		if (f->mac)
+			json_object_set_new(e, "mac", json_string(f->mac));
+		if (f->mtu)
+			json_object_set_new(e, "mtu", json_integer(f->mtu));
+		/* IPs without an interface index belong to the last sandbox interface. */
+		set_nonempty(e, "ips", ips_of(r, (int)i, i == last));
+		set_nonempty(e, "gateway", gateways_of(r, (int)i, i == last));
+		json_array_append_new(arr, e);
+	}
+	cni_result_free(r);
+	return 0;
+}

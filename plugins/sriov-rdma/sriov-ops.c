@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plugin's handler table. */
+#include "sriov-rdma.h"
+
+static const char *const args_keys[] = {
+    "IgnoreUnknown", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_INFRA_CONTAINER_ID",
+    "K8S_POD_UID",   NULL};
+
+const struct cni_plugin_ops sriov_rdma_ops = {
+    .name = "sriov-rdma",
+    .about = "podwire sriov-rdma: an SR-IOV VF and its RDMA device into the pod, restored on DEL",
+    .cni_args_keys = args_keys,
+    .add = sr_cmd_add,
+    .del = sr_cmd_del,
+    .check = sr_cmd_check,
+    .gc = sr_cmd_gc,
+    .status = sr_cmd_status,
+};

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The VF's RDMA device: checks before any change (exclusive netns mode, the
+ * device in the host netns), the move into the pod by RDMA netlink (nldev
+ * SET with RDMA_NLDEV_NET_NS_FD), verification there (nldev GET through a
+ * socket opened in the pod netns, then libibverbs when the library can see
+ * the device), and the move back. The kernel looks devices up in the
+ * socket's netns and requires it to be the device's current netns, so the
+ * move back is sent on a socket created inside the pod netns.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/netlink.h>
+
+#include "base/parse.h"
+#include "cni/log.h"
+#include "nlw/netns.h"
+#include "nlw/rdma.h"
+#include "nlw/sock.h"
+#include "sriov-rdma.h"
+
+#define EXCLUSIVE_HINT                                                                             \
+	"run `rdma system set netns exclusive` before any pod starts (persist with `options "      \
+	"ib_core netns_mode=0` in /etc/modprobe.d)"
+
+static int open_real(int netns_fd, struct nlw_sock **ret)
+{
+	if (netns_fd < 0)
+		return nlw_sock_open_protocol(NETLINK_RDMA, ret);
+	return nlw_sock_open_in_netns(netns_fd, NETLINK_RDMA, ret);
+}
+
+static int (*rdma_open)(int netns_fd, struct nlw_sock **ret) = open_real;
+
+void sr_rdma_set_open(int (*open_fn)(int netns_fd, struct nlw_sock **ret))
+{
+	rdma_open = open_fn ? open_fn : open_real;
+}
+
+int sr_rdma_precheck(struct sr_run *r)
+{
+	const char *dev = r->st.vf.rdma_dev;
+	struct nlw_rdma_dev d;
+	int e;
+
+	r->st.rdma_move = false;
+	if (!dev[0] && r->conf.rdma == SR_RDMA_ON)
+		return cni_errorf(&r->ctx->err, CNI_ERR_INVALID_CONFIG, -ENODEV,
+				  "rdma: \"on\" but VF %s has no RDMA device (no infiniband/ under "
+				  "its PCI device in sysfs)",
+				  r->st.vf.bdf);
+	if (!dev[0] || r->conf.rdma == SR_RDMA_OFF)
+		return 0;
+	e = rdma_open(-1, &r->rdma);
+	if (e < 0)
+		return sr_fail(r->ctx, NULL, e,
+			       "rdma: VF %s has RDMA device '%s' but RDMA netlink "
+			       "is unavailable (kernel without ib_core?)",
+			       r->st.vf.bdf, dev);
+	e = nlw_rdma_netns_mode(r->rdma);
+	if (e == 1)
+		return cni_errorf(
+		    &r->ctx->err, CNI_ERR_PLUGIN, -EOPNOTSUPP,
+		    "rdma: the RDMA subsystem's netns mode is \"shared\", moving '%s' "
+		    "needs \"exclusive\": " EXCLUSIVE_HINT,
+		    dev);
+	if (e < 0)
+		return sr_fail(r->ctx, r->rdma, e, "rdma: read the RDMA netns mode");
+	e = nlw_rdma_dev_get_by_name(r->rdma, dev, &d);
+	if (e < 0)
+		return sr_fail(r->ctx, r->rdma, e,
+			       "rdma: RDMA device '%s' of VF %s in the host netns", dev,
+			       r->st.vf.bdf);
+	r->rdma_index = d.index;
+	r->st.rdma_move = true;
+	return 0;
+}
+
+int sr_rdma_to_pod(struct sr_run *r)
+{
+	int e = nlw_rdma_dev_set_netns(r->rdma, r->rdma_index, r->pod_ns_fd);
+
+	if (e < 0)
+		return sr_fail(r->ctx, r->rdma, e, "rdma: move RDMA device '%s' into netns '%s'",
+			       r->st.vf.rdma_dev, r->ctx->netns);
+	return 0;
+}
+
+/* ---- libibverbs, loaded on demand (README: start-up cost) ---- */
+
+struct ibv_device;
+struct ibv_context;
+
+struct verbs {
+	void *lib;
+	struct ibv_device **(*get_list)(int *);
+	void (*free_list)(struct ibv_device **);
+	const char *(*name)(struct ibv_device *);
+	struct ibv_context *(*open)(struct ibv_device *);
+	int (*close)(struct ibv_context *);
+	int (*query_port)(struct ibv_context *, uint8_t, void *);
+	const char *want;
+	int state; /* port 1 state (IBV_PORT_*), -1 when not found */
+	int err;
+};
+
+static bool verbs_load(struct verbs *v)
+{
+	v->lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!v->lib)
+		return false;
+	*(void **)&v->get_list = dlsym(v->lib, "ibv_get_device_list");
+	*(void **)&v->free_list = dlsym(v->lib, "ibv_free_device_list");
+	*(void **)&v->name = dlsym(v->lib, "ibv_get_device_name");
+	*(void **)&v->open = dlsym(v->lib, "ibv_open_device");
+	*(void **)&v->close = dlsym(v->lib, "ibv_close_device");
+	*(void **)&v->query_port = dlsym(v->lib, "ibv_query_port");
+	return v->get_list && v->free_list && v->name && v->open && v->close && v->query_port;
+}
+
+/* Runs inside the pod netns: rdma-core enumerates devices through netlink there. */
+static int verbs_probe(void *arg)
+{
+	struct verbs *v = arg;
+	struct ibv_device **list;
+	int n = 0;
+
+	v->state = -1;
+	list = v->get_list(&n);
+	for (int i = 0; list && i < n; i++) {
+		/* struct ibv_port_attr starts with enum ibv_port_state; 256 bytes cover it. */
+		unsigned char attr[256] = {0};
+		struct ibv_context *c;
+
+		if (!streq(v->name(list[i]), v->want))
+			continue;
+		c = v->open(list[i]);
+		if (!c) {
+			v->err = -errno;
+			break;
+		}
+		v->err = v->query_port(c, 1, attr);
+		memcpy(&v->state, attr, sizeof(int));
+		v->close(c);
+		break;
+	}
+	if (list)
+		v->free_list(list);
+	return 0;
+}
+
+static int verify_verbs(struct sr_run *r)
+{
+	struct verbs v = {.want = r->st.vf.rdma_dev};
+	int e;
+
+	if (r->pod_ns_fd < 0 || rdma_open != open_real)
+		return 0; /* the test seam: no real device to open */
+	if (!verbs_load(&v)) {
+		const char *why = dlerror();
+
+		cni_log_debug("rdma: libibverbs not available (%s): nldev verification only",
+			      why ? why : "symbols missing");
+		goto out;
+	}
+	e = nlw_netns_run(r->pod_ns_fd, verbs_probe, &v);
+	if (e < 0 || v.state < 0)
+		cni_log_info("rdma: libibverbs does not list '%s' in the pod (provider missing?): "
+			     "verified by nldev only",
+			     v.want);
+	else if (v.err)
+		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, v.err < 0 ? v.err : -EIO,
+				  "rdma: '%s' is listed in the pod but ibv_open_device/"
+				  "ibv_query_port fails (user-space provider ABI mismatch?)",
+				  v.want);
+	else
+		cni_log_debug("rdma: '%s' port 1 state %d in the pod", v.want, v.state);
+out:
+	if (v.lib)
+		dlclose(v.lib);
+	return 0;
+}
+
+int sr_rdma_in_pod(struct sr_run *r)
+{
+	struct nlw_sock *s = NULL;
+	struct nlw_rdma_dev d;
+	int e;
+
+	if (r->pod_ns_fd < 0)
+		return 0;
+	e = rdma_open(r->pod_ns_fd, &s);
+	if (e >= 0)
+		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
+	nlw_sock_free(s);
+	return e == -ENODEV ? 0 : e < 0 ? e : 1;
+}
+
+int sr_rdma_verify(struct sr_run *r)
+{
+	int e = sr_rdma_in_pod(r);
+
+	if (e == 0)
+		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, -ENODEV,
+				  "rdma: '%s' moved but nldev does not show it in netns '%s'",
+				  r->st.vf.rdma_dev, r->ctx->netns);
+	if (e < 0)
+		return sr_fail(r->ctx, NULL, e, "rdma: verify '%s' in the pod", r->st.vf.rdma_dev);
+	return verify_verbs(r);
+}
+
+/* Back to the host netns; a device already in the host counts as done. */
+int sr_rdma_release(struct sr_run *r)
+{
+	struct nlw_sock *s = NULL;
+	struct nlw_rdma_dev d;
+	int e = -ENODEV;
+
+	if (!r->st.rdma_move)
+		return 0;
+	if (r->pod_ns_fd >= 0) {
+		e = rdma_open(r->pod_ns_fd, &s);
+		if (e >= 0)
+			e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
+		if (e >= 0)
+			e = nlw_rdma_dev_set_netns(s, d.index, r->host_ns_fd);
+		if (e < 0 && e != -ENODEV)
+			e = sr_fail(r->ctx, s, e, "rdma: move '%s' back to the host",
+				    r->st.vf.rdma_dev);
+		nlw_sock_free(s);
+		if (e != -ENODEV)
+			return e;
+	}
+	e = rdma_open(-1, &s);
+	if (e >= 0)
+		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
+	nlw_sock_free(s);
+	if (e == -ENODEV)
+		return cni_errorf(&r->ctx->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
+				  "rdma: '%s' is neither in netns '%s' nor back in the host yet "
+				  "(the kernel returns it when the netns is freed); retry DEL",
+				  r->st.vf.rdma_dev, r->st.netns);
+	if (e < 0)
+		return sr_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host",
+			       r->st.vf.rdma_dev);
+	return 0;
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The backup of an interface's original attributes, in the reference's file
+ * format (same path, same keys) so a node can switch plugins between ADD
+ * and DEL: {"mac": "...", "promisc": b, "mtu": n, "allmulti": b, "txQLen": n},
+ * each key present only when it was saved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/macro.h"
+#include "tuning.h"
+
+#define BACKUP_MAX (64 * 1024)
+
+int tuning_backup_path(const char *data_dir, const char *cid, const char *ifname, char *buf,
+		       size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s_%s.json", data_dir, cid, ifname);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+char *tuning_backup_format(const struct tuning_backup *b)
+{
+	json_t *o = json_object();
+	char mac[18];
+	char *s;
+
+	if (!o)
+		return NULL;
+	if (b->has_mac) {
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", b->mac[0], b->mac[1],
+			 b->mac[2], b->mac[3], b->mac[4], b->mac[5]);
+		json_object_set_new(o, "mac", json_string(mac));
+	}
+	if (b->has_promisc)
+		json_object_set_new(o, "promisc", json_boolean(b->promisc));
+	if (b->mtu)
+		json_object_set_new(o, "mtu", json_integer(b->mtu));
+	if (b->has_allmulti)
+		json_object_set_new(o, "allmulti", json_boolean(b->allmulti));
+	if (b->has_txqlen)
+		json_object_set_new(o, "txQLen", json_integer(b->txqlen));
+	s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+static int get_uint(const json_t *o, const char *key, unsigned *ret, bool *present)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*present = false;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > 4294967295LL)
+		return -EINVAL;
+	*ret = (unsigned)json_integer_value(v);
+	*present = true;
+	return 0;
+}
+
+static int get_bool(const json_t *o, const char *key, bool *ret, bool *present)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*present = false;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v))
+		return -EINVAL;
+	*ret = json_is_true(v);
+	*present = true;
+	return 0;
+}
+
+static int parse_obj(const json_t *o, struct tuning_backup *b)
+{
+	const json_t *mac = json_object_get(o, "mac");
+	bool has_mtu = false;
+
+	if (mac && !json_is_string(mac))
+		return -EINVAL;
+	/* "" is what the reference's omitempty would have dropped. */
+	if (mac && *json_string_value(mac)) {
+		if (tuning_mac_parse(json_string_value(mac), b->mac) < 0)
+			return -EINVAL;
+		b->has_mac = true;
+	}
+	if (get_bool(o, "promisc", &b->promisc, &b->has_promisc) < 0 ||
+	    get_uint(o, "mtu", &b->mtu, &has_mtu) < 0 ||
+	    get_bool(o, "allmulti", &b->allmulti, &b->has_allmulti) < 0 ||
+	    get_uint(o, "txQLen", &b->txqlen, &b->has_txqlen) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int tuning_backup_parse(const char *text, size_t len, struct tuning_backup *ret)
+{
+	struct tuning_backup b = {0};
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	int r;
+
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EINVAL;
+	}
+	r = parse_obj(o, &b);
+	json_decref(o);
+	if (r < 0)
+		return r;
+	*ret = b;
+	return 0;
+}
+
+int tuning_backup_read(const char *path, struct tuning_backup *ret)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_free_ char *buf = NULL;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(BACKUP_MAX);
+	if (!buf)
+		return -ENOMEM;
+	n = read(fd, buf, BACKUP_MAX);
+	if (n < 0)
+		return -errno;
+	if (n == BACKUP_MAX)
+		return -EINVAL;
+	return tuning_backup_parse(buf, (size_t)n, ret);
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static int mkdir_p(const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, dir, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int tuning_backup_write(const char *dir, const char *path, const struct tuning_backup *b)
+{
+	_cleanup_free_ char *text = tuning_backup_format(b);
+	char tmp[PATH_MAX];
+	int fd, r;
+
+	if (!text)
+		return -ENOMEM;
+	r = mkdir_p(dir);
+	if (r < 0)
+		return r;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, text, strlen(text));
+	if (r >= 0 && fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}

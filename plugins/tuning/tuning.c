@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tuning's ADD, DEL and CHECK: parse, plan, apply (with undo), restore. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/macro.h"
+#include "base/parse.h"
+#include "cni/log.h"
+#include "nlw/nlw.h"
+#include "tuning.h"
+
+#define SYSCTL_VALUE_MAX 4096
+
+static void fmt_mac(const unsigned char m[TUNING_MAC_LEN], char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* ---- sysctls ---- */
+
+struct sysctl_undo {
+	int netns_fd; /* owned (dup) */
+	int procfs_fd;
+	char path[TUNING_SYSCTL_PATH_MAX];
+	char old[SYSCTL_VALUE_MAX];
+};
+
+static int sysctl_undo_fn(void *arg)
+{
+	struct sysctl_undo *u = arg;
+
+	return nlw_sysctl_set_in_netns(u->netns_fd, u->procfs_fd, u->path, u->old);
+}
+
+static void sysctl_undo_free(void *arg)
+{
+	struct sysctl_undo *u = arg;
+
+	if (u->netns_fd >= 0)
+		close(u->netns_fd);
+	free(u);
+}
+
+/* A kernel refusal of a sysctl is a config error when it is about the key or value. */
+static int sysctl_error(struct cni_ctx *ctx, const struct tuning_sysctl *s, int r, const char *op)
+{
+	unsigned code =
+	    r == -ENOENT || r == -EINVAL || r == -ERANGE ? CNI_ERR_INVALID_CONFIG : CNI_ERR_PLUGIN;
+
+	return cni_errorf(&ctx->err, code, r, "sysctl: cannot %s '%s' (%s, value '%s'): %s", op,
+			  s->key, s->path, s->value,
+			  r == -ENOENT ? "no such sysctl in the pod's network namespace"
+				       : strerror(-r));
+}
+
+struct sysctl_apply {
+	struct cni_ctx *ctx;
+	const struct tuning_conf *conf;
+	int netns_fd;
+};
+
+/* Runs inside the pod netns: /proc/sys/net shows the netns of whoever opens it. */
+static int sysctl_apply_fn(void *arg)
+{
+	struct sysctl_apply *a = arg;
+	struct cni_ctx *ctx = a->ctx;
+
+	for (size_t i = 0; i < a->conf->n_sysctls; i++) {
+		const struct tuning_sysctl *s = &a->conf->sysctls[i];
+		struct sysctl_undo *u = calloc(1, sizeof(*u));
+		int r;
+
+		if (!u)
+			return -ENOMEM;
+		u->netns_fd = -1;
+		u->procfs_fd = ctx->procfs_fd;
+		memcpy(u->path, s->path, sizeof(u->path));
+		r = nlw_sysctl_get(ctx->procfs_fd, s->path, u->old, sizeof(u->old));
+		if (r < 0) {
+			sysctl_undo_free(u);
+			return sysctl_error(ctx, s, r, "read");
+		}
+		r = nlw_sysctl_set(ctx->procfs_fd, s->path, s->value);
+		if (r < 0) {
+			sysctl_undo_free(u);
+			return sysctl_error(ctx, s, r, "write");
+		}
+		u->netns_fd = dup(a->netns_fd);
+		r = cni_undo_push(&ctx->undo, s->path, sysctl_undo_fn, u, sysctl_undo_free);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int apply_sysctls(struct cni_ctx *ctx, const struct tuning_conf *c, int netns_fd)
+{
+	struct sysctl_apply a = {ctx, c, netns_fd};
+	int r;
+
+	if (c->n_sysctls == 0)
+		return 0;
+	r = nlw_netns_run(netns_fd, sysctl_apply_fn, &a);
+	if (r < 0 && !cni_error_isset(&ctx->err))
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "enter the pod netns '%s'",
+				  ctx->netns);
+	return r;
+}
+
+/* ---- interface attributes ---- */
+
+/* What DEL will restore: the current value of every attribute the config changes. */
+static void backup_from_link(const struct tuning_conf *c, const struct nlw_link *l,
+			     struct tuning_backup *b)
+{
+	*b = (struct tuning_backup){0};
+	if (c->has_mac && l->has_mac) {
+		b->has_mac = true;
+		memcpy(b->mac, l->mac, TUNING_MAC_LEN);
+	}
+	if (c->promisc) {
+		b->has_promisc = true;
+		b->promisc = l->promisc;
+	}
+	if (c->mtu)
+		b->mtu = l->mtu;
+	if (c->has_allmulti) {
+		b->has_allmulti = true;
+		b->allmulti = l->allmulti;
+	}
+	if (c->has_txqlen && l->has_txqlen) {
+		b->has_txqlen = true;
+		b->txqlen = l->txqlen;
+	}
+}
+
+/*
+ * An earlier ADD of the same attachment (a runtime retrying) already saved
+ * the true originals: what it saved wins over the current, tuned values.
+ */
+static void backup_merge(struct tuning_backup *b, const struct tuning_backup *old)
+{
+	if (old->has_mac && b->has_mac)
+		memcpy(b->mac, old->mac, TUNING_MAC_LEN);
+	if (old->has_promisc && b->has_promisc)
+		b->promisc = old->promisc;
+	if (old->mtu && b->mtu)
+		b->mtu = old->mtu;
+	if (old->has_allmulti && b->has_allmulti)
+		b->allmulti = old->allmulti;
+	if (old->has_txqlen && b->has_txqlen)
+		b->txqlen = old->txqlen;
+}
+
+/* Restore in the reference's order: mtu, mac, promisc, allmulti, then txQLen. */
+static int restore_link(struct nlw_sock *sock, int ifindex, const struct tuning_backup *b,
+			char *errbuf, size_t errlen)
+{
+	int r, first = 0;
+
+#define STEP(cond, call, what)                                                                     \
+	do {                                                                                       \
+		if ((cond) && (r = (call)) < 0) {                                                  \
+			size_t used = strlen(errbuf);                                              \
+			snprintf(errbuf + used, errlen - used, "%sfailed to restore %s: %s",       \
+				 used ? "; " : "", what, strerror(-r));                            \
+			if (!first)                                                                \
+				first = r;                                                         \
+		}                                                                                  \
+	} while (0)
+	STEP(b->mtu, nlw_link_set_mtu(sock, ifindex, b->mtu), "MTU");
+	STEP(b->has_mac, nlw_link_set_mac(sock, ifindex, b->mac), "MAC address");
+	STEP(b->has_promisc, nlw_link_set_promisc(sock, ifindex, b->promisc), "promiscuous mode");
+	STEP(b->has_allmulti, nlw_link_set_allmulti(sock, ifindex, b->allmulti),
+	     "all-multicast mode");
+	STEP(b->has_txqlen, nlw_link_set_txqlen(sock, ifindex, b->txqlen), "txQLen");
+#undef STEP
+	return first;
+}
+
+struct link_undo {
+	struct nlw_sock *sock; /* owned */
+	int ifindex;
+	struct tuning_backup orig;
+	char path[PATH_MAX]; /* backup file to remove, "" if none */
+	bool had_file;	     /* an earlier ADD's file: keep it */
+};
+
+static int link_undo_fn(void *arg)
+{
+	struct link_undo *u = arg;
+	char err[512] = "";
+	int r = restore_link(u->sock, u->ifindex, &u->orig, err, sizeof(err));
+
+	if (r < 0)
+		cni_log_warning("%s", err);
+	if (u->path[0] && !u->had_file && unlink(u->path) < 0 && errno != ENOENT)
+		r = -errno;
+	return r;
+}
+
+static void link_undo_free(void *arg)
+{
+	struct link_undo *u = arg;
+
+	nlw_sock_free(u->sock);
+	free(u);
+}
+
+static int link_error(struct cni_ctx *ctx, int r, const char *key, const char *value)
+{
+	bool config = r == -EINVAL || r == -ERANGE || r == -EADDRNOTAVAIL;
+
+	return cni_errorf(&ctx->err, config ? CNI_ERR_INVALID_CONFIG : CNI_ERR_PLUGIN, r,
+			  "%s: cannot set '%s' on '%s' in the pod: %s", key, value, ctx->ifname,
+			  strerror(-r));
+}
+
+/* The reference's order: mac, promisc, mtu, allmulti, then txQLen. */
+static int set_link(struct cni_ctx *ctx, struct nlw_sock *sock, int ifindex,
+		    const struct tuning_conf *c)
+{
+	char v[24];
+	int r;
+
+	fmt_mac(c->mac, v);
+	if (c->has_mac && (r = nlw_link_set_mac(sock, ifindex, c->mac)) < 0)
+		return link_error(ctx, r, c->mac_src, v);
+	if (c->promisc && (r = nlw_link_set_promisc(sock, ifindex, true)) < 0)
+		return link_error(ctx, r, "promisc", "true");
+	snprintf(v, sizeof(v), "%u", c->mtu);
+	if (c->mtu && (r = nlw_link_set_mtu(sock, ifindex, c->mtu)) < 0)
+		return link_error(ctx, r, "mtu", v);
+	if (c->has_allmulti && (r = nlw_link_set_allmulti(sock, ifindex, c->allmulti)) < 0)
+		return link_error(ctx, r, "allmulti", c->allmulti ? "true" : "false");
+	snprintf(v, sizeof(v), "%u", c->txqlen);
+	if (c->has_txqlen && (r = nlw_link_set_txqlen(sock, ifindex, c->txqlen)) < 0)
+		return link_error(ctx, r, "txQLen", v);
+	return 0;
+}
+
+static int open_pod_link(struct cni_ctx *ctx, int netns_fd, struct nlw_sock **ret_sock,
+			 struct nlw_link *ret_link)
+{
+	int r = nlw_sock_open_in_netns(netns_fd, NETLINK_ROUTE, ret_sock);
+
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "netlink socket in '%s'",
+				  ctx->netns);
+	r = nlw_link_get_by_name(*ret_sock, ctx->ifname, ret_link);
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "failed to get '%s' in '%s': %s",
+				  ctx->ifname, ctx->netns,
+				  r == -ENODEV ? "no such interface" : strerror(-r));
+	return 0;
+}
+
+/* Save the originals, push their restore, then change the link. */
+static int apply_link(struct cni_ctx *ctx, const struct tuning_conf *c, int netns_fd)
+{
+	struct link_undo *u = calloc(1, sizeof(*u));
+	struct tuning_backup old;
+	struct nlw_link l;
+	int r;
+
+	if (!u)
+		return -ENOMEM;
+	r = open_pod_link(ctx, netns_fd, &u->sock, &l);
+	if (r >= 0)
+		r = tuning_backup_path(c->data_dir, ctx->container_id, ctx->ifname, u->path,
+				       sizeof(u->path));
+	if (r < 0) {
+		link_undo_free(u);
+		return r == -ENAMETOOLONG ? cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, r,
+						       "dataDir: '%s' is too long", c->data_dir)
+					  : r;
+	}
+	u->ifindex = l.ifindex;
+	backup_from_link(c, &l, &u->orig);
+	u->had_file = tuning_backup_read(u->path, &old) == 0;
+	if (u->had_file)
+		backup_merge(&u->orig, &old);
+	r = tuning_backup_write(c->data_dir, u->path, &u->orig);
+	if (r < 0) {
+		link_undo_free(u);
+		return cni_errorf(&ctx->err, CNI_ERR_IO, r, "dataDir: cannot save '%s': %s",
+				  c->data_dir, strerror(-r));
+	}
+	r = cni_undo_push(&ctx->undo, "restore link attributes", link_undo_fn, u, link_undo_free);
+	return r < 0 ? r : set_link(ctx, u->sock, u->ifindex, c);
+}
+
+/* prevResult passes through; the interface named CNI_IFNAME gets the new MAC. */
+static int build_result(struct cni_ctx *ctx, const struct tuning_conf *c)
+{
+	char mac[18];
+
+	ctx->result = cni_result_dup(ctx->prev_result);
+	if (!ctx->result)
+		return -ENOMEM;
+	if (!c->has_mac)
+		return 0;
+	fmt_mac(c->mac, mac);
+	for (size_t i = 0; i < ctx->result->n_ifaces; i++) {
+		struct cni_iface *f = &ctx->result->ifaces[i];
+
+		if (streq(f->name, ctx->ifname)) {
+			free(f->mac);
+			f->mac = strdup(mac);
+			if (!f->mac)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int need_prev_result(struct cni_ctx *ctx)
+{
+	if (ctx->prev_result)
+		return 0;
+	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			  "prevResult: required: tuning is a chained plugin and configures the "
+			  "interface a previous plugin created");
+}
+
+static const char *allowlist_file(void)
+{
+	const char *f = getenv(TUNING_ALLOWLIST_ENV);
+
+	return isempty(f) ? TUNING_ALLOWLIST_FILE : f;
+}
+
+static int open_netns(struct cni_ctx *ctx, int *ret_fd)
+{
+	int r = nlw_netns_open(ctx->netns, ret_fd);
+
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "open netns '%s'", ctx->netns);
+	return 0;
+}
+
+static int cmd_add(struct cni_ctx *ctx)
+{
+	struct tuning_conf c;
+	_cleanup_close_ int netns_fd = -1;
+	int r;
+
+	r = tuning_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	r = need_prev_result(ctx);
+	if (r >= 0)
+		r = tuning_allowlist_check(ctx, &c, allowlist_file());
+	if (r >= 0)
+		r = open_netns(ctx, &netns_fd);
+	if (r >= 0)
+		r = apply_sysctls(ctx, &c, netns_fd);
+	if (r >= 0 && tuning_conf_has_link_attrs(&c))
+		r = apply_link(ctx, &c, netns_fd);
+	if (r >= 0)
+		r = build_result(ctx, &c);
+	tuning_conf_done(&c);
+	return r;
+}
+
+/* ---- DEL ---- */
+
+static void drop_backup(const char *path, const char *why)
+{
+	cni_log_info("%s: removing backup %s", why, path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		cni_log_warning("cannot remove %s: %s", path, strerror(errno));
+}
+
+/*
+ * Restore what ADD saved. Best effort and never an error, as the
+ * reference: a failed restore is logged and the file kept for a later DEL.
+ */
+static int restore_from(struct cni_ctx *ctx, const char *path, const struct tuning_backup *b)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	_cleanup_close_ int netns_fd = -1;
+	struct nlw_link l;
+	char err[512] = "";
+	int r;
+
+	r = isempty(ctx->netns) ? -ENOENT : nlw_netns_open(ctx->netns, &netns_fd);
+	/* The plugin's own netns (a runtime mistake): never tune a host link back. */
+	if (r >= 0 && nlw_netns_is_self(netns_fd) > 0) {
+		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: nothing restored",
+				ctx->netns);
+		r = -ENOENT;
+	}
+	if (r == -ENOENT) {
+		drop_backup(path, "pod netns gone");
+		return 0;
+	}
+	if (r >= 0)
+		r = nlw_sock_open_in_netns(netns_fd, NETLINK_ROUTE, &sock);
+	if (r >= 0)
+		r = nlw_link_get_by_name(sock, ctx->ifname, &l);
+	if (r == -ENODEV) {
+		drop_backup(path, "pod interface gone");
+		return 0;
+	}
+	if (r >= 0)
+		r = restore_link(sock, l.ifindex, b, err, sizeof(err));
+	if (r < 0) {
+		cni_log_warning("restore %s in %s: %s; keeping %s", ctx->ifname, ctx->netns,
+				err[0] ? err : strerror(-r), path);
+		return 0;
+	}
+	drop_backup(path, "restored");
+	return 0;
+}
+
+static int cmd_del(struct cni_ctx *ctx)
+{
+	struct tuning_conf c = {.data_dir = TUNING_DEFAULT_DATA_DIR};
+	struct tuning_backup b;
+	char path[PATH_MAX];
+	int r;
+
+	/* Lenient: a bad key is a warning on DEL; only dataDir matters here. */
+	if (tuning_conf_parse(ctx, &c) < 0)
+		c.data_dir = TUNING_DEFAULT_DATA_DIR;
+	r = tuning_backup_path(c.data_dir, ctx->container_id, ctx->ifname, path, sizeof(path));
+	if (r >= 0)
+		r = tuning_backup_read(path, &b);
+	if (r == -EINVAL)
+		drop_backup(path, "malformed");
+	else if (r < 0 && r != -ENOENT)
+		cni_log_warning("read backup %s: %s", path, strerror(-r));
+	else if (r >= 0)
+		restore_from(ctx, path, &b);
+	tuning_conf_done(&c);
+	return 0;
+}
+
+/* ---- CHECK ---- */
+
+static int check_sysctls(struct cni_ctx *ctx, const struct tuning_conf *c, int netns_fd)
+{
+	char cur[SYSCTL_VALUE_MAX];
+
+	for (size_t i = 0; i < c->n_sysctls; i++) {
+		const struct tuning_sysctl *s = &c->sysctls[i];
+		int r =
+		    nlw_sysctl_get_in_netns(netns_fd, ctx->procfs_fd, s->path, cur, sizeof(cur));
+
+		if (r < 0)
+			return sysctl_error(ctx, s, r, "read");
+		if (!streq(cur, s->value))
+			return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
+					  "sysctl: configured value of '%s' (%s) is '%s', current "
+					  "value is '%s'",
+					  s->key, s->path, s->value, cur);
+	}
+	return 0;
+}
+
+static int differs(struct cni_ctx *ctx, const char *what, const char *want, const char *cur)
+{
+	return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
+			  "%s of '%s': configured '%s', current '%s'", what, ctx->ifname, want,
+			  cur);
+}
+
+static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const struct nlw_link *l)
+{
+	char want[24], cur[24];
+
+	fmt_mac(c->mac, want);
+	fmt_mac(l->mac, cur);
+	if (c->has_mac && memcmp(c->mac, l->mac, TUNING_MAC_LEN) != 0)
+		return differs(ctx, c->mac_src, want, cur);
+	/* The reference's rule: promisc false means "must be off" in CHECK. */
+	if (c->promisc != l->promisc)
+		return differs(ctx, "promisc", c->promisc ? "true" : "false",
+			       l->promisc ? "true" : "false");
+	snprintf(want, sizeof(want), "%u", c->mtu);
+	snprintf(cur, sizeof(cur), "%u", l->mtu);
+	if (c->mtu && c->mtu != l->mtu)
+		return differs(ctx, "mtu", want, cur);
+	if (c->has_allmulti && c->allmulti != l->allmulti)
+		return differs(ctx, "allmulti", c->allmulti ? "true" : "false",
+			       l->allmulti ? "true" : "false");
+	snprintf(want, sizeof(want), "%u", c->txqlen);
+	snprintf(cur, sizeof(cur), "%u", l->txqlen);
+	if (c->has_txqlen && c->txqlen != l->txqlen)
+		return differs(ctx, "txQLen", want, cur);
+	return 0;
+}
+
+static int cmd_check(struct cni_ctx *ctx)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	_cleanup_close_ int netns_fd = -1;
+	struct tuning_conf c;
+	struct nlw_link l;
+	int r;
+
+	r = tuning_conf_parse(ctx, &c);
+	if (r < 0)
+		return r;
+	r = need_prev_result(ctx);
+	if (r >= 0)
+		r = open_netns(ctx, &netns_fd);
+	if (r >= 0)
+		r = check_sysctls(ctx, &c, netns_fd);
+	if (r >= 0) {
+		r = open_pod_link(ctx, netns_fd, &sock, &l);
+		if (r < 0)
+			ctx->err.code = CNI_ERR_CHECK_FAILED;
+	}
+	if (r >= 0)
+		r = check_link(ctx, &c, &l);
+	tuning_conf_done(&c);
+	return r;
+}
+
+static const char *const tuning_cni_args[] = {"MAC", NULL};
+
+const struct cni_plugin_ops tuning_ops = {
+    .name = "tuning",
+    .about = "podwire tuning: sysctls and interface attributes of a pod interface",
+    .cni_args_keys = tuning_cni_args,
+    .add = cmd_add,
+    .del = cmd_del,
+    .check = cmd_check,
+};
