@@ -156,8 +156,8 @@ static void stats_families(FILE *f, const struct pi_inv *inv)
 
 static void rdma_family(FILE *f, const struct pi_inv *inv, bool hw)
 {
-	const char *name = hw ? "podwire_attachment_rdma_hw_counter_total"
-			      : "podwire_attachment_rdma_port_counter_total";
+	const char *name = hw ? "podwire_attachment_rdma_hw_total"
+			      : "podwire_attachment_rdma_port_total";
 
 	family(f, name, "counter",
 	       hw ? "RDMA driver counter of the attachment's device (ports/<port>/hw_counters)."

@@ -38,16 +38,14 @@ static bool valid_ident(const char *s, size_t max)
 	return true;
 }
 
-/* The chain of a conflist (or a single conf) object. */
-static int merge_chain(struct pi_att *a, const json_t *conf)
+/* Append the plugin types of a conflist (or a single conf) object. */
+static int append_chain(struct pi_att *a, const json_t *conf)
 {
 	const json_t *plugins = json_object_get(conf, "plugins");
 	size_t i;
 	json_t *p;
 	int r;
 
-	if (a->n_plugins)
-		return 0;
 	if (!json_is_array(plugins)) {
 		const char *type = obj_str(conf, "type");
 
@@ -63,6 +61,12 @@ static int merge_chain(struct pi_att *a, const json_t *conf)
 			return r;
 	}
 	return 0;
+}
+
+/* The chain, unless a source already gave one. */
+static int merge_chain(struct pi_att *a, const json_t *conf)
+{
+	return a->n_plugins ? 0 : append_chain(a, conf);
 }
 
 static void copy_name(char *dst, size_t len, const char *s)
@@ -197,6 +201,34 @@ static int multinet_pod(struct pi_att *a, const json_t *top)
 	return r;
 }
 
+/*
+ * The runtime's cache names multinet's own network and chain ("multinet"),
+ * multinet's results/ the delegate's; multinet's cache knows both: the
+ * attachment is on the delegate's network, its chain multinet then the
+ * delegate's plugins.
+ */
+static int multinet_chain(struct pi_att *a, const json_t *conf)
+{
+	const char *name = obj_str(conf, "name");
+
+	if (a->n_plugins > 1 && streq(a->plugins[0], "multinet"))
+		return 0;
+	for (size_t i = 0; i < a->n_plugins; i++)
+		free(a->plugins[i]);
+	free(a->plugins);
+	a->plugins = NULL;
+	a->n_plugins = 0;
+	if (valid_ident(name, 255)) {
+		free(a->network);
+		a->network = NULL;
+		if (pi_set_str(&a->network, name) < 0)
+			return -ENOMEM;
+	}
+	if (pi_att_add_plugin(a, "multinet") < 0)
+		return -ENOMEM;
+	return append_chain(a, conf);
+}
+
 static int multinet_delegate(struct pi_inv *inv, const json_t *top, const char *cid,
 			     const json_t *d, const char *path)
 {
@@ -213,12 +245,10 @@ static int multinet_delegate(struct pi_inv *inv, const json_t *top, const char *
 		return -ENOMEM;
 	a->sources |= PI_SRC_MULTINET;
 	r = pi_att_add_file(a, path, PI_SRC_MULTINET);
-	if (r >= 0 && json_is_object(conf) && valid_ident(obj_str(conf, "name"), 255))
-		r = pi_set_str(&a->network, obj_str(conf, "name"));
 	if (r >= 0)
 		r = multinet_pod(a, top);
 	if (r >= 0 && json_is_object(conf))
-		r = merge_chain(a, conf);
+		r = multinet_chain(a, conf);
 	if (r >= 0)
 		r = pi_set_str(&a->vf_pci, obj_str(d, "deviceID"));
 	if (r >= 0 && json_is_object(result))
