@@ -50,6 +50,7 @@ add_pod() { # add_pod NETNS-NAME POD-NAME
 	mac_a=$(printf '%s' "$output" | jq -r '.interfaces[] | select(.sandbox != null and .sandbox != "") | .mac')
 	add_pod "${PW_ID}q" db
 	run_inspect --json
+	assert_schema
 	assert_json .schema podwire-inspect/v1
 	assert_json '.attachments | length' 2
 	assert_json '.errors | length' 0
@@ -145,6 +146,7 @@ add_pod() { # add_pod NETNS-NAME POD-NAME
 	assert_json ".attachments[] | select(.containerId == \"$gone_cid\") | .health.status" degraded
 	assert_json ".attachments[] | select(.containerId == \"$CID\") | .netnsState" present
 	run_inspect -e 1 leaks --json
+	assert_schema
 	assert_json "[.leaks[] | select(.containerId == \"$gone_cid\") | .kind] | sort | join(\",\")" \
 		result-cache
 	run_inspect -e 1 leaks
@@ -175,6 +177,7 @@ JSON
 	ADD_PID=
 	ip -n "$HOST_NS" link show "$veth"
 	run_inspect -e 1 leaks --json
+	assert_schema
 	assert_json '[.leaks[] | select(.kind == "host-veth") | .object] | join(",")' "$veth"
 	assert_json '.leaks[] | select(.kind == "host-veth") | .network' hang
 	assert_json ".leaks[] | select(.kind == \"host-veth\") | .containerId" "$CID"

@@ -41,6 +41,7 @@ JSON
 	local ip
 	ip=$(printf '%s' "$output" | jq -r '.ips[0].address')
 	run_inspect --json
+	assert_schema
 	assert_json "$(att eth0) | .plugins | join(\",\")" bgp-route
 	assert_json "$(att eth0) | .pod.name" trainer-0
 	assert_json "$(att eth0) | .ips[0]" "$ip"
@@ -69,6 +70,7 @@ JSON
 	run_cnitool add mn "$NETNS"
 	[ -f "$STATE/multinet/$CID" ]
 	run_inspect --json
+	assert_schema
 	assert_json '.errors | length' 0
 	assert_json "$(att eth0) | .network" cluster
 	assert_json "$(att eth0) | .plugins | join(\",\")" multinet,bridge
@@ -115,6 +117,7 @@ JSON
 	CNITOOL_ENV+=(PODWIRE_SYSFS_ROOT="$SYS")
 	run_cnitool -i net1 add rail-a "$NETNS"
 	run_inspect --json
+	assert_schema
 	local ifname
 	ifname=$(printf '%s' "$output" | jq -r ".attachments[] | select(.containerId == \"$CID\") | .ifname")
 	assert_json "$(att "$ifname") | .host.vfPci" "$(sr_vf_bdf 7)"

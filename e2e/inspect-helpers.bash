@@ -47,3 +47,10 @@ assert_prometheus() {
 prom_value() {
 	printf '%s\n' "$output" | grep "^$1{" | grep -F -- "$2" | head -1 | awk '{print $NF}'
 }
+
+# assert_schema: $output is valid against tools/podwire-inspect/schema.json.
+assert_schema() {
+	printf '%s\n' "$output" >"$STATE/inspect.json"
+	/usr/bin/python3 "$PODWIRE_SRC/test/podwire-inspect/schemacheck.py" \
+		"$PODWIRE_SRC/tools/podwire-inspect/schema.json" "$STATE/inspect.json" >&2
+}
