@@ -38,7 +38,7 @@ static const char usage[] =
 	"Health:\n"
 	"  --check              run each chain's CHECK from the cached config and result\n"
 	"  --cni-path PATH      plugin directories for --check (default: $CNI_PATH, else /opt/cni/bin)\n"
-	"  --no-live            files only: no netlink, no sysfs\n"
+	"  --no-netlink         state files and sysfs only (no netns, links, routes)\n"
 	"State (defaults are the plugins' defaults):\n"
 	"  --cache-dir DIR      libcni result cache root, DIR/results/ (default /var/lib/cni)\n"
 	"  --multinet-dir DIR   multinet's cniDir (default /var/lib/cni/multinet)\n"
@@ -75,7 +75,7 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, O_COUNT },
 	{ "check", no_argument, NULL, O_CHECK },
 	{ "cni-path", required_argument, NULL, O_CNI_PATH },
-	{ "no-live", no_argument, NULL, O_NO_LIVE },
+	{ "no-netlink", no_argument, NULL, O_NO_LIVE },
 	{ "cache-dir", required_argument, NULL, O_CACHE },
 	{ "multinet-dir", required_argument, NULL, O_MULTINET },
 	{ "state-dir", required_argument, NULL, O_STATE },
@@ -174,6 +174,8 @@ static int collect(const struct cli *c, struct pi_inv *inv)
 
 	if (r >= 0 && c->opt.live)
 		r = pi_live_scan(inv, &c->opt);
+	if (r >= 0)
+		r = pi_rdma_scan(inv, c->opt.sysfs_root);
 	if (r >= 0 && c->opt.check)
 		r = pi_run_checks(inv, &c->opt);
 	if (r >= 0)

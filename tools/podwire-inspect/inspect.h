@@ -145,7 +145,7 @@ struct pi_options {
 	const char *sysfs_root;
 	const char *cni_path; /* for --check; NULL: $CNI_PATH */
 	bool check;
-	bool live; /* false: files only (no netlink, no sysfs); tests */
+	bool live; /* false: no netlink (--no-netlink) */
 };
 
 /* ---- model.c ---- */
@@ -211,6 +211,9 @@ int pi_read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len);
 int pi_rdma_read(struct pi_att *a, const char *sysfs_root);
 /* The RDMA device of a VF from <root>/bus/pci/devices/<pci>/infiniband/. */
 int pi_rdma_dev_of_pci(const char *sysfs_root, const char *pci, char **ret);
+
+/* RDMA devices of VFs (sysfs) and every device's counters. */
+int pi_rdma_scan(struct pi_inv *inv, const char *sysfs_root);
 
 /* ---- live.c: netlink ---- */
 /* Host dump (tagged veths), per-netns dumps (pod link), netns presence. */

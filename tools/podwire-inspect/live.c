@@ -247,30 +247,13 @@ static int scan_pods(struct pi_inv *inv)
 	return 0;
 }
 
-static int scan_rdma(struct pi_inv *inv, const char *sysfs_root)
-{
-	for (size_t i = 0; i < inv->n_atts; i++) {
-		struct pi_att *a = &inv->atts[i];
-		int r;
-
-		if (!a->rdma_dev && a->vf_pci &&
-		    pi_rdma_dev_of_pci(sysfs_root, a->vf_pci, &a->rdma_dev) == -ENOMEM)
-			return -ENOMEM;
-		r = pi_rdma_read(a, sysfs_root);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 int pi_live_scan(struct pi_inv *inv, const struct pi_options *opt)
 {
 	int r = scan_pods(inv);
 
+	(void)opt;
 	if (r >= 0)
 		r = scan_host(inv);
-	if (r >= 0)
-		r = scan_rdma(inv, opt->sysfs_root);
 	return r;
 }
 

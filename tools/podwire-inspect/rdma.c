@@ -183,3 +183,19 @@ int pi_rdma_dev_of_pci(const char *sysfs_root, const char *pci, char **ret)
 	closedir(d);
 	return r;
 }
+
+int pi_rdma_scan(struct pi_inv *inv, const char *sysfs_root)
+{
+	for (size_t i = 0; i < inv->n_atts; i++) {
+		struct pi_att *a = &inv->atts[i];
+		int r;
+
+		if (!a->rdma_dev && a->vf_pci &&
+		    pi_rdma_dev_of_pci(sysfs_root, a->vf_pci, &a->rdma_dev) == -ENOMEM)
+			return -ENOMEM;
+		r = pi_rdma_read(a, sysfs_root);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
