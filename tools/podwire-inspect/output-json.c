@@ -5,6 +5,7 @@
  * leaves half a document on stdout.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/parse.h"
@@ -12,9 +13,32 @@
 
 #define PI_SCHEMA "podwire-inspect/v1"
 
+/*
+ * A JSON string of s, never NULL for lack of UTF-8: file names, kernel names
+ * and jansson's error texts may hold any bytes; those that do not make valid
+ * UTF-8 print as '?'. NULL only on ENOMEM.
+ */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j)
+		return j;
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
 static json_t *str_or_null(const char *s)
 {
-	return s && *s ? json_string(s) : json_null();
+	return s && *s ? jstr(s) : json_null();
 }
 
 static json_t *u64(uint64_t v)
@@ -27,7 +51,7 @@ static json_t *strv(char *const *v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, jstr(v[i]));
 	return a;
 }
 
@@ -79,10 +103,11 @@ static json_t *counters_json(const struct pi_counters *c)
 
 static json_t *rdma_json(const struct pi_att *a)
 {
-	json_t *ports = json_array();
+	json_t *ports;
 
 	if (!a->rdma_dev)
 		return json_null();
+	ports = json_array();
 	for (size_t i = 0; ports && i < a->n_rdma_ports; i++) {
 		const struct pi_rdma_port *p = &a->rdma_ports[i];
 
@@ -93,7 +118,7 @@ static json_t *rdma_json(const struct pi_att *a)
 						       counters_json(&p->counters), "hwCounters",
 						       counters_json(&p->hw_counters)));
 	}
-	return json_pack("{s:s,s:o,s:o}", "device", a->rdma_dev, "error",
+	return json_pack("{s:o,s:o,s:o}", "device", jstr(a->rdma_dev), "error",
 			 str_or_null(a->rdma_error), "ports", ports);
 }
 
@@ -138,8 +163,8 @@ static json_t *health_json(const struct pi_att *a)
 
 static json_t *att_json(const struct pi_att *a)
 {
-	return json_pack("{s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:o,s:o}",
-			 "containerId", a->container_id, "ifname", a->ifname, "network",
+	return json_pack("{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:o,s:o}",
+			 "containerId", jstr(a->container_id), "ifname", jstr(a->ifname), "network",
 			 str_or_null(a->network), "netns", str_or_null(a->netns), "netnsState",
 			 netns_state_name(a->netns_state), "pod", pod_json(a), "plugins",
 			 strv(a->plugins, a->n_plugins), "sources", sources_json(a->sources),
@@ -152,8 +177,8 @@ static json_t *att_json(const struct pi_att *a)
 
 static json_t *leak_json(const struct pi_leak *l)
 {
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:o}", "kind", l->kind, "object", l->object,
-			 "reason", l->reason, "containerId", str_or_null(l->container_id),
+	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "kind", l->kind, "object", jstr(l->object),
+			 "reason", jstr(l->reason), "containerId", str_or_null(l->container_id),
 			 "ifname", str_or_null(l->ifname), "network", str_or_null(l->network));
 }
 
@@ -166,8 +191,8 @@ json_t *pi_json(const struct pi_inv *inv, bool with_leaks)
 		if (json_array_append_new(atts, att_json(&inv->atts[i])) < 0)
 			goto fail;
 	for (size_t i = 0; errs && i < inv->n_errors; i++)
-		if (json_array_append_new(errs, json_pack("{s:s,s:s}", "path", inv->errors[i].path,
-							  "message", inv->errors[i].msg)) < 0)
+		if (json_array_append_new(errs, json_pack("{s:o,s:o}", "path", jstr(inv->errors[i].path),
+							  "message", jstr(inv->errors[i].msg))) < 0)
 			goto fail;
 	for (size_t i = 0; with_leaks && leaks && i < inv->n_leaks; i++)
 		if (json_array_append_new(leaks, leak_json(&inv->leaks[i])) < 0)
@@ -254,8 +279,8 @@ json_t *pi_rates_json(const struct pi_inv *a, const struct pi_inv *b, double sec
 			json_decref(pod);
 			pod = stats_rates(&x->pod_stats, &y->pod_stats, seconds);
 		}
-		json_array_append_new(atts, json_pack("{s:s,s:s,s:o,s:o,s:o}", "containerId",
-						      y->container_id, "ifname", y->ifname, "network",
+		json_array_append_new(atts, json_pack("{s:o,s:o,s:o,s:o,s:o}", "containerId",
+						      jstr(y->container_id), "ifname", jstr(y->ifname), "network",
 						      str_or_null(y->network), "rates", pod, "rdma",
 						      rdma_rates(x, y, seconds)));
 	}

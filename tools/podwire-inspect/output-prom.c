@@ -4,7 +4,8 @@
  * textfile collector: every family once, HELP and TYPE before its samples,
  * label values escaped (\\, \", \n). Labels of every podwire_attachment_*
  * sample: pod ("<namespace>/<name>" or ""), network, ifname, device (host
- * veth or VF PCI address), plus the family's own.
+ * veth or VF PCI address), plus the family's own. Bytes outside printable
+ * ASCII in a value print as '?'.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,8 @@ static void put_escaped(FILE *f, const char *s)
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", f);
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			fputc('?', f); /* values must be UTF-8: names here are ASCII, keep them so */
 		else
 			fputc(*s, f);
 	}

@@ -39,6 +39,15 @@ static int read_line_at(int dfd, const char *name, char **ret)
 	return 0;
 }
 
+/* Counter names as drivers make them: [A-Za-z0-9_.-], at most 64 bytes. */
+static bool counter_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 64 && s[0] != '.' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
 static int read_counter_dir(int port_fd, const char *sub, struct pi_counters *out)
 {
 	int fd = openat(port_fd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -57,7 +66,7 @@ static int read_counter_dir(int port_fd, const char *sub, struct pi_counters *ou
 		_cleanup_free_ char *line = NULL;
 		uint64_t v;
 
-		if (de->d_name[0] == '.' || streq(de->d_name, "lifespan"))
+		if (!counter_name_ok(de->d_name) || streq(de->d_name, "lifespan"))
 			continue;
 		if (read_line_at(dirfd(d), de->d_name, &line) < 0 || safe_atou64(line, &v) < 0)
 			continue; /* not a counter (or unreadable): skip, never guess */
