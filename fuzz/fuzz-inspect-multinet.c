@@ -30,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!doc)
 		abort();
 	json_decref(doc);
+	buf = pi_json_text(&inv, true);
+	if (!buf)
+		abort();
+	free(buf);
+	buf = NULL;
 	f = open_memstream(&buf, &len);
 	if (f) {
 		pi_print_prometheus(f, &inv);

@@ -180,11 +180,12 @@ static void test_multinet_over_runtime_cache(void **state)
 	struct pi_att *a;
 
 	(void)state;
+	pi_inv_init(&inv);
+	inv.keep_cache = true;
 	assert_true(asprintf(&entry,
 			     "{\"kind\":\"cniCacheV1\",\"containerId\":\"c1\",\"ifName\":\"eth0\","
 			     "\"networkName\":\"mn\",\"config\":\"%s\"}",
 			     b64) > 0);
-	pi_inv_init(&inv);
 	assert_int_equal(cni_cache_entry_parse(entry, strlen(entry), "e", &e, &err), 0);
 	assert_int_equal(pi_merge_cache_entry(&inv, e, "/c/results/mn-c1-eth0"), 0);
 	a = pi_inv_find(&inv, "c1", "eth0");
@@ -367,8 +368,34 @@ static void test_json_document(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(a, "counters"), "pod")));
 	assert_string_equal(json_string_value(json_object_get(a, "netnsState")), "unknown");
 	assert_int_equal(json_array_size(json_object_get(doc, "leaks")), 2);
+	{
+		/* the text built piece by piece is the same document */
+		char *text = pi_json_text(&inv, true);
+		json_t *back = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
+
+		assert_non_null(back);
+		assert_true(json_equal(back, doc));
+		json_decref(back);
+		free(text);
+	}
 	json_decref(doc);
 	pi_inv_done(&inv);
+}
+
+static void test_json_text_empty(void **state)
+{
+	struct pi_inv inv;
+	char *text;
+	json_t *back;
+
+	(void)state;
+	pi_inv_init(&inv);
+	text = pi_json_text(&inv, true);
+	back = json_loads(text, 0, NULL);
+	assert_non_null(back);
+	assert_int_equal(json_array_size(json_object_get(back, "attachments")), 0);
+	json_decref(back);
+	free(text);
 }
 
 static void test_rates(void **state)
@@ -406,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_rdma_missing_device),
 		cmocka_unit_test(test_prometheus_escaping),
 		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_text_empty),
 		cmocka_unit_test(test_rates),
 	};
 

@@ -170,7 +170,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 /* files -> live -> CHECK -> leaks */
 static int collect(const struct cli *c, struct pi_inv *inv)
 {
-	int r = pi_read_sources(inv, &c->opt);
+	int r;
+
+	inv->keep_cache = c->opt.check;
+	r = pi_read_sources(inv, &c->opt);
 
 	if (r >= 0 && c->opt.live)
 		r = pi_live_scan(inv, &c->opt);
@@ -187,12 +190,10 @@ static int collect(const struct cli *c, struct pi_inv *inv)
 	return r;
 }
 
-static int print_json(json_t *doc)
+static int print_json(char *s)
 {
-	char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	int r = s ? 0 : -ENOMEM;
 
-	json_decref(doc);
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
@@ -216,7 +217,7 @@ static int report(const struct cli *c, const struct pi_inv *inv)
 	int r = 0;
 
 	if (c->out == OUT_JSON)
-		r = print_json(pi_json(inv, true));
+		r = print_json(pi_json_text(inv, true));
 	else if (c->out == OUT_PROM)
 		pi_print_prometheus(stdout, inv);
 	else if (c->leaks)

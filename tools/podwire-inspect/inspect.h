@@ -126,6 +126,7 @@ struct pi_leak {
 };
 
 struct pi_inv {
+	bool keep_cache; /* keep each libcni entry on its attachment (--check needs it) */
 	struct pi_att *atts;
 	size_t n_atts, cap_atts;
 	struct pi_file_error *errors;
@@ -227,6 +228,12 @@ int pi_run_checks(struct pi_inv *inv, const struct pi_options *opt);
 /* ---- output.c ---- */
 /* The documented JSON document (schema in README.md). New reference. */
 json_t *pi_json(const struct pi_inv *inv, bool with_leaks);
+/*
+ * The same document as text, one attachment per line, built piece by piece
+ * (a fraction of the whole tree's memory) but returned whole, so nothing is
+ * printed unless all of it was made. Owned; NULL on ENOMEM.
+ */
+char *pi_json_text(const struct pi_inv *inv, bool with_leaks);
 void pi_print_table(FILE *f, const struct pi_inv *inv, bool verbose);
 void pi_print_leaks(FILE *f, const struct pi_inv *inv);
 void pi_print_prometheus(FILE *f, const struct pi_inv *inv);

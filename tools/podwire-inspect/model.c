@@ -73,6 +73,8 @@ static void leak_done(struct pi_leak *l)
 
 void pi_inv_done(struct pi_inv *inv)
 {
+	bool keep = inv->keep_cache;
+
 	for (size_t i = 0; i < inv->n_atts; i++)
 		att_done(&inv->atts[i]);
 	free(inv->atts);
@@ -86,6 +88,7 @@ void pi_inv_done(struct pi_inv *inv)
 	free(inv->leaks);
 	strv_free(inv->stray_veths, inv->n_stray_veths);
 	pi_inv_init(inv);
+	inv->keep_cache = keep;
 }
 
 /* Make room for one more element of size sz in *v (count n, capacity *cap). */

@@ -207,6 +207,80 @@ fail:
 	return NULL;
 }
 
+static char *dump(json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
+/* Append ",\n  " (after the first) and the dump of j to f; false on ENOMEM. */
+static bool put_piece(FILE *f, json_t *j, bool first)
+{
+	char *s = dump(j);
+
+	if (!s)
+		return false;
+	fprintf(f, "%s%s", first ? "\n  " : ",\n  ", s);
+	free(s);
+	return true;
+}
+
+static bool put_array_tail(FILE *f, json_t *arr)
+{
+	char *s = dump(arr);
+
+	if (!s)
+		return false;
+	fputs(s, f);
+	free(s);
+	return true;
+}
+
+char *pi_json_text(const struct pi_inv *inv, bool with_leaks)
+{
+	json_t *errs = json_array(), *leaks = json_array();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool ok = errs && leaks;
+
+	if (!f) {
+		json_decref(errs);
+		json_decref(leaks);
+		return NULL;
+	}
+	fputs("{\"attachments\":[", f);
+	for (size_t i = 0; ok && i < inv->n_atts; i++)
+		ok = put_piece(f, att_json(&inv->atts[i]), i == 0);
+	for (size_t i = 0; ok && i < inv->n_errors; i++)
+		ok = json_array_append_new(errs, json_pack("{s:o,s:o}", "path",
+							   jstr(inv->errors[i].path), "message",
+							   jstr(inv->errors[i].msg))) == 0;
+	for (size_t i = 0; ok && with_leaks && i < inv->n_leaks; i++)
+		ok = json_array_append_new(leaks, leak_json(&inv->leaks[i])) == 0;
+	if (ok) {
+		fputs(inv->n_atts ? "\n],\"errors\":" : "],\"errors\":", f);
+		ok = put_array_tail(f, json_incref(errs));
+	}
+	if (ok) {
+		fputs(",\"leaks\":", f);
+		ok = put_array_tail(f, json_incref(leaks));
+	}
+	if (ok)
+		fputs(",\"schema\":\"" PI_SCHEMA "\"}", f);
+	json_decref(errs);
+	json_decref(leaks);
+	if (fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* ---- rates (--watch --json) ---- */
 
 static double rate(uint64_t a, uint64_t b, double s)

@@ -178,7 +178,7 @@ int pi_merge_cache_entry(struct pi_inv *inv, struct cni_cache_entry *e, const ch
 	json_decref(conf);
 	if (e->result)
 		pi_merge_result(a, e->result);
-	if (!a->cache)
+	if (!a->cache && inv->keep_cache)
 		a->cache = e;
 	else
 		cni_cache_entry_free(e);
