@@ -100,6 +100,7 @@ struct pi_att {
 	enum pi_netns_state netns_state;
 	bool pod_link_found;
 	bool pod_link_up;
+	unsigned nft_elements; /* podwire nftables elements tagged with this attachment */
 	bool has_pod_stats, has_host_stats;
 	struct nlw_link_stats pod_stats, host_stats;
 	struct pi_rdma_port *rdma_ports;
@@ -119,7 +120,8 @@ struct pi_file_error {
 
 /* A podwire-made object that no attachment explains (a GC candidate). */
 struct pi_leak {
-	char *kind; /* "host-veth", "lease", "sriov-state", "multinet-cache", "result-cache" */
+	char *kind; /* "host-veth", "nft-element", "lease", "sriov-state", "multinet-cache",
+		     * "result-cache" */
 	char *object;
 	char *reason;
 	char *container_id, *ifname, *network; /* as tagged, or NULL */

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "nlw/route.h"
 #include "nlw/sock.h"
 #include "podnet/name.h"
+#include "pwnft/nft.h"
 
 /* bgp-route's protocol number of pod routes (CONTRACTS.md). */
 #define PI_RTPROT_POD 80
@@ -158,6 +161,70 @@ static int check_bgp_routes(struct pi_inv *inv, struct nlw_sock *sock, const str
 	return 0;
 }
 
+/* An element's key as `nft list` would show it: an address, or ifname [. MAC]. */
+static void fmt_key(const struct pw_nft_elem *el, char *buf, size_t len)
+{
+	const unsigned char *k = el->key;
+	char mac[18];
+
+	if (!k || (el->key_len != 4 && el->key_len != 16 && el->key_len < IFNAMSIZ)) {
+		snprintf(buf, len, "?");
+	} else if (el->key_len == 4 || (el->key_len == 16 && memchr(k, '\0', 16) == NULL)) {
+		union ip_addr a = { 0 };
+		char ip[INET6_ADDRSTRLEN];
+
+		memcpy(&a, k, el->key_len);
+		snprintf(buf, len, "%s", ip_addr_fmt(el->key_len == 4 ? AF_INET : AF_INET6, &a, ip));
+	} else if (el->key_len >= IFNAMSIZ + NLW_MAC_LEN) {
+		snprintf(buf, len, "%.*s . %s", IFNAMSIZ, (const char *)k, nlw_mac_fmt(k + IFNAMSIZ, mac));
+	} else {
+		snprintf(buf, len, "%.*s", IFNAMSIZ, (const char *)k);
+	}
+}
+
+static int nft_elem(const struct pw_nft_elem *el, void *userdata)
+{
+	struct pi_inv *inv = userdata;
+	const char *slash = strchr(el->tag, '/');
+	char cid[256], key[64], object[512];
+	struct pi_att *a, tag = { 0 };
+
+	if (!slash || slash == el->tag || (size_t)(slash - el->tag) >= sizeof(cid))
+		return 0; /* untagged: not an attachment's */
+	snprintf(cid, sizeof(cid), "%.*s", (int)(slash - el->tag), el->tag);
+	a = pi_inv_find(inv, cid, slash + 1);
+	if (a && (a->sources & (PI_SRC_CACHE | PI_SRC_MULTINET | PI_SRC_SRIOV))) {
+		a->nft_elements++;
+		return 0;
+	}
+	fmt_key(el, key, sizeof(key));
+	snprintf(object, sizeof(object), "%s podwire %s { %s }",
+		 el->family == NFPROTO_BRIDGE ? "bridge" : "inet", el->set, key);
+	tag.container_id = cid;
+	tag.ifname = (char *)slash + 1;
+	tag.network = (char *)el->network;
+	return pi_inv_leak(inv, "nft-element", object, "nftables element tagged for no attachment",
+			   &tag);
+}
+
+/* podwire's nftables elements (both tables), joined to attachments by their tag. */
+static int scan_nft(struct pi_inv *inv)
+{
+	_cleanup_(pw_nft_freep) struct pw_nft *nft = NULL;
+	int r = pw_nft_open(&nft);
+
+	if (r == -EPROTONOSUPPORT)
+		return 0; /* no nf_tables: nothing of ours */
+	if (r >= 0)
+		r = pw_nft_list_elems(nft, nft_elem, inv);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return pi_inv_file_error(inv, "nftables", "cannot list podwire's sets: %s",
+					 strerror(-r));
+	return 0;
+}
+
 static int scan_host(struct pi_inv *inv)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
@@ -254,6 +321,8 @@ int pi_live_scan(struct pi_inv *inv, const struct pi_options *opt)
 	(void)opt;
 	if (r >= 0)
 		r = scan_host(inv);
+	if (r >= 0)
+		r = scan_nft(inv);
 	return r;
 }
 

@@ -163,7 +163,7 @@ static json_t *health_json(const struct pi_att *a)
 
 static json_t *att_json(const struct pi_att *a)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:o,s:o}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:I,s:o,s:o}",
 			 "containerId", jstr(a->container_id), "ifname", jstr(a->ifname), "network",
 			 str_or_null(a->network), "netns", str_or_null(a->netns), "netnsState",
 			 netns_state_name(a->netns_state), "pod", pod_json(a), "plugins",
@@ -171,7 +171,8 @@ static json_t *att_json(const struct pi_att *a)
 			 "files", strv(a->files, a->n_files), "ips", strv(a->ips, a->n_ips), "mac",
 			 str_or_null(a->mac), "host", host_json(a), "counters", "pod",
 			 stats_json(a->has_pod_stats, &a->pod_stats), "host",
-			 stats_json(a->has_host_stats, &a->host_stats), "rdma", rdma_json(a),
+			 stats_json(a->has_host_stats, &a->host_stats), "nftElements",
+			 (json_int_t)a->nft_elements, "rdma", rdma_json(a),
 			 "health", health_json(a));
 }
 

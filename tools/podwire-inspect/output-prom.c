@@ -105,6 +105,12 @@ static double v_netns(const struct pi_att *a, bool *skip)
 	return a->netns_state == PI_NETNS_PRESENT;
 }
 
+static double v_nft(const struct pi_att *a, bool *skip)
+{
+	(void)skip;
+	return a->nft_elements;
+}
+
 static double v_check(const struct pi_att *a, bool *skip)
 {
 	*skip = a->check != PI_CHECK_OK && a->check != PI_CHECK_FAILED;
@@ -188,8 +194,8 @@ static void rdma_family(FILE *f, const struct pi_inv *inv, bool hw)
 
 static void inspect_families(FILE *f, const struct pi_inv *inv)
 {
-	static const char *const kinds[] = { "host-veth", "lease", "sriov-state", "multinet-cache",
-					     "result-cache" };
+	static const char *const kinds[] = { "host-veth",   "nft-element",	  "lease",
+					     "sriov-state", "multinet-cache", "result-cache" };
 
 	family(f, "podwire_inspect_leaked_objects", "gauge",
 	       "podwire-made objects of no attachment, by kind (see podwire-inspect leaks).");
@@ -214,6 +220,9 @@ void pi_print_prometheus(FILE *f, const struct pi_inv *inv)
 		     "1 when the attachment's netns still exists.", v_netns);
 	gauge_family(f, inv, "podwire_attachment_check_ok",
 		     "1 when the chain's CHECK passed (only with --check).", v_check);
+	gauge_family(f, inv, "podwire_attachment_nft_elements",
+		     "podwire nftables set elements tagged with the attachment (masquerade, "
+		     "spoof check).", v_nft);
 	stats_families(f, inv);
 	rdma_family(f, inv, false);
 	rdma_family(f, inv, true);
