@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = 0;
 	FILE *f;
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	pi_inv_init(&inv);
 	if (cni_cache_entry_parse((const char *)data, size, "fuzz", &e, &err) == 0 &&

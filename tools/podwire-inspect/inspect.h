@@ -68,8 +68,8 @@ struct pi_counters {
 
 struct pi_rdma_port {
 	unsigned port;
-	char *state;	  /* "4: ACTIVE" or NULL */
-	char *link_layer; /* "Ethernet", "InfiniBand" or NULL */
+	char *state;			/* "4: ACTIVE" or NULL */
+	char *link_layer;		/* "Ethernet", "InfiniBand" or NULL */
 	struct pi_counters counters;	/* ports/<p>/counters */
 	struct pi_counters hw_counters; /* ports/<p>/hw_counters (lifespan excluded) */
 };
@@ -83,19 +83,19 @@ struct pi_att {
 	char **plugins; /* chain of plugin types, in order */
 	size_t n_plugins;
 	unsigned sources;
-	char **files; /* every state file naming this attachment */
+	char **files;	    /* every state file naming this attachment */
 	unsigned *file_src; /* PI_SRC_* of files[i] */
 	size_t n_files;
 	struct cni_cache_entry *cache; /* libcni entry (for --check), owned, or NULL */
-	char **ips;			/* "10.1.2.3/24" */
+	char **ips;		       /* "10.1.2.3/24" */
 	size_t n_ips;
-	char mac[18];		  /* pod-side MAC from the result or the live link, or "" */
+	char mac[18];		    /* pod-side MAC from the result or the live link, or "" */
 	char host_ifname[IFNAMSIZ]; /* veth peer on the host, or "" */
-	char bridge[IFNAMSIZ];	  /* the host veth's master, or "" */
-	char *vf_pci;		  /* SR-IOV VF PCI address */
-	char *pf;		  /* its PF netdev */
-	char *rdma_dev;		  /* RDMA device name */
-	bool sriov_incomplete;	  /* state record with complete: false */
+	char bridge[IFNAMSIZ];	    /* the host veth's master, or "" */
+	char *vf_pci;		    /* SR-IOV VF PCI address */
+	char *pf;		    /* its PF netdev */
+	char *rdma_dev;		    /* RDMA device name */
+	bool sriov_incomplete;	    /* state record with complete: false */
 	/* live */
 	enum pi_netns_state netns_state;
 	bool pod_link_found;
@@ -156,8 +156,7 @@ void pi_inv_init(struct pi_inv *inv);
 void pi_inv_done(struct pi_inv *inv);
 /* Find the attachment (container ID, ifname), or create it. NULL on ENOMEM. */
 struct pi_att *pi_inv_get(struct pi_inv *inv, const char *container_id, const char *ifname);
-struct pi_att *pi_inv_find(const struct pi_inv *inv, const char *container_id,
-			   const char *ifname);
+struct pi_att *pi_inv_find(const struct pi_inv *inv, const char *container_id, const char *ifname);
 /* Sort attachments by (pod, network, ifname, container ID) for stable output. */
 void pi_inv_sort(struct pi_inv *inv);
 int pi_inv_file_error(struct pi_inv *inv, const char *path, const char *fmt, ...)
@@ -169,7 +168,8 @@ int pi_set_str(char **slot, const char *s);
 int pi_att_add_file(struct pi_att *a, const char *path, unsigned src);
 int pi_att_add_ip(struct pi_att *a, const char *ip);
 int pi_att_add_plugin(struct pi_att *a, const char *type);
-int pi_att_add_problem(struct pi_att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pi_att_add_problem(struct pi_att *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 bool pi_att_has_plugin(const struct pi_att *a, const char *type);
 /* "ok", "degraded" (problems or CHECK failed) */
 const char *pi_att_health(const struct pi_att *a);

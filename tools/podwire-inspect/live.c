@@ -43,7 +43,7 @@ static int link_idx_cmp(const void *a, const void *b)
 
 static const struct nlw_link *link_by_index(const struct links *l, int ifindex)
 {
-	struct nlw_link key = { .ifindex = ifindex };
+	struct nlw_link key = {.ifindex = ifindex};
 
 	return bsearch(&key, l->v, l->n, sizeof(*l->v), link_idx_cmp);
 }
@@ -138,7 +138,7 @@ static bool route_to(const struct nlw_route *rt, unsigned n, const char *ip, int
 /* bgp-route: each pod IP has its proto-80 host route through the host veth. */
 static int check_bgp_routes(struct pi_inv *inv, struct nlw_sock *sock, const struct links *host)
 {
-	struct nlw_route_filter f = { .protocol = PI_RTPROT_POD };
+	struct nlw_route_filter f = {.protocol = PI_RTPROT_POD};
 	struct nlw_route *rt = NULL;
 	unsigned n = 0;
 	int r = nlw_route_list(sock, &f, &rt, &n);
@@ -170,13 +170,15 @@ static void fmt_key(const struct pw_nft_elem *el, char *buf, size_t len)
 	if (!k || (el->key_len != 4 && el->key_len != 16 && el->key_len < IFNAMSIZ)) {
 		snprintf(buf, len, "?");
 	} else if (el->key_len == 4 || (el->key_len == 16 && memchr(k, '\0', 16) == NULL)) {
-		union ip_addr a = { 0 };
+		union ip_addr a = {0};
 		char ip[INET6_ADDRSTRLEN];
 
 		memcpy(&a, k, el->key_len);
-		snprintf(buf, len, "%s", ip_addr_fmt(el->key_len == 4 ? AF_INET : AF_INET6, &a, ip));
+		snprintf(buf, len, "%s",
+			 ip_addr_fmt(el->key_len == 4 ? AF_INET : AF_INET6, &a, ip));
 	} else if (el->key_len >= IFNAMSIZ + NLW_MAC_LEN) {
-		snprintf(buf, len, "%.*s . %s", IFNAMSIZ, (const char *)k, nlw_mac_fmt(k + IFNAMSIZ, mac));
+		snprintf(buf, len, "%.*s . %s", IFNAMSIZ, (const char *)k,
+			 nlw_mac_fmt(k + IFNAMSIZ, mac));
 	} else {
 		snprintf(buf, len, "%.*s", IFNAMSIZ, (const char *)k);
 	}
@@ -187,7 +189,7 @@ static int nft_elem(const struct pw_nft_elem *el, void *userdata)
 	struct pi_inv *inv = userdata;
 	const char *slash = strchr(el->tag, '/');
 	char cid[256], key[64], object[512];
-	struct pi_att *a, tag = { 0 };
+	struct pi_att *a, tag = {0};
 
 	if (!slash || slash == el->tag || (size_t)(slash - el->tag) >= sizeof(cid))
 		return 0; /* untagged: not an attachment's */
@@ -228,7 +230,7 @@ static int scan_nft(struct pi_inv *inv)
 static int scan_host(struct pi_inv *inv)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
-	struct links host = { 0 };
+	struct links host = {0};
 	int r = nlw_sock_open(&sock);
 
 	if (r < 0)
@@ -255,7 +257,8 @@ static void set_pod_link(struct pi_att *a, const struct links *pod)
 
 	a->netns_state = PI_NETNS_PRESENT;
 	if (!l) {
-		(void)pi_att_add_problem(a, "interface %s missing in netns %s", a->ifname, a->netns);
+		(void)pi_att_add_problem(a, "interface %s missing in netns %s", a->ifname,
+					 a->netns);
 		return;
 	}
 	a->pod_link_found = true;
@@ -274,7 +277,7 @@ static int scan_netns(struct pi_inv *inv, size_t i)
 	const char *path = inv->atts[i].netns;
 	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
 	_cleanup_close_ int fd = -1;
-	struct links pod = { 0 };
+	struct links pod = {0};
 	int r = nlw_netns_open(path, &fd);
 
 	if (r >= 0)
@@ -366,10 +369,10 @@ int pi_find_leaks(struct pi_inv *inv)
 	for (size_t i = 0; i < inv->n_stray_veths && r >= 0; i++) {
 		char *tab = strchr(inv->stray_veths[i], '\t');
 		char copy[NLW_ALIAS_MAX];
-		struct pi_att tag = { 0 };
+		struct pi_att tag = {0};
 		const char *net, *cid, *ifname;
-		_cleanup_free_ char *name = strndup(inv->stray_veths[i],
-						    (size_t)(tab - inv->stray_veths[i]));
+		_cleanup_free_ char *name =
+		    strndup(inv->stray_veths[i], (size_t)(tab - inv->stray_veths[i]));
 
 		if (!name || podnet_alias_parse(tab + 1, copy, &net, &cid, &ifname) < 0)
 			return -ENOMEM;

@@ -86,10 +86,10 @@ static json_t *stats_json(bool has, const struct nlw_link_stats *s)
 	if (!has)
 		return json_null();
 	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "rx_bytes", u64(s->rx_bytes),
-			 "tx_bytes", u64(s->tx_bytes), "rx_packets", u64(s->rx_packets), "tx_packets",
-			 u64(s->tx_packets), "rx_errors", u64(s->rx_errors), "tx_errors",
-			 u64(s->tx_errors), "rx_dropped", u64(s->rx_dropped), "tx_dropped",
-			 u64(s->tx_dropped));
+			 "tx_bytes", u64(s->tx_bytes), "rx_packets", u64(s->rx_packets),
+			 "tx_packets", u64(s->tx_packets), "rx_errors", u64(s->rx_errors),
+			 "tx_errors", u64(s->tx_errors), "rx_dropped", u64(s->rx_dropped),
+			 "tx_dropped", u64(s->tx_dropped));
 }
 
 static json_t *counters_json(const struct pi_counters *c)
@@ -111,12 +111,11 @@ static json_t *rdma_json(const struct pi_att *a)
 	for (size_t i = 0; ports && i < a->n_rdma_ports; i++) {
 		const struct pi_rdma_port *p = &a->rdma_ports[i];
 
-		json_array_append_new(ports, json_pack("{s:I,s:o,s:o,s:o,s:o}", "port",
-						       (json_int_t)p->port, "state",
-						       str_or_null(p->state), "linkLayer",
-						       str_or_null(p->link_layer), "counters",
-						       counters_json(&p->counters), "hwCounters",
-						       counters_json(&p->hw_counters)));
+		json_array_append_new(
+		    ports, json_pack("{s:I,s:o,s:o,s:o,s:o}", "port", (json_int_t)p->port, "state",
+				     str_or_null(p->state), "linkLayer", str_or_null(p->link_layer),
+				     "counters", counters_json(&p->counters), "hwCounters",
+				     counters_json(&p->hw_counters)));
 	}
 	return json_pack("{s:o,s:o,s:o}", "device", jstr(a->rdma_dev), "error",
 			 str_or_null(a->rdma_error), "ports", ports);
@@ -128,8 +127,10 @@ static json_t *sources_json(unsigned src)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-		{ PI_SRC_CACHE, "result-cache" }, { PI_SRC_MULTINET, "multinet-cache" },
-		{ PI_SRC_SRIOV, "sriov-state" },  { PI_SRC_VETH, "host-veth" },
+	    {PI_SRC_CACHE, "result-cache"},
+	    {PI_SRC_MULTINET, "multinet-cache"},
+	    {PI_SRC_SRIOV, "sriov-state"},
+	    {PI_SRC_VETH, "host-veth"},
 	};
 	json_t *a = json_array();
 
@@ -163,17 +164,16 @@ static json_t *health_json(const struct pi_att *a)
 
 static json_t *att_json(const struct pi_att *a)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:I,s:o,s:o}",
-			 "containerId", jstr(a->container_id), "ifname", jstr(a->ifname), "network",
-			 str_or_null(a->network), "netns", str_or_null(a->netns), "netnsState",
-			 netns_state_name(a->netns_state), "pod", pod_json(a), "plugins",
-			 strv(a->plugins, a->n_plugins), "sources", sources_json(a->sources),
-			 "files", strv(a->files, a->n_files), "ips", strv(a->ips, a->n_ips), "mac",
-			 str_or_null(a->mac), "host", host_json(a), "counters", "pod",
-			 stats_json(a->has_pod_stats, &a->pod_stats), "host",
-			 stats_json(a->has_host_stats, &a->host_stats), "nftElements",
-			 (json_int_t)a->nft_elements, "rdma", rdma_json(a),
-			 "health", health_json(a));
+	return json_pack(
+	    "{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:I,s:o,s:o}",
+	    "containerId", jstr(a->container_id), "ifname", jstr(a->ifname), "network",
+	    str_or_null(a->network), "netns", str_or_null(a->netns), "netnsState",
+	    netns_state_name(a->netns_state), "pod", pod_json(a), "plugins",
+	    strv(a->plugins, a->n_plugins), "sources", sources_json(a->sources), "files",
+	    strv(a->files, a->n_files), "ips", strv(a->ips, a->n_ips), "mac", str_or_null(a->mac),
+	    "host", host_json(a), "counters", "pod", stats_json(a->has_pod_stats, &a->pod_stats),
+	    "host", stats_json(a->has_host_stats, &a->host_stats), "nftElements",
+	    (json_int_t)a->nft_elements, "rdma", rdma_json(a), "health", health_json(a));
 }
 
 static json_t *leak_json(const struct pi_leak *l)
@@ -192,8 +192,9 @@ json_t *pi_json(const struct pi_inv *inv, bool with_leaks)
 		if (json_array_append_new(atts, att_json(&inv->atts[i])) < 0)
 			goto fail;
 	for (size_t i = 0; errs && i < inv->n_errors; i++)
-		if (json_array_append_new(errs, json_pack("{s:o,s:o}", "path", jstr(inv->errors[i].path),
-							  "message", jstr(inv->errors[i].msg))) < 0)
+		if (json_array_append_new(errs,
+					  json_pack("{s:o,s:o}", "path", jstr(inv->errors[i].path),
+						    "message", jstr(inv->errors[i].msg))) < 0)
 			goto fail;
 	for (size_t i = 0; with_leaks && leaks && i < inv->n_leaks; i++)
 		if (json_array_append_new(leaks, leak_json(&inv->leaks[i])) < 0)
@@ -256,9 +257,9 @@ char *pi_json_text(const struct pi_inv *inv, bool with_leaks)
 	for (size_t i = 0; ok && i < inv->n_atts; i++)
 		ok = put_piece(f, att_json(&inv->atts[i]), i == 0);
 	for (size_t i = 0; ok && i < inv->n_errors; i++)
-		ok = json_array_append_new(errs, json_pack("{s:o,s:o}", "path",
-							   jstr(inv->errors[i].path), "message",
-							   jstr(inv->errors[i].msg))) == 0;
+		ok = json_array_append_new(errs,
+					   json_pack("{s:o,s:o}", "path", jstr(inv->errors[i].path),
+						     "message", jstr(inv->errors[i].msg))) == 0;
 	for (size_t i = 0; ok && with_leaks && i < inv->n_leaks; i++)
 		ok = json_array_append_new(leaks, leak_json(&inv->leaks[i])) == 0;
 	if (ok) {
@@ -289,17 +290,16 @@ static double rate(uint64_t a, uint64_t b, double s)
 	return b >= a && s > 0 ? (double)(b - a) / s : 0.0;
 }
 
-static json_t *stats_rates(const struct nlw_link_stats *x, const struct nlw_link_stats *y,
-			   double s)
+static json_t *stats_rates(const struct nlw_link_stats *x, const struct nlw_link_stats *y, double s)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "rx_bytes", rate(x->rx_bytes, y->rx_bytes, s),
-			 "tx_bytes", rate(x->tx_bytes, y->tx_bytes, s), "rx_packets",
-			 rate(x->rx_packets, y->rx_packets, s), "tx_packets",
-			 rate(x->tx_packets, y->tx_packets, s), "rx_errors",
-			 rate(x->rx_errors, y->rx_errors, s), "tx_errors",
-			 rate(x->tx_errors, y->tx_errors, s), "rx_dropped",
-			 rate(x->rx_dropped, y->rx_dropped, s), "tx_dropped",
-			 rate(x->tx_dropped, y->tx_dropped, s));
+	return json_pack(
+	    "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "rx_bytes", rate(x->rx_bytes, y->rx_bytes, s),
+	    "tx_bytes", rate(x->tx_bytes, y->tx_bytes, s), "rx_packets",
+	    rate(x->rx_packets, y->rx_packets, s), "tx_packets",
+	    rate(x->tx_packets, y->tx_packets, s), "rx_errors", rate(x->rx_errors, y->rx_errors, s),
+	    "tx_errors", rate(x->tx_errors, y->tx_errors, s), "rx_dropped",
+	    rate(x->rx_dropped, y->rx_dropped, s), "tx_dropped",
+	    rate(x->tx_dropped, y->tx_dropped, s));
 }
 
 static json_t *counter_rates(const struct pi_counters *x, const struct pi_counters *y, double s)
@@ -310,7 +310,8 @@ static json_t *counter_rates(const struct pi_counters *x, const struct pi_counte
 		const struct pi_counter *c = pi_counters_find(x, y->v[i].name);
 
 		if (c)
-			json_object_set_new(o, y->v[i].name, json_real(rate(c->value, y->v[i].value, s)));
+			json_object_set_new(o, y->v[i].name,
+					    json_real(rate(c->value, y->v[i].value, s)));
 	}
 	return o;
 }
@@ -331,10 +332,11 @@ static json_t *rdma_rates(const struct pi_att *x, const struct pi_att *y, double
 		const struct pi_rdma_port *q = &y->rdma_ports[i], *p = find_port(x, q->port);
 
 		if (p)
-			json_array_append_new(ports, json_pack("{s:I,s:o,s:o}", "port", (json_int_t)q->port,
-							       "counters", counter_rates(&p->counters, &q->counters, s),
-							       "hwCounters",
-							       counter_rates(&p->hw_counters, &q->hw_counters, s)));
+			json_array_append_new(
+			    ports,
+			    json_pack("{s:I,s:o,s:o}", "port", (json_int_t)q->port, "counters",
+				      counter_rates(&p->counters, &q->counters, s), "hwCounters",
+				      counter_rates(&p->hw_counters, &q->hw_counters, s)));
 	}
 	return ports;
 }
@@ -354,10 +356,10 @@ json_t *pi_rates_json(const struct pi_inv *a, const struct pi_inv *b, double sec
 			json_decref(pod);
 			pod = stats_rates(&x->pod_stats, &y->pod_stats, seconds);
 		}
-		json_array_append_new(atts, json_pack("{s:o,s:o,s:o,s:o,s:o}", "containerId",
-						      jstr(y->container_id), "ifname", jstr(y->ifname), "network",
-						      str_or_null(y->network), "rates", pod, "rdma",
-						      rdma_rates(x, y, seconds)));
+		json_array_append_new(
+		    atts, json_pack("{s:o,s:o,s:o,s:o,s:o}", "containerId", jstr(y->container_id),
+				    "ifname", jstr(y->ifname), "network", str_or_null(y->network),
+				    "rates", pod, "rdma", rdma_rates(x, y, seconds)));
 	}
 	return json_pack("{s:s,s:f,s:o}", "schema", PI_SCHEMA "-rates", "intervalSeconds", seconds,
 			 "attachments", atts);
