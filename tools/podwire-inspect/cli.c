@@ -192,6 +192,8 @@ static int collect(const struct cli *c, struct pi_inv *inv)
 		r = pi_live_scan(inv, &c->opt);
 	if (r >= 0)
 		r = pi_rdma_scan(inv, c->opt.sysfs_root);
+	if (r >= 0 && c->opt.live)
+		r = pi_rdma_nldev_scan(inv);
 	if (r >= 0 && c->opt.check)
 		r = pi_run_checks(inv, &c->opt);
 	if (r >= 0)

@@ -105,7 +105,8 @@ struct pi_att {
 	struct nlw_link_stats pod_stats, host_stats;
 	struct pi_rdma_port *rdma_ports;
 	size_t n_rdma_ports;
-	char *rdma_error; /* why no counters were read, or NULL */
+	char *rdma_error;	 /* why no counters were read, or NULL */
+	const char *rdma_source; /* "sysfs", "nldev" (STAT_GET in the pod netns) or NULL */
 	/* health: what inspection found wrong ("netns gone", ...) */
 	char **problems;
 	size_t n_problems;
@@ -221,6 +222,11 @@ int pi_rdma_scan(struct pi_inv *inv, const char *sysfs_root);
 /* ---- live.c: netlink ---- */
 /* Host dump (tagged veths), per-netns dumps (pod link), netns presence. */
 int pi_live_scan(struct pi_inv *inv, const struct pi_options *opt);
+/*
+ * RDMA devices sysfs does not show (exclusive mode: they live in the pod's
+ * netns): hw counters by nldev STAT_GET through a socket in the pod netns.
+ */
+int pi_rdma_nldev_scan(struct pi_inv *inv);
 /* Attachments from cache files whose netns is gone, state without attachment, ... */
 int pi_find_leaks(struct pi_inv *inv);
 

@@ -21,6 +21,7 @@
 #include "inspect.h"
 #include "nlw/link.h"
 #include "nlw/netns.h"
+#include "nlw/rdma.h"
 #include "nlw/route.h"
 #include "nlw/sock.h"
 #include "podnet/name.h"
@@ -311,6 +312,75 @@ static int scan_pods(struct pi_inv *inv)
 		if (!a->netns || a->netns_state != PI_NETNS_UNKNOWN)
 			continue;
 		r = scan_netns(inv, i);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int add_hw_counter(const char *name, uint64_t value, void *userdata)
+{
+	return pi_counters_add(userdata, name, value);
+}
+
+/* The device's ports and hw counters over an RDMA socket in its netns. */
+static int nldev_read(struct pi_att *a, struct nlw_sock *sock)
+{
+	struct nlw_rdma_dev d;
+	int r = nlw_rdma_dev_get_by_name(sock, a->rdma_dev, &d);
+
+	for (uint32_t p = 1; r >= 0 && p <= d.nports && p <= 64; p++) {
+		struct pi_rdma_port *v =
+		    reallocarray(a->rdma_ports, a->n_rdma_ports + 1, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->rdma_ports = v;
+		v = &v[a->n_rdma_ports++];
+		*v = (struct pi_rdma_port){.port = p};
+		r = nlw_rdma_stat_get(sock, d.index, p, add_hw_counter, &v->hw_counters);
+	}
+	return r;
+}
+
+static int nldev_one(struct pi_att *a)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	_cleanup_close_ int fd = -1;
+	int r = nlw_netns_open(a->netns, &fd);
+
+	if (r >= 0)
+		r = nlw_sock_open_in_netns(fd, NETLINK_RDMA, &sock);
+	if (r >= 0)
+		r = nldev_read(a, sock);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "%s; nldev in netns %s: %s", a->rdma_error, a->netns,
+			     strerror(-r)) >= 0) {
+			free(a->rdma_error);
+			a->rdma_error = msg;
+		}
+		return 0;
+	}
+	free(a->rdma_error);
+	a->rdma_error = NULL;
+	a->rdma_source = "nldev";
+	return 0;
+}
+
+int pi_rdma_nldev_scan(struct pi_inv *inv)
+{
+	for (size_t i = 0; i < inv->n_atts; i++) {
+		struct pi_att *a = &inv->atts[i];
+		int r;
+
+		if (!a->rdma_dev || !a->rdma_error || a->n_rdma_ports ||
+		    a->netns_state != PI_NETNS_PRESENT)
+			continue;
+		r = nldev_one(a);
 		if (r < 0)
 			return r;
 	}

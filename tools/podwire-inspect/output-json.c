@@ -117,8 +117,9 @@ static json_t *rdma_json(const struct pi_att *a)
 				     "counters", counters_json(&p->counters), "hwCounters",
 				     counters_json(&p->hw_counters)));
 	}
-	return json_pack("{s:o,s:o,s:o}", "device", jstr(a->rdma_dev), "error",
-			 str_or_null(a->rdma_error), "ports", ports);
+	return json_pack("{s:o,s:o,s:o,s:o}", "device", jstr(a->rdma_dev), "source",
+			 str_or_null(a->rdma_source), "error", str_or_null(a->rdma_error), "ports",
+			 ports);
 }
 
 static json_t *sources_json(unsigned src)

@@ -166,6 +166,7 @@ int pi_rdma_read(struct pi_att *a, const char *sysfs_root)
 	r = read_ports(a, fd);
 	if (r == -ENOMEM)
 		return r;
+	a->rdma_source = "sysfs";
 	if (r < 0 && asprintf(&a->rdma_error, "%s: %s", path, strerror(-r)) < 0)
 		a->rdma_error = NULL;
 	return 0;
