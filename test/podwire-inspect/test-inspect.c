@@ -265,11 +265,12 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 static void write_file(const char *dir, const char *name, const char *content)
 {
-	char path[512];
+	char *path = NULL;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
 	f = fopen(path, "w");
+	free(path);
 	assert_non_null(f);
 	fputs(content, f);
 	fclose(f);
