@@ -149,3 +149,80 @@ int nlw_rdma_dev_set_netns(struct nlw_sock *sock, uint32_t index, int netns_fd)
 		return -EMSGSIZE;
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
+
+static const struct nlw_policy stat_policy[RDMA_NLDEV_ATTR_MAX] = {
+    [RDMA_NLDEV_ATTR_STAT_HWCOUNTERS] = {NLW_ATTR_NESTED, 0, 0},
+};
+
+static const struct nlw_policy hwc_entry_policy[RDMA_NLDEV_ATTR_MAX] = {
+    [RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = {NLW_ATTR_STRING, 1, 0},
+    [RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = {NLW_ATTR_U64, 0, 0},
+};
+
+struct stat_ctx {
+	nlw_rdma_counter_fn fn;
+	void *userdata;
+};
+
+/* HWCOUNTERS { ENTRY { NAME, VALUE }, ... }: entries without both are skipped. */
+static int parse_hwcounters(const struct nlattr *nest, nlw_rdma_counter_fn fn, void *userdata)
+{
+	const struct nlattr *e;
+
+	mnl_attr_for_each_nested(e, nest) {
+		const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+		char name[NLW_RDMA_NAME_MAX];
+		int r;
+
+		if (mnl_attr_get_type(e) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY)
+			continue;
+		if (nlw_attr_parse_nested(e, hwc_entry_policy, RDMA_NLDEV_ATTR_MAX - 1, tb) < 0)
+			return -EBADMSG;
+		if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
+		    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE])
+			continue;
+		nlw_attr_strcpy(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME], name, sizeof(name));
+		r = fn(name, mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]),
+		       userdata);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int nlw_rdma_stat_parse(const struct nlmsghdr *nlh, nlw_rdma_counter_fn fn, void *userdata)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+
+	if (!fn || nlh->nlmsg_type != NLDEV_TYPE(RDMA_NLDEV_CMD_STAT_GET) ||
+	    nlw_attr_parse(nlh, 0, stat_policy, RDMA_NLDEV_ATTR_MAX - 1, tb) < 0)
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
+		return 0;
+	return parse_hwcounters(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS], fn, userdata);
+}
+
+static int stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct stat_ctx *c = data;
+
+	return nlw_rdma_stat_parse(nlh, c->fn, c->userdata);
+}
+
+int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port,
+		      nlw_rdma_counter_fn fn, void *userdata)
+{
+	struct stat_ctx c = {.fn = fn, .userdata = userdata};
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	int r;
+
+	if (!sock || !fn || port == 0)
+		return -EINVAL;
+	nlh = nlw_req_init(&req, NLDEV_TYPE(RDMA_NLDEV_CMD_STAT_GET), NLM_F_ACK, 0, NULL);
+	if (!nlw_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, index) ||
+	    !nlw_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+		return -EMSGSIZE;
+	r = nlw_talk(sock, nlh, stat_cb, &c);
+	return r == -EINVAL ? -ENODEV : r;
+}

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,12 +140,81 @@ static void test_parse_rejects(void **state)
 	assert_int_equal(nlw_rdma_dev_parse(nlh, &d), -EBADMSG); /* name not NUL-terminated */
 }
 
+#define T_STAT RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET)
+
+struct counters_seen {
+	char names[4][32];
+	uint64_t values[4];
+	int n;
+};
+
+static int count_cb(const char *name, uint64_t value, void *userdata)
+{
+	struct counters_seen *c = userdata;
+
+	if (c->n >= 4)
+		return -E2BIG;
+	snprintf(c->names[c->n], sizeof(c->names[c->n]), "%s", name);
+	c->values[c->n++] = value;
+	return 0;
+}
+
+static void put_hwc(struct nlmsghdr *nlh, const char *name, uint64_t value)
+{
+	struct nlattr *e = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+
+	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, name);
+	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, value);
+	mnl_attr_nest_end(nlh, e);
+}
+
+/* STAT_GET of one port: request bytes, the counters of the reply, errors. */
+static void test_stat_get(void **state)
+{
+	struct fake_fx *x = *state;
+	struct counters_seen c = {0};
+	const struct nlmsghdr *req;
+	struct nlmsghdr *nlh = fake_nl_msg_begin(x->f, T_STAT, 0);
+	struct nlattr *n;
+
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	n = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	put_hwc(nlh, "out_of_sequence", 14);
+	put_hwc(nlh, "np_cnp_sent", 1ULL << 40);
+	/* an entry without a value is skipped */
+	{
+		struct nlattr *e = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+
+		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, "novalue");
+		mnl_attr_nest_end(nlh, e);
+	}
+	mnl_attr_nest_end(nlh, n);
+	fake_nl_msg_end(x->f);
+	fake_nl_flush(x->f);
+	fake_nl_reply_ack(x->f);
+	assert_int_equal(nlw_rdma_stat_get(x->s, 3, 1, count_cb, &c), 0);
+	req = last_req(x);
+	assert_int_equal(req->nlmsg_type, T_STAT);
+	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	assert_int_equal(mnl_attr_get_u32(fake_nl_attr(req, 0, RDMA_NLDEV_ATTR_DEV_INDEX)), 3);
+	assert_int_equal(mnl_attr_get_u32(fake_nl_attr(req, 0, RDMA_NLDEV_ATTR_PORT_INDEX)), 1);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.names[0], "out_of_sequence");
+	assert_true(c.values[0] == 14);
+	assert_true(c.values[1] == 1ULL << 40);
+	/* a device that is not in the socket's netns */
+	fake_nl_reply_error(x->f, -EINVAL, NULL);
+	assert_int_equal(nlw_rdma_stat_get(x->s, 9, 1, count_cb, &c), -ENODEV);
+	assert_int_equal(nlw_rdma_stat_get(x->s, 3, 0, count_cb, &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_get_by_index), T(test_get_by_name_dump), T(test_netns_mode),
-	    T(test_set_netns),	  T(test_parse_rejects),
+	    T(test_set_netns),	  T(test_parse_rejects), T(test_stat_get),
 #undef T
 	};
 

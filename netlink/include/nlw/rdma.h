@@ -46,3 +46,19 @@ int nlw_rdma_dev_set_netns(struct nlw_sock *sock, uint32_t index, int netns_fd);
 
 /* Pure parser of one device message. Errors: -EBADMSG (index/name missing or malformed). */
 int nlw_rdma_dev_parse(const struct nlmsghdr *nlh, struct nlw_rdma_dev *ret);
+
+/* One hardware counter of a port, as nldev STAT_GET reports it (name borrowed). */
+typedef int (*nlw_rdma_counter_fn)(const char *name, uint64_t value, void *userdata);
+
+/*
+ * The hw counters of port `port` of device `index` (RDMA_NLDEV_CMD_STAT_GET,
+ * the same values as sysfs ports/<port>/hw_counters), one fn call per
+ * counter; a negative return from fn is returned. Works in the socket's
+ * netns, so a device moved into a pod is read through a socket opened there.
+ * Errors: -ENODEV (no such device/port here; the kernel's -EINVAL mapped),
+ * -EOPNOTSUPP (driver without counters), -EBADMSG.
+ */
+int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port,
+		      nlw_rdma_counter_fn fn, void *userdata);
+/* Pure parser of one STAT_GET reply. Errors: -EBADMSG, or fn's negative return. */
+int nlw_rdma_stat_parse(const struct nlmsghdr *nlh, nlw_rdma_counter_fn fn, void *userdata);
