@@ -14,7 +14,7 @@ PACKAGES=(
 	libcmocka-dev clang libclang-rt-14-dev valgrind
 	# e2e tests, demo, benchmarks
 	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux strace
-	socat openssl python3 python3-yaml file curl
+	socat openssl python3 python3-yaml python3-jsonschema file curl
 	# BGP and the cluster datastore (bgp-route, podwire-node, cluster-ipam)
 	bird2 etcd-server etcd-client
 	# packaging (make deb, lintian)

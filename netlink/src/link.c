@@ -22,6 +22,7 @@ static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
     [IFLA_MASTER] = {NLW_ATTR_U32, 0, 0},	[IFLA_OPERSTATE] = {NLW_ATTR_U8, 0, 0},
     [IFLA_LINKINFO] = {NLW_ATTR_NESTED, 0, 0},	[IFLA_IFALIAS] = {NLW_ATTR_STRING, 1, 0},
     [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0},	[IFLA_TXQLEN] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_STATS64] = {NLW_ATTR_BINARY, 64, 0},
 };
 
 static const struct nlw_policy info_policy[IFLA_INFO_MAX + 1] = {
@@ -135,6 +136,25 @@ static int parse_linkinfo(const struct nlattr *info, struct nlw_link *l)
 	return 0;
 }
 
+/* The first 8 u64 of struct rtnl_link_stats64 (the kernel's layout, unaligned-safe copy). */
+static void parse_stats64(const struct nlattr *a, struct nlw_link *l)
+{
+	uint64_t v[8];
+
+	memcpy(v, mnl_attr_get_payload(a), sizeof(v));
+	l->has_stats = true;
+	l->stats = (struct nlw_link_stats){
+	    .rx_packets = v[0],
+	    .tx_packets = v[1],
+	    .rx_bytes = v[2],
+	    .tx_bytes = v[3],
+	    .rx_errors = v[4],
+	    .tx_errors = v[5],
+	    .rx_dropped = v[6],
+	    .tx_dropped = v[7],
+	};
+}
+
 int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 {
 	const struct nlattr *tb[IFLA_MAX + 1];
@@ -176,6 +196,8 @@ int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 		l.link = (int)mnl_attr_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_LINK_NETNSID])
 		l.link_netnsid = (int)mnl_attr_get_u32(tb[IFLA_LINK_NETNSID]);
+	if (tb[IFLA_STATS64])
+		parse_stats64(tb[IFLA_STATS64], &l);
 	if (tb[IFLA_LINKINFO]) {
 		r = parse_linkinfo(tb[IFLA_LINKINFO], &l);
 		if (r < 0)

@@ -24,6 +24,14 @@ struct nlw_sock;
 /* IF_OPER_UP (RFC 2863); <linux/if.h> has it but clashes with <net/if.h>. */
 #define NLW_OPER_UP 6
 
+/* The counters of IFLA_STATS64 an operator looks at first. */
+struct nlw_link_stats {
+	uint64_t rx_packets, tx_packets;
+	uint64_t rx_bytes, tx_bytes;
+	uint64_t rx_errors, tx_errors;
+	uint64_t rx_dropped, tx_dropped;
+};
+
 /* A link as read back from RTM_GETLINK / RTM_NEWLINK. */
 struct nlw_link {
 	int ifindex;
@@ -57,6 +65,8 @@ struct nlw_link {
 	/* kind == "vxlan" */
 	uint32_t vxlan_id;   /* IFLA_VXLAN_ID, 0 if absent */
 	uint16_t vxlan_port; /* IFLA_VXLAN_PORT in host byte order, 0 if absent */
+	bool has_stats;	     /* IFLA_STATS64 present (dumps and GETs carry it) */
+	struct nlw_link_stats stats;
 };
 
 /*

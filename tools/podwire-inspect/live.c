@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Live state: one RTM_GETLINK dump in the host netns (tagged host veths,
+ * bridges, host-side stats64), one in each distinct pod netns (the pod
+ * interface), one route dump for bgp-route's host routes, sysfs for RDMA.
+ * Never a request per attachment.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/ipaddr.h"
+#include "base/macro.h"
+#include "base/parse.h"
+#include "inspect.h"
+#include "nlw/link.h"
+#include "nlw/netns.h"
+#include "nlw/route.h"
+#include "nlw/sock.h"
+#include "podnet/name.h"
+
+/* bgp-route's protocol number of pod routes (CONTRACTS.md). */
+#define PI_RTPROT_POD 80
+
+struct links {
+	struct nlw_link *v;
+	unsigned n;
+};
+
+static int link_idx_cmp(const void *a, const void *b)
+{
+	int x = ((const struct nlw_link *)a)->ifindex, y = ((const struct nlw_link *)b)->ifindex;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct nlw_link *link_by_index(const struct links *l, int ifindex)
+{
+	struct nlw_link key = { .ifindex = ifindex };
+
+	return bsearch(&key, l->v, l->n, sizeof(*l->v), link_idx_cmp);
+}
+
+static const struct nlw_link *link_by_name(const struct links *l, const char *name)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (streq(l->v[i].name, name))
+			return &l->v[i];
+	return NULL;
+}
+
+static void set_host_link(struct pi_att *a, const struct links *host, const struct nlw_link *l)
+{
+	const struct nlw_link *m = l->master ? link_by_index(host, l->master) : NULL;
+
+	snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", l->name);
+	if (m)
+		snprintf(a->bridge, sizeof(a->bridge), "%s", m->name);
+	a->has_host_stats = l->has_stats;
+	a->host_stats = l->stats;
+}
+
+static int stray_veth(struct pi_inv *inv, const struct nlw_link *l)
+{
+	char **p = reallocarray_safe(inv->stray_veths, inv->n_stray_veths + 1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	inv->stray_veths = p;
+	if (asprintf(&p[inv->n_stray_veths], "%s\t%s", l->name, l->alias) < 0)
+		return -ENOMEM;
+	inv->n_stray_veths++;
+	return 0;
+}
+
+/* Tagged host devices: join each to its attachment, or keep it as a stray. */
+static int join_tagged(struct pi_inv *inv, const struct links *host)
+{
+	for (unsigned i = 0; i < host->n; i++) {
+		const struct nlw_link *l = &host->v[i];
+		char copy[NLW_ALIAS_MAX];
+		const char *net, *cid, *ifname;
+		struct pi_att *a;
+		int r;
+
+		if (podnet_alias_parse(l->alias, copy, &net, &cid, &ifname) < 0)
+			continue;
+		a = pi_inv_find(inv, cid, ifname);
+		if (!a || !(a->sources & (PI_SRC_CACHE | PI_SRC_MULTINET | PI_SRC_SRIOV))) {
+			r = stray_veth(inv, l);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		a->sources |= PI_SRC_VETH;
+		set_host_link(a, host, l);
+	}
+	return 0;
+}
+
+/* Attachments that named a host device in their result but carry no tag. */
+static void join_untagged(struct pi_inv *inv, const struct links *host)
+{
+	for (size_t i = 0; i < inv->n_atts; i++) {
+		struct pi_att *a = &inv->atts[i];
+		const struct nlw_link *l;
+
+		if ((a->sources & PI_SRC_VETH) || !a->host_ifname[0])
+			continue;
+		l = link_by_name(host, a->host_ifname);
+		if (l)
+			set_host_link(a, host, l);
+		else
+			(void)pi_att_add_problem(a, "host device %s is gone", a->host_ifname);
+	}
+}
+
+static bool route_to(const struct nlw_route *rt, unsigned n, const char *ip, int oif)
+{
+	struct ip_prefix p;
+
+	if (ip_prefix_parse(ip, &p) < 0)
+		return true; /* nothing we can compare: do not accuse */
+	for (unsigned i = 0; i < n; i++)
+		if (rt[i].oif == oif && rt[i].dst.family == p.family &&
+		    ip_addr_equal(p.family, &rt[i].dst.addr, &p.addr))
+			return true;
+	return false;
+}
+
+/* bgp-route: each pod IP has its proto-80 host route through the host veth. */
+static int check_bgp_routes(struct pi_inv *inv, struct nlw_sock *sock, const struct links *host)
+{
+	struct nlw_route_filter f = { .protocol = PI_RTPROT_POD };
+	struct nlw_route *rt = NULL;
+	unsigned n = 0;
+	int r = nlw_route_list(sock, &f, &rt, &n);
+
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < inv->n_atts; i++) {
+		struct pi_att *a = &inv->atts[i];
+		const struct nlw_link *l;
+
+		if (!pi_att_has_plugin(a, "bgp-route") || !a->host_ifname[0])
+			continue;
+		l = link_by_name(host, a->host_ifname);
+		for (size_t k = 0; l && k < a->n_ips; k++)
+			if (!route_to(rt, n, a->ips[k], l->ifindex))
+				(void)pi_att_add_problem(a, "no host route proto 80 to %s dev %s",
+							 a->ips[k], a->host_ifname);
+	}
+	free(rt);
+	return 0;
+}
+
+static int scan_host(struct pi_inv *inv)
+{
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	struct links host = { 0 };
+	int r = nlw_sock_open(&sock);
+
+	if (r < 0)
+		return pi_inv_file_error(inv, "netlink", "cannot open a netlink socket: %s",
+					 strerror(-r));
+	r = nlw_link_list(sock, NULL, &host.v, &host.n);
+	if (r < 0)
+		return pi_inv_file_error(inv, "netlink", "link dump of the host netns: %s",
+					 strerror(-r));
+	qsort(host.v, host.n, sizeof(*host.v), link_idx_cmp);
+	r = join_tagged(inv, &host);
+	if (r >= 0) {
+		join_untagged(inv, &host);
+		r = check_bgp_routes(inv, sock, &host);
+	}
+	free(host.v);
+	return r;
+}
+
+static void set_pod_link(struct pi_att *a, const struct links *pod)
+{
+	const struct nlw_link *l = link_by_name(pod, a->ifname);
+	char mac[18];
+
+	a->netns_state = PI_NETNS_PRESENT;
+	if (!l) {
+		(void)pi_att_add_problem(a, "interface %s missing in netns %s", a->ifname, a->netns);
+		return;
+	}
+	a->pod_link_found = true;
+	a->pod_link_up = (l->flags & IFF_UP) != 0;
+	if (!a->pod_link_up)
+		(void)pi_att_add_problem(a, "interface %s is down", a->ifname);
+	a->has_pod_stats = l->has_stats;
+	a->pod_stats = l->stats;
+	if (!a->mac[0] && l->has_mac)
+		snprintf(a->mac, sizeof(a->mac), "%s", nlw_mac_fmt(l->mac, mac));
+}
+
+/* One dump of a pod netns, applied to every attachment living there (from index i on). */
+static int scan_netns(struct pi_inv *inv, size_t i)
+{
+	const char *path = inv->atts[i].netns;
+	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	_cleanup_close_ int fd = -1;
+	struct links pod = { 0 };
+	int r = nlw_netns_open(path, &fd);
+
+	if (r >= 0)
+		r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &sock);
+	if (r >= 0)
+		r = nlw_link_list(sock, NULL, &pod.v, &pod.n);
+	for (size_t j = i; j < inv->n_atts; j++) {
+		struct pi_att *a = &inv->atts[j];
+
+		if (!streq(a->netns, path) || a->netns_state != PI_NETNS_UNKNOWN)
+			continue;
+		if (r == -ENOENT || r == -EINVAL) {
+			a->netns_state = PI_NETNS_GONE;
+			(void)pi_att_add_problem(a, "netns %s is gone", path);
+		} else if (r < 0) {
+			(void)pi_att_add_problem(a, "netns %s: %s", path, strerror(-r));
+		} else {
+			set_pod_link(a, &pod);
+		}
+	}
+	free(pod.v);
+	return r == -ENOMEM ? r : 0;
+}
+
+static int scan_pods(struct pi_inv *inv)
+{
+	for (size_t i = 0; i < inv->n_atts; i++) {
+		struct pi_att *a = &inv->atts[i];
+		int r;
+
+		if (!a->netns || a->netns_state != PI_NETNS_UNKNOWN)
+			continue;
+		r = scan_netns(inv, i);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int pi_live_scan(struct pi_inv *inv, const struct pi_options *opt)
+{
+	int r = scan_pods(inv);
+
+	(void)opt;
+	if (r >= 0)
+		r = scan_host(inv);
+	return r;
+}
+
+static const char *file_kind(unsigned src)
+{
+	switch (src) {
+	case PI_SRC_MULTINET:
+		return "multinet-cache";
+	case PI_SRC_SRIOV:
+		return "sriov-state";
+	default:
+		return "result-cache";
+	}
+}
+
+/* Every file of the attachment is a GC candidate (cache, multinet, state). */
+static int leak_att(struct pi_inv *inv, const struct pi_att *a, const char *reason)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < a->n_files && r >= 0; k++)
+		r = pi_inv_leak(inv, file_kind(a->file_src[k]), a->files[k], reason, a);
+	return r;
+}
+
+int pi_find_leaks(struct pi_inv *inv)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < inv->n_atts && r >= 0; i++) {
+		struct pi_att *a = &inv->atts[i];
+
+		if (a->sriov_incomplete)
+			r = pi_att_add_problem(a, "sriov-rdma: state record not complete "
+						  "(ADD running, or killed)");
+		if (r >= 0 && a->netns_state == PI_NETNS_GONE)
+			r = leak_att(inv, a, "netns gone");
+		else if (r >= 0 && !(a->sources & (PI_SRC_CACHE | PI_SRC_MULTINET)))
+			r = leak_att(inv, a, "state record of no cached attachment");
+	}
+	for (size_t i = 0; i < inv->n_stray_veths && r >= 0; i++) {
+		char *tab = strchr(inv->stray_veths[i], '\t');
+		char copy[NLW_ALIAS_MAX];
+		struct pi_att tag = { 0 };
+		const char *net, *cid, *ifname;
+		_cleanup_free_ char *name = strndup(inv->stray_veths[i],
+						    (size_t)(tab - inv->stray_veths[i]));
+
+		if (!name || podnet_alias_parse(tab + 1, copy, &net, &cid, &ifname) < 0)
+			return -ENOMEM;
+		tag.network = (char *)net;
+		tag.container_id = (char *)cid;
+		tag.ifname = (char *)ifname;
+		r = pi_inv_leak(inv, "host-veth", name, "podwire-tagged host veth of no attachment",
+				&tag);
+	}
+	return r;
+}
