@@ -60,12 +60,13 @@ preflight() {
 }
 preflight
 
-# shellcheck source=../e2e/bgp-helpers.bash
+# shellcheck source=e2e/bgp-helpers.bash
 . "$SRC/e2e/bgp-helpers.bash"
-# shellcheck source=../e2e/sriov-helpers.bash
+# shellcheck source=e2e/sriov-helpers.bash
 . "$SRC/e2e/sriov-helpers.bash"
+# shellcheck disable=SC2034 # read by multinet-helpers.bash
 PODWIRE_SRC=$SRC
-# shellcheck source=../e2e/multinet-helpers.bash
+# shellcheck source=e2e/multinet-helpers.bash
 . "$SRC/e2e/multinet-helpers.bash"
 
 PODWIRE_BIN=$BIN
@@ -77,11 +78,17 @@ GPU_NS="$BGP_ID-gpu"
 : >"$BGP_DIR/pids"
 export PODWIRE_BIN BGP_ID BGP_FAB BGP_DIR
 
-# stop_pid PID COMM: TERM (KILL after 2 s), only while /proc/PID/comm is COMM.
+# running PID COMM: PID is COMM and not a zombie (this container's init reaps late).
+running() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] &&
+		[ "$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null)" != Z ]
+}
+
+# stop_pid PID COMM: TERM (KILL after 2 s), only while PID is still COMM.
 stop_pid() {
 	local pid=$1 comm=$2 t
 	for t in $(seq 1 30); do
-		if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$comm" ]; then
+		if ! running "$pid" "$comm"; then
 			[ "$t" -gt 1 ] && echo "stopped $comm (pid $pid)"
 			return 0
 		fi
@@ -94,7 +101,7 @@ stop_pid() {
 }
 
 cleanup() {
-	local rc=$? pid comm ns
+	local ret=$? pid comm ns
 	trap '' INT TERM
 	trap - EXIT
 	heading "Cleaning up"
@@ -109,7 +116,7 @@ cleanup() {
 		ip netns del "$ns" 2>/dev/null && echo "removed netns $ns"
 	done < <(tac "$BGP_DIR/netns")
 	rm -rf "$BGP_DIR" && echo "removed $BGP_DIR"
-	exit "$rc"
+	exit "$ret"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -334,8 +341,8 @@ s_routes() {
 		ip -n "$(bgp_ns "$i")" -6 route show proto bird | sed 's/^/  /'
 		n4=$(ip -n "$(bgp_ns "$i")" route show proto bird | wc -l)
 		n6=$(ip -n "$(bgp_ns "$i")" -6 route show proto bird | wc -l)
-		[ "$n4" -ge $((NODES - 1)) ] && [ "$n6" -ge $((NODES - 1)) ] ||
-			die "node$i learned $n4 IPv4 and $n6 IPv6 routes, wanted $((NODES - 1)) each"
+		[ "$n4" -ge $((NODES - 1)) ] || die "node$i learned $n4 IPv4 routes, wanted $((NODES - 1))"
+		[ "$n6" -ge $((NODES - 1)) ] || die "node$i learned $n6 IPv6 routes, wanted $((NODES - 1))"
 	done
 }
 
@@ -373,10 +380,10 @@ gpu_vars() {
 	HOST_NS=$(bgp_ns 1)
 	STATE="$BGP_DIR/gpu"
 	MN="$STATE/mn"
+	# shellcheck disable=SC2034 # read by mn_pod
 	POD_UID=$GPU_UID
 	SYS="$STATE/sys"
 	SR_STATE_DIR="$STATE/sriov"
-	GPU_CID=""
 }
 
 # rdma_counters: what the kernel shows under class/infiniband for mlx5_7 (fake).
@@ -455,9 +462,9 @@ s_gpu_traffic() {
 	local ip4
 	ip4=$(ip -n "$GPU_NS" -j addr show dev eth0 | jq -r '.[0].addr_info[] | select(.family == "inet") | .local')
 	route_wait_node2 "$ip4"
-	ip netns exec "$BGP_ID-p2-1" ping -c 2 -W 2 -q "$ip4" | grep -E 'transmitted'
+	ip netns exec "$BGP_ID-p2-1" ping -c 1 -W 2 -q "$ip4" | grep -E 'transmitted'
 	echo "eth0: web-2-1 on node2 reaches trainer-0 ($ip4) over the routed cluster"
-	ip netns exec "$GPU_NS" ping -I net1 -c 5 -i 0.2 -W 2 -q 10.210.0.1 | grep -E 'transmitted'
+	ip netns exec "$GPU_NS" ping -I net1 -c 3 -i 0.2 -W 2 -q 10.210.0.1 | grep -E 'transmitted'
 	echo "net1: trainer-0 reaches the rail's far end 10.210.0.1 over the VF"
 }
 
@@ -499,7 +506,7 @@ s_gpu_del() {
 	echo "apiserver stand-in stopped; cnitool del gpu (multinet works from its cache):"
 	gpu_cni del
 	echo "cnitool del: ok"
-	[ -z "$(ip -n "$GPU_NS" -br link show | grep -v '^lo')" ] || die "links left in the pod"
+	! ip -n "$GPU_NS" -br link show | grep -qv '^lo' || die "links left in the pod"
 	ip -n "$HOST_NS" -br link show dev "pwvf$VF"
 	echo "VF $(sr_vf_bdf $VF) is back in node1 as pwvf$VF; the pod has only lo"
 }
