@@ -86,15 +86,20 @@ summary_rows() {
 
 @test "demo: SIGINT to its process group mid-way (Ctrl-C) still removes everything" {
 	local pid t bg rc=0
-	setsid -w bash -c 'echo $$ >"$1.pid"; exec bash "$2/scripts/demo.sh" "$3"' sh "$DEMO_OUT" \
-		"$PODWIRE_SRC" "$PODWIRE_BUILD" >"$DEMO_OUT" 2>&1 &
+	# A background job of a non-interactive shell starts with SIGINT ignored
+	# (and a shell cannot trap what it inherited ignored): restore the default,
+	# give it a process group of its own, then exec the demo (same PID).
+	/usr/bin/python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD" \
+		>"$DEMO_OUT" 2>&1 &
 	bg=$!
 	for t in $(seq 1 600); do
 		grep -q '^=== GPU pod ADD' "$DEMO_OUT" && break
 		sleep 0.1
 	done
-	pid=$(cat "$DEMO_OUT.pid")
-	rm -f "$DEMO_OUT.pid"
+	pid=$bg
 	grep -q '^=== GPU pod ADD' "$DEMO_OUT"
 	kill -INT -- "-$pid"
 	for t in $(seq 1 300); do

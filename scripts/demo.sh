@@ -100,11 +100,26 @@ stop_pid() {
 	done
 }
 
+# stop_tree PID: freeze PID, do the same to its children, then kill it.
+stop_tree() {
+	local child
+	kill -STOP "$1" 2>/dev/null || return 0
+	for child in $(pgrep -P "$1"); do
+		stop_tree "$child"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
 cleanup() {
 	local ret=$? pid comm ns
 	trap '' INT TERM
 	trap - EXIT
 	heading "Cleaning up"
+	if [ -n "$STEP_PID" ]; then
+		stop_tree "$STEP_PID"
+		wait "$STEP_PID" 2>/dev/null
+		echo "stopped the interrupted step (pid $STEP_PID) and what it had started"
+	fi
 	for pid in $(cat "$BGP_DIR"/n*/bird.pid 2>/dev/null); do
 		stop_pid "$pid" bird
 	done
@@ -123,7 +138,12 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # Steps run in a subshell with errexit; what later steps need is saved to
-# $BGP_DIR/state.env (save VAR...) and read back before each step.
+# $BGP_DIR/state.env (save VAR...) and read back before each step. The
+# subshell runs in the background and the script waits for it: a Ctrl-C
+# interrupts `wait` at once and the INT trap runs (bash runs a trap only
+# after a foreground command has ended), and the cleanup stops the step's
+# whole process tree first, before anything else is removed.
+STEP_PID=""
 save() { declare -p "$@" | sed 's/^declare -x /declare -gx /; s/^declare -- /declare -g /' >>"$BGP_DIR/state.env"; }
 STEP_NAMES=()
 STEP_RESULTS=()
