@@ -72,11 +72,9 @@ PODWIRE_SRC=$SRC
 PODWIRE_BIN=$BIN
 BGP_ID="pwm$(printf '%05d' $(($$ % 100000)))"
 BGP_FAB="$BGP_ID-fab"
-BGP_DIR=$(mktemp -d /tmp/podwire-demo.XXXXXX) || die "mktemp failed"
+BGP_DIR=""
+STEP_PID="" # the step running now (see step)
 GPU_NS="$BGP_ID-gpu"
-: >"$BGP_DIR/netns"
-: >"$BGP_DIR/pids"
-export PODWIRE_BIN BGP_ID BGP_FAB BGP_DIR
 
 # running PID COMM: PID is COMM and not a zombie (this container's init reaps late).
 running() {
@@ -114,6 +112,7 @@ cleanup() {
 	local ret=$? pid comm ns
 	trap '' INT TERM
 	trap - EXIT
+	[ -n "$BGP_DIR" ] && [ -d "$BGP_DIR" ] || exit "$ret"
 	heading "Cleaning up"
 	if [ -n "$STEP_PID" ]; then
 		stop_tree "$STEP_PID"
@@ -126,16 +125,20 @@ cleanup() {
 	# "PID COMM" lines; bgp_etcd_start writes a bare PID (its etcd)
 	while read -r pid comm; do
 		stop_pid "$pid" "${comm:-etcd}"
-	done <"$BGP_DIR/pids"
+	done < <(cat "$BGP_DIR/pids" 2>/dev/null)
 	while read -r ns; do
 		ip netns del "$ns" 2>/dev/null && echo "removed netns $ns"
-	done < <(tac "$BGP_DIR/netns")
+	done < <(tac "$BGP_DIR/netns" 2>/dev/null)
 	rm -rf "$BGP_DIR" && echo "removed $BGP_DIR"
 	exit "$ret"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+BGP_DIR=$(mktemp -d /tmp/podwire-demo.XXXXXX) || die "mktemp failed"
+: >"$BGP_DIR/netns"
+: >"$BGP_DIR/pids"
+export PODWIRE_BIN BGP_ID BGP_FAB BGP_DIR
 
 # Steps run in a subshell with errexit; what later steps need is saved to
 # $BGP_DIR/state.env (save VAR...) and read back before each step. The
@@ -143,7 +146,6 @@ trap 'exit 143' TERM
 # interrupts `wait` at once and the INT trap runs (bash runs a trap only
 # after a foreground command has ended), and the cleanup stops the step's
 # whole process tree first, before anything else is removed.
-STEP_PID=""
 save() { declare -p "$@" | sed 's/^declare -x /declare -gx /; s/^declare -- /declare -g /' >>"$BGP_DIR/state.env"; }
 STEP_NAMES=()
 STEP_RESULTS=()
