@@ -184,3 +184,30 @@ JSON
 	run_inspect -e 1 --prometheus leaks
 	[ "$(prom_value podwire_inspect_leaked_objects 'kind="host-veth"')" = 1 ]
 }
+
+@test "inspect: nftables elements joined to their attachment; leaks lists every object of a lost attachment" {
+	cat >"$NETCONF/10-pw.conflist" <<JSON
+{"cniVersion":"1.1.0","name":"pw","plugins":[
+ {"type":"bridge","bridge":"${PW_ID}br","isGateway":true,"ipMasq":true,
+  "ipam":{"type":"host-local","dataDir":"$STATE/ipam",
+          "ranges":[[{"subnet":"10.98.0.0/24"}]]}}]}
+JSON
+	add_pod "$POD_NS" web
+	local ip
+	ip=$(printf '%s' "$output" | jq -r '.ips[0].address')
+	run_inspect --json
+	assert_schema
+	assert_json '.attachments[0].nftElements' 1
+	run_inspect --prometheus
+	assert_prometheus
+	[ "$(prom_value podwire_attachment_nft_elements 'pod="team/web"')" = 1 ]
+	# the runtime lost its cache entry (a reinstalled node, a wiped /var/lib/cni)
+	rm "$CACHE/results/pw-$CID-eth0"
+	run_inspect -e 1 leaks --json
+	assert_schema
+	assert_json '[.leaks[].kind] | sort | join(",")' host-veth,lease,nft-element
+	assert_json '.leaks[] | select(.kind == "nft-element") | .object' \
+		"inet podwire pods-pw-10.98.0.0-24 { ${ip%/*} }"
+	assert_json '.leaks[] | select(.kind == "nft-element") | .containerId' "$CID"
+	assert_json '.leaks[] | select(.kind == "lease") | .object' "$STATE/ipam/pw/${ip%/*}"
+}

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
+#include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
@@ -22,7 +25,7 @@
 struct set_list {
 	struct nftnl_set *sets[MAX_SETS];
 	unsigned n;
-	const char *comment; /* "podwire:<net>" */
+	const char *comment; /* "podwire:<net>", or NULL: every "podwire:" set */
 };
 
 static void set_list_done(struct set_list *l)
@@ -49,7 +52,8 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	u = nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen);
 	nft_set_tag(u, ulen, tag, sizeof(tag));
-	if (strcmp(tag, l->comment) != 0 || l->n >= MAX_SETS) {
+	if ((l->comment ? strcmp(tag, l->comment) != 0 : strncmp(tag, "podwire:", 8) != 0) ||
+	    l->n >= MAX_SETS) {
 		nftnl_set_free(s);
 		return MNL_CB_OK;
 	}
@@ -184,4 +188,56 @@ int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nf
 		return total;
 	r = nft_batch_commit(nft);
 	return r < 0 ? r : total;
+}
+
+/* The elements of one listed set, each handed to fn with its set's network. */
+static int each_elem(struct nftnl_set *s, pw_nft_elem_fn fn, void *userdata)
+{
+	char settag[NFT_USERDATA_MAXLEN];
+	struct pw_nft_elem el = { 0 };
+	struct nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+	struct nftnl_set_elem *e;
+	const void *u;
+	uint32_t ulen = 0;
+	int r = 0;
+
+	if (!it)
+		return -ENOMEM;
+	u = nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen);
+	nft_set_tag(u, ulen, settag, sizeof(settag));
+	el.family = nftnl_set_get_u32(s, NFTNL_SET_FAMILY);
+	el.set = nftnl_set_get_str(s, NFTNL_SET_NAME);
+	el.network = settag + 8; /* after "podwire:" */
+	while (r >= 0 && (e = nftnl_set_elems_iter_next(it))) {
+		char tag[NFT_USERDATA_MAXLEN];
+		uint32_t klen = 0, elen = 0;
+		const void *eu = nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &elen);
+
+		el.key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &klen);
+		el.key_len = klen;
+		nft_elem_tag(eu, elen, tag, sizeof(tag));
+		el.tag = tag;
+		r = fn(&el, userdata);
+	}
+	nftnl_set_elems_iter_destroy(it);
+	return r;
+}
+
+int pw_nft_list_elems(struct pw_nft *nft, pw_nft_elem_fn fn, void *userdata)
+{
+	static const uint16_t families[] = { NFPROTO_INET, NFPROTO_BRIDGE };
+	int r = 0;
+
+	for (size_t f = 0; r >= 0 && f < sizeof(families) / sizeof(families[0]); f++) {
+		struct set_list l = { .n = 0, .comment = NULL };
+
+		r = list_sets(nft, families[f], &l);
+		for (unsigned i = 0; r >= 0 && i < l.n; i++) {
+			r = list_elems(nft, l.sets[i]);
+			if (r >= 0)
+				r = each_elem(l.sets[i], fn, userdata);
+		}
+		set_list_done(&l);
+	}
+	return r;
 }

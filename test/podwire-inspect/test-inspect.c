@@ -25,11 +25,11 @@
 static struct pi_options fixture_opts(void)
 {
 	return (struct pi_options){
-		.cache_dir = FIXTURES "/cache",
-		.multinet_dir = FIXTURES "/multinet",
-		.state_dir = FIXTURES "/sriov",
-		.lease_dir = FIXTURES "/ipam",
-		.sysfs_root = FIXTURES "/sys",
+	    .cache_dir = FIXTURES "/cache",
+	    .multinet_dir = FIXTURES "/multinet",
+	    .state_dir = FIXTURES "/sriov",
+	    .lease_dir = FIXTURES "/ipam",
+	    .sysfs_root = FIXTURES "/sys",
 	};
 }
 
@@ -51,16 +51,18 @@ static void test_lease_parse(void **state)
 		int r;
 		const char *cid, *ifname;
 	} v[] = {
-		{ "abc\r\neth0", 0, "abc", "eth0" },
-		{ "abc\neth0\n", 0, "abc", "eth0" },
-		{ "abc", 0, "abc", NULL },
-		{ "abc\r\n", 0, "abc", NULL },
-		{ "", -EINVAL, NULL, NULL },
-		{ "\r\neth0", -EINVAL, NULL, NULL },
-		{ "a b\r\neth0", -EINVAL, NULL, NULL },
-		{ "abc\r\neth0/x", -EINVAL, NULL, NULL },
-		{ "abc\r\nifnamethatistoolong", -EINVAL, NULL, NULL },
-		{ "ab\x01" "c\r\neth0", -EINVAL, NULL, NULL },
+	    {"abc\r\neth0", 0, "abc", "eth0"},
+	    {"abc\neth0\n", 0, "abc", "eth0"},
+	    {"abc", 0, "abc", NULL},
+	    {"abc\r\n", 0, "abc", NULL},
+	    {"", -EINVAL, NULL, NULL},
+	    {"\r\neth0", -EINVAL, NULL, NULL},
+	    {"a b\r\neth0", -EINVAL, NULL, NULL},
+	    {"abc\r\neth0/x", -EINVAL, NULL, NULL},
+	    {"abc\r\nifnamethatistoolong", -EINVAL, NULL, NULL},
+	    {"ab\x01"
+	     "c\r\neth0",
+	     -EINVAL, NULL, NULL},
 	};
 
 	(void)state;
@@ -84,18 +86,19 @@ static void test_lease_parse(void **state)
 
 static void test_sriov_record(void **state)
 {
-	const char *good = "{\"version\":1,\"containerID\":\"c1\",\"ifname\":\"net1\","
-			   "\"deviceID\":\"0000:3b:00.2\",\"network\":\"rail-a\",\"netns\":\"/x\","
-			   "\"pf\":{\"bdf\":\"0000:3b:00.0\",\"name\":\"ens1\"},\"rdmaDevice\":\"mlx5_3\","
-			   "\"complete\":true}";
+	const char *good =
+	    "{\"version\":1,\"containerID\":\"c1\",\"ifname\":\"net1\","
+	    "\"deviceID\":\"0000:3b:00.2\",\"network\":\"rail-a\",\"netns\":\"/x\","
+	    "\"pf\":{\"bdf\":\"0000:3b:00.0\",\"name\":\"ens1\"},\"rdmaDevice\":\"mlx5_3\","
+	    "\"complete\":true}";
 	static const char *const bad[] = {
-		"{\"version\":2,\"containerID\":\"c1\",\"ifname\":\"net1\",\"deviceID\":\"d\"}",
-		"{\"version\":1,\"ifname\":\"net1\",\"deviceID\":\"d\"}",
-		"{\"version\":1,\"containerID\":\"../etc\",\"ifname\":\"net1\",\"deviceID\":\"d\"}",
-		"{\"version\":1,\"containerID\":\"c\",\"ifname\":\"net1\"}",
-		"{\"version\":1,\"version\":1}",
-		"[1,2]",
-		"{\"version\":1,",
+	    "{\"version\":2,\"containerID\":\"c1\",\"ifname\":\"net1\",\"deviceID\":\"d\"}",
+	    "{\"version\":1,\"ifname\":\"net1\",\"deviceID\":\"d\"}",
+	    "{\"version\":1,\"containerID\":\"../etc\",\"ifname\":\"net1\",\"deviceID\":\"d\"}",
+	    "{\"version\":1,\"containerID\":\"c\",\"ifname\":\"net1\"}",
+	    "{\"version\":1,\"version\":1}",
+	    "[1,2]",
+	    "{\"version\":1,",
 	};
 	struct pi_inv inv;
 	struct pi_att *a;
@@ -123,15 +126,16 @@ static void test_sriov_record(void **state)
 static void test_multinet_entry(void **state)
 {
 	const char *doc =
-		"{\"kind\":\"multinetCacheV1\",\"containerId\":\"c9\",\"netns\":\"/n\","
-		"\"pod\":{\"namespace\":\"ns\",\"name\":\"p\",\"uid\":\"u\"},\"delegates\":["
-		"{\"ifname\":\"eth0\",\"state\":\"added\",\"config\":{\"name\":\"cluster\","
-		"\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"portmap\"}]},\"result\":{"
-		"\"interfaces\":[{\"name\":\"br0\"},{\"name\":\"veth1\"},{\"name\":\"eth0\","
-		"\"mac\":\"0a:00:00:00:00:01\",\"sandbox\":\"/n\"}],\"ips\":[{\"address\":\"10.0.0.2/24\"}]}},"
-		"{\"ifname\":\"net1\",\"state\":\"pending\",\"deviceID\":\"0000:01:00.1\","
-		"\"config\":{\"name\":\"rail\",\"type\":\"sriov-rdma\"}},"
-		"{\"state\":\"added\"}, 5]}";
+	    "{\"kind\":\"multinetCacheV1\",\"containerId\":\"c9\",\"netns\":\"/n\","
+	    "\"pod\":{\"namespace\":\"ns\",\"name\":\"p\",\"uid\":\"u\"},\"delegates\":["
+	    "{\"ifname\":\"eth0\",\"state\":\"added\",\"config\":{\"name\":\"cluster\","
+	    "\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"portmap\"}]},\"result\":{"
+	    "\"interfaces\":[{\"name\":\"br0\"},{\"name\":\"veth1\"},{\"name\":\"eth0\","
+	    "\"mac\":\"0a:00:00:00:00:01\",\"sandbox\":\"/n\"}],\"ips\":[{\"address\":\"10.0.0.2/"
+	    "24\"}]}},"
+	    "{\"ifname\":\"net1\",\"state\":\"pending\",\"deviceID\":\"0000:01:00.1\","
+	    "\"config\":{\"name\":\"rail\",\"type\":\"sriov-rdma\"}},"
+	    "{\"state\":\"added\"}, 5]}";
 	struct pi_inv inv;
 	struct pi_att *a;
 
@@ -171,20 +175,22 @@ static void test_multinet_over_runtime_cache(void **state)
 			   "\"multinet\"}]}";
 	_cleanup_free_ char *b64 = cni_base64_encode(conf, strlen(conf));
 	_cleanup_free_ char *entry = NULL;
-	const char *mn = "{\"kind\":\"multinetCacheV1\",\"containerId\":\"c1\",\"delegates\":["
-			 "{\"ifname\":\"eth0\",\"state\":\"added\",\"config\":{\"name\":\"cluster\","
-			 "\"type\":\"bridge\"}}]}";
+	const char *mn =
+	    "{\"kind\":\"multinetCacheV1\",\"containerId\":\"c1\",\"delegates\":["
+	    "{\"ifname\":\"eth0\",\"state\":\"added\",\"config\":{\"name\":\"cluster\","
+	    "\"type\":\"bridge\"}}]}";
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct pi_inv inv;
 	struct pi_att *a;
 
 	(void)state;
+	pi_inv_init(&inv);
+	inv.keep_cache = true;
 	assert_true(asprintf(&entry,
 			     "{\"kind\":\"cniCacheV1\",\"containerId\":\"c1\",\"ifName\":\"eth0\","
 			     "\"networkName\":\"mn\",\"config\":\"%s\"}",
 			     b64) > 0);
-	pi_inv_init(&inv);
 	assert_int_equal(cni_cache_entry_parse(entry, strlen(entry), "e", &e, &err), 0);
 	assert_int_equal(pi_merge_cache_entry(&inv, e, "/c/results/mn-c1-eth0"), 0);
 	a = pi_inv_find(&inv, "c1", "eth0");
@@ -283,14 +289,17 @@ static void test_bad_files(void **state)
 	assert_int_equal(mkdir(dir, 0700), 0);
 	write_file(dir, "n-a-eth0", "{\"kind\":\"cniCacheV1\"");
 	write_file(dir, "n-b-eth0", "{\"kind\":\"cniCacheV1\",\"containerId\":\"b\"}");
-	write_file(dir, "n-c-eth0", "{\"kind\":\"cniCacheV1\",\"containerId\":\"c\",\"ifName\":"
-				    "\"eth0\",\"networkName\":\"n\",\"config\":\"!!!\"}");
+	write_file(dir, "n-c-eth0",
+		   "{\"kind\":\"cniCacheV1\",\"containerId\":\"c\",\"ifName\":"
+		   "\"eth0\",\"networkName\":\"n\",\"config\":\"!!!\"}");
 	write_file(dir, ".n-d-eth0.tmp", "garbage"); /* an atomic write in progress: skipped */
 	snprintf(dir, sizeof(dir), "%s/results/subdir", root);
 	assert_int_equal(mkdir(dir, 0700), 0);
-	o = (struct pi_options){ .cache_dir = root, .multinet_dir = root,
-				 .state_dir = "/nonexistent-pwi", .lease_dir = "/nonexistent-pwi",
-				 .sysfs_root = "/nonexistent-pwi" };
+	o = (struct pi_options){.cache_dir = root,
+				.multinet_dir = root,
+				.state_dir = "/nonexistent-pwi",
+				.lease_dir = "/nonexistent-pwi",
+				.sysfs_root = "/nonexistent-pwi"};
 	pi_inv_init(&inv);
 	assert_int_equal(pi_read_sources(&inv, &o), 0);
 	assert_int_equal(inv.n_atts, 0);
@@ -304,7 +313,7 @@ static void test_bad_files(void **state)
 
 static void test_rdma_missing_device(void **state)
 {
-	struct pi_att a = { .rdma_dev = (char *)"mlx5_9" };
+	struct pi_att a = {.rdma_dev = (char *)"mlx5_9"};
 
 	(void)state;
 	assert_int_equal(pi_rdma_read(&a, FIXTURES "/sys"), 0);
@@ -359,7 +368,8 @@ static void test_json_document(void **state)
 	collect(&inv, &o);
 	doc = pi_json(&inv, true);
 	assert_non_null(doc);
-	assert_string_equal(json_string_value(json_object_get(doc, "schema")), "podwire-inspect/v1");
+	assert_string_equal(json_string_value(json_object_get(doc, "schema")),
+			    "podwire-inspect/v1");
 	atts = json_object_get(doc, "attachments");
 	assert_int_equal(json_array_size(atts), 5);
 	a = json_array_get(atts, 4);
@@ -367,8 +377,34 @@ static void test_json_document(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(a, "counters"), "pod")));
 	assert_string_equal(json_string_value(json_object_get(a, "netnsState")), "unknown");
 	assert_int_equal(json_array_size(json_object_get(doc, "leaks")), 2);
+	{
+		/* the text built piece by piece is the same document */
+		char *text = pi_json_text(&inv, true);
+		json_t *back = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
+
+		assert_non_null(back);
+		assert_true(json_equal(back, doc));
+		json_decref(back);
+		free(text);
+	}
 	json_decref(doc);
 	pi_inv_done(&inv);
+}
+
+static void test_json_text_empty(void **state)
+{
+	struct pi_inv inv;
+	char *text;
+	json_t *back;
+
+	(void)state;
+	pi_inv_init(&inv);
+	text = pi_json_text(&inv, true);
+	back = json_loads(text, 0, NULL);
+	assert_non_null(back);
+	assert_int_equal(json_array_size(json_object_get(back, "attachments")), 0);
+	json_decref(back);
+	free(text);
 }
 
 static void test_rates(void **state)
@@ -397,16 +433,17 @@ static void test_rates(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lease_parse),
-		cmocka_unit_test(test_sriov_record),
-		cmocka_unit_test(test_multinet_entry),
-		cmocka_unit_test(test_multinet_over_runtime_cache),
-		cmocka_unit_test(test_fixture_tree),
-		cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_rdma_missing_device),
-		cmocka_unit_test(test_prometheus_escaping),
-		cmocka_unit_test(test_json_document),
-		cmocka_unit_test(test_rates),
+	    cmocka_unit_test(test_lease_parse),
+	    cmocka_unit_test(test_sriov_record),
+	    cmocka_unit_test(test_multinet_entry),
+	    cmocka_unit_test(test_multinet_over_runtime_cache),
+	    cmocka_unit_test(test_fixture_tree),
+	    cmocka_unit_test(test_bad_files),
+	    cmocka_unit_test(test_rdma_missing_device),
+	    cmocka_unit_test(test_prometheus_escaping),
+	    cmocka_unit_test(test_json_document),
+	    cmocka_unit_test(test_json_text_empty),
+	    cmocka_unit_test(test_rates),
 	};
 
 	return cmocka_run_group_tests_name("podwire-inspect", tests, NULL, NULL);

@@ -33,7 +33,7 @@ static int check_one(struct pi_att *a, const char *cni_path)
 {
 	const struct cni_cache_entry *e = a->cache;
 	struct cni_netconf_list *list = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *file = cache_file(a);
 	char *dir;
 	int r;
@@ -51,14 +51,14 @@ static int check_one(struct pi_att *a, const char *cni_path)
 		return -ENOMEM;
 	r = cni_netconf_list_from_bytes(e->config, e->n_config, file, false, &list, &err);
 	if (r >= 0) {
-		struct cni_runtime rt = { .plugin_path = cni_path, .cache_dir = dir };
+		struct cni_runtime rt = {.plugin_path = cni_path, .cache_dir = dir};
 		struct cni_runtime_conf rc = {
-			.container_id = e->container_id,
-			.netns = e->netns ? e->netns : "",
-			.ifname = e->ifname,
-			.args = e->args,
-			.n_args = e->n_args,
-			.capability_args = e->capability_args,
+		    .container_id = e->container_id,
+		    .netns = e->netns ? e->netns : "",
+		    .ifname = e->ifname,
+		    .args = e->args,
+		    .n_args = e->n_args,
+		    .capability_args = e->capability_args,
 		};
 
 		r = cni_runtime_check(&rt, list, &rc, &err);

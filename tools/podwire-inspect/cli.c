@@ -22,33 +22,34 @@ struct cli {
 };
 
 static const char usage[] =
-	"Usage: podwire-inspect [list] [OPTIONS]\n"
-	"       podwire-inspect leaks [OPTIONS]\n"
-	"\n"
-	"Every pod attachment on this node (from the plugins' own state), its health and\n"
-	"live counters. `leaks` lists podwire-made objects of no attachment and exits 1\n"
-	"when there is one.\n"
-	"\n"
-	"Output:\n"
-	"  --json               the JSON document (schema podwire-inspect/v1)\n"
-	"  --prometheus         text exposition format (podwire_attachment_* metrics)\n"
-	"  -v, --verbose        table: counters, RDMA counters and problems per attachment\n"
-	"  --watch N            rates per second between samples N seconds apart\n"
-	"  --count K            with --watch: stop after K intervals (default: run until killed)\n"
-	"Health:\n"
-	"  --check              run each chain's CHECK from the cached config and result\n"
-	"  --cni-path PATH      plugin directories for --check (default: $CNI_PATH, else /opt/cni/bin)\n"
-	"  --no-netlink         state files and sysfs only (no netns, links, routes)\n"
-	"State (defaults are the plugins' defaults):\n"
-	"  --cache-dir DIR      libcni result cache root, DIR/results/ (default /var/lib/cni)\n"
-	"  --multinet-dir DIR   multinet's cniDir (default /var/lib/cni/multinet)\n"
-	"  --state-dir DIR      sriov-rdma's stateDir (default /var/lib/cni/sriov-rdma)\n"
-	"  --lease-dir DIR      host-local dataDir (default /var/lib/cni/networks)\n"
-	"  --sysfs-root DIR     sysfs root for RDMA counters (default /sys)\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"Exit status: 0 success; 1 `leaks` found leaks, or --check found a failing\n"
-	"attachment; 2 usage or fatal error.\n";
+    "Usage: podwire-inspect [list] [OPTIONS]\n"
+    "       podwire-inspect leaks [OPTIONS]\n"
+    "\n"
+    "Every pod attachment on this node (from the plugins' own state), its health and\n"
+    "live counters. `leaks` lists podwire-made objects of no attachment and exits 1\n"
+    "when there is one.\n"
+    "\n"
+    "Output:\n"
+    "  --json               the JSON document (schema podwire-inspect/v1)\n"
+    "  --prometheus         text exposition format (podwire_attachment_* metrics)\n"
+    "  -v, --verbose        table: counters, RDMA counters and problems per attachment\n"
+    "  --watch N            rates per second between samples N seconds apart\n"
+    "  --count K            with --watch: stop after K intervals (default: run until killed)\n"
+    "Health:\n"
+    "  --check              run each chain's CHECK from the cached config and result\n"
+    "  --cni-path PATH      plugin directories for --check (default: $CNI_PATH, else "
+    "/opt/cni/bin)\n"
+    "  --no-netlink         state files and sysfs only (no netns, links, routes)\n"
+    "State (defaults are the plugins' defaults):\n"
+    "  --cache-dir DIR      libcni result cache root, DIR/results/ (default /var/lib/cni)\n"
+    "  --multinet-dir DIR   multinet's cniDir (default /var/lib/cni/multinet)\n"
+    "  --state-dir DIR      sriov-rdma's stateDir (default /var/lib/cni/sriov-rdma)\n"
+    "  --lease-dir DIR      host-local dataDir (default /var/lib/cni/networks)\n"
+    "  --sysfs-root DIR     sysfs root for RDMA counters (default /sys)\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit status: 0 success; 1 `leaks` found leaks, or --check found a failing\n"
+    "attachment; 2 usage or fatal error.\n";
 
 static int parse_uint(const char *s, const char *opt, unsigned max, unsigned *ret)
 {
@@ -63,26 +64,36 @@ static int parse_uint(const char *s, const char *opt, unsigned max, unsigned *re
 }
 
 enum {
-	O_JSON = 256, O_PROM, O_WATCH, O_COUNT, O_CHECK, O_CNI_PATH, O_NO_LIVE, O_CACHE, O_MULTINET,
-	O_STATE, O_LEASE, O_SYSFS,
+	O_JSON = 256,
+	O_PROM,
+	O_WATCH,
+	O_COUNT,
+	O_CHECK,
+	O_CNI_PATH,
+	O_NO_LIVE,
+	O_CACHE,
+	O_MULTINET,
+	O_STATE,
+	O_LEASE,
+	O_SYSFS,
 };
 
 static const struct option longopts[] = {
-	{ "json", no_argument, NULL, O_JSON },
-	{ "prometheus", no_argument, NULL, O_PROM },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "watch", required_argument, NULL, O_WATCH },
-	{ "count", required_argument, NULL, O_COUNT },
-	{ "check", no_argument, NULL, O_CHECK },
-	{ "cni-path", required_argument, NULL, O_CNI_PATH },
-	{ "no-netlink", no_argument, NULL, O_NO_LIVE },
-	{ "cache-dir", required_argument, NULL, O_CACHE },
-	{ "multinet-dir", required_argument, NULL, O_MULTINET },
-	{ "state-dir", required_argument, NULL, O_STATE },
-	{ "lease-dir", required_argument, NULL, O_LEASE },
-	{ "sysfs-root", required_argument, NULL, O_SYSFS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"json", no_argument, NULL, O_JSON},
+    {"prometheus", no_argument, NULL, O_PROM},
+    {"verbose", no_argument, NULL, 'v'},
+    {"watch", required_argument, NULL, O_WATCH},
+    {"count", required_argument, NULL, O_COUNT},
+    {"check", no_argument, NULL, O_CHECK},
+    {"cni-path", required_argument, NULL, O_CNI_PATH},
+    {"no-netlink", no_argument, NULL, O_NO_LIVE},
+    {"cache-dir", required_argument, NULL, O_CACHE},
+    {"multinet-dir", required_argument, NULL, O_MULTINET},
+    {"state-dir", required_argument, NULL, O_STATE},
+    {"lease-dir", required_argument, NULL, O_LEASE},
+    {"sysfs-root", required_argument, NULL, O_SYSFS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* One option; returns 0, 1 (help printed) or -EINVAL. */
@@ -140,12 +151,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	int o, r;
 
 	c->opt = (struct pi_options){
-		.cache_dir = PI_DEFAULT_CACHE_DIR,
-		.multinet_dir = PI_DEFAULT_MULTINET_DIR,
-		.state_dir = PI_DEFAULT_STATE_DIR,
-		.lease_dir = PI_DEFAULT_LEASE_DIR,
-		.sysfs_root = PI_DEFAULT_SYSFS_ROOT,
-		.live = true,
+	    .cache_dir = PI_DEFAULT_CACHE_DIR,
+	    .multinet_dir = PI_DEFAULT_MULTINET_DIR,
+	    .state_dir = PI_DEFAULT_STATE_DIR,
+	    .lease_dir = PI_DEFAULT_LEASE_DIR,
+	    .sysfs_root = PI_DEFAULT_SYSFS_ROOT,
+	    .live = true,
 	};
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -157,9 +168,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		c->leaks = true;
 	else if (optind < argc && !streq(argv[optind], "list"))
 		return fprintf(stderr, "podwire-inspect: unknown command '%s'\n%s", argv[optind],
-			       usage), -EINVAL;
+			       usage),
+		       -EINVAL;
 	if (optind + 1 < argc)
-		return fprintf(stderr, "podwire-inspect: unexpected argument '%s'\n", argv[optind + 1]),
+		return fprintf(stderr, "podwire-inspect: unexpected argument '%s'\n",
+			       argv[optind + 1]),
 		       -EINVAL;
 	if (c->watch && (c->leaks || c->out == OUT_PROM))
 		return fprintf(stderr, "podwire-inspect: --watch goes with the table or --json\n"),
@@ -170,7 +183,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 /* files -> live -> CHECK -> leaks */
 static int collect(const struct cli *c, struct pi_inv *inv)
 {
-	int r = pi_read_sources(inv, &c->opt);
+	int r;
+
+	inv->keep_cache = c->opt.check;
+	r = pi_read_sources(inv, &c->opt);
 
 	if (r >= 0 && c->opt.live)
 		r = pi_live_scan(inv, &c->opt);
@@ -187,12 +203,10 @@ static int collect(const struct cli *c, struct pi_inv *inv)
 	return r;
 }
 
-static int print_json(json_t *doc)
+static int print_json(char *s)
 {
-	char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	int r = s ? 0 : -ENOMEM;
 
-	json_decref(doc);
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
@@ -216,7 +230,7 @@ static int report(const struct cli *c, const struct pi_inv *inv)
 	int r = 0;
 
 	if (c->out == OUT_JSON)
-		r = print_json(pi_json(inv, true));
+		r = print_json(pi_json_text(inv, true));
 	else if (c->out == OUT_PROM)
 		pi_print_prometheus(stdout, inv);
 	else if (c->leaks)
@@ -250,7 +264,7 @@ static int watch(const struct cli *c)
 	r = collect(c, &prev);
 	t0 = now_s();
 	for (unsigned i = 0; r >= 0 && (!c->count || i < c->count); i++) {
-		struct timespec d = { .tv_sec = (time_t)c->watch };
+		struct timespec d = {.tv_sec = (time_t)c->watch};
 
 		while (nanosleep(&d, &d) < 0 && errno == EINTR)
 			;
@@ -278,7 +292,7 @@ static int watch(const struct cli *c)
 
 int pi_main(int argc, char **argv)
 {
-	struct cli c = { 0 };
+	struct cli c = {0};
 	struct pi_inv inv;
 	int r = parse_args(argc, argv, &c);
 

@@ -68,8 +68,8 @@ struct pi_counters {
 
 struct pi_rdma_port {
 	unsigned port;
-	char *state;	  /* "4: ACTIVE" or NULL */
-	char *link_layer; /* "Ethernet", "InfiniBand" or NULL */
+	char *state;			/* "4: ACTIVE" or NULL */
+	char *link_layer;		/* "Ethernet", "InfiniBand" or NULL */
 	struct pi_counters counters;	/* ports/<p>/counters */
 	struct pi_counters hw_counters; /* ports/<p>/hw_counters (lifespan excluded) */
 };
@@ -83,23 +83,24 @@ struct pi_att {
 	char **plugins; /* chain of plugin types, in order */
 	size_t n_plugins;
 	unsigned sources;
-	char **files; /* every state file naming this attachment */
+	char **files;	    /* every state file naming this attachment */
 	unsigned *file_src; /* PI_SRC_* of files[i] */
 	size_t n_files;
 	struct cni_cache_entry *cache; /* libcni entry (for --check), owned, or NULL */
-	char **ips;			/* "10.1.2.3/24" */
+	char **ips;		       /* "10.1.2.3/24" */
 	size_t n_ips;
-	char mac[18];		  /* pod-side MAC from the result or the live link, or "" */
+	char mac[18];		    /* pod-side MAC from the result or the live link, or "" */
 	char host_ifname[IFNAMSIZ]; /* veth peer on the host, or "" */
-	char bridge[IFNAMSIZ];	  /* the host veth's master, or "" */
-	char *vf_pci;		  /* SR-IOV VF PCI address */
-	char *pf;		  /* its PF netdev */
-	char *rdma_dev;		  /* RDMA device name */
-	bool sriov_incomplete;	  /* state record with complete: false */
+	char bridge[IFNAMSIZ];	    /* the host veth's master, or "" */
+	char *vf_pci;		    /* SR-IOV VF PCI address */
+	char *pf;		    /* its PF netdev */
+	char *rdma_dev;		    /* RDMA device name */
+	bool sriov_incomplete;	    /* state record with complete: false */
 	/* live */
 	enum pi_netns_state netns_state;
 	bool pod_link_found;
 	bool pod_link_up;
+	unsigned nft_elements; /* podwire nftables elements tagged with this attachment */
 	bool has_pod_stats, has_host_stats;
 	struct nlw_link_stats pod_stats, host_stats;
 	struct pi_rdma_port *rdma_ports;
@@ -119,13 +120,15 @@ struct pi_file_error {
 
 /* A podwire-made object that no attachment explains (a GC candidate). */
 struct pi_leak {
-	char *kind; /* "host-veth", "lease", "sriov-state", "multinet-cache", "result-cache" */
+	char *kind; /* "host-veth", "nft-element", "lease", "sriov-state", "multinet-cache",
+		     * "result-cache" */
 	char *object;
 	char *reason;
 	char *container_id, *ifname, *network; /* as tagged, or NULL */
 };
 
 struct pi_inv {
+	bool keep_cache; /* keep each libcni entry on its attachment (--check needs it) */
 	struct pi_att *atts;
 	size_t n_atts, cap_atts;
 	struct pi_file_error *errors;
@@ -153,8 +156,7 @@ void pi_inv_init(struct pi_inv *inv);
 void pi_inv_done(struct pi_inv *inv);
 /* Find the attachment (container ID, ifname), or create it. NULL on ENOMEM. */
 struct pi_att *pi_inv_get(struct pi_inv *inv, const char *container_id, const char *ifname);
-struct pi_att *pi_inv_find(const struct pi_inv *inv, const char *container_id,
-			   const char *ifname);
+struct pi_att *pi_inv_find(const struct pi_inv *inv, const char *container_id, const char *ifname);
 /* Sort attachments by (pod, network, ifname, container ID) for stable output. */
 void pi_inv_sort(struct pi_inv *inv);
 int pi_inv_file_error(struct pi_inv *inv, const char *path, const char *fmt, ...)
@@ -166,7 +168,8 @@ int pi_set_str(char **slot, const char *s);
 int pi_att_add_file(struct pi_att *a, const char *path, unsigned src);
 int pi_att_add_ip(struct pi_att *a, const char *ip);
 int pi_att_add_plugin(struct pi_att *a, const char *type);
-int pi_att_add_problem(struct pi_att *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pi_att_add_problem(struct pi_att *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 bool pi_att_has_plugin(const struct pi_att *a, const char *type);
 /* "ok", "degraded" (problems or CHECK failed) */
 const char *pi_att_health(const struct pi_att *a);
@@ -227,6 +230,12 @@ int pi_run_checks(struct pi_inv *inv, const struct pi_options *opt);
 /* ---- output.c ---- */
 /* The documented JSON document (schema in README.md). New reference. */
 json_t *pi_json(const struct pi_inv *inv, bool with_leaks);
+/*
+ * The same document as text, one attachment per line, built piece by piece
+ * (a fraction of the whole tree's memory) but returned whole, so nothing is
+ * printed unless all of it was made. Owned; NULL on ENOMEM.
+ */
+char *pi_json_text(const struct pi_inv *inv, bool with_leaks);
 void pi_print_table(FILE *f, const struct pi_inv *inv, bool verbose);
 void pi_print_leaks(FILE *f, const struct pi_inv *inv);
 void pi_print_prometheus(FILE *f, const struct pi_inv *inv);

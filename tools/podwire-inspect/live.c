@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "nlw/route.h"
 #include "nlw/sock.h"
 #include "podnet/name.h"
+#include "pwnft/nft.h"
 
 /* bgp-route's protocol number of pod routes (CONTRACTS.md). */
 #define PI_RTPROT_POD 80
@@ -40,7 +43,7 @@ static int link_idx_cmp(const void *a, const void *b)
 
 static const struct nlw_link *link_by_index(const struct links *l, int ifindex)
 {
-	struct nlw_link key = { .ifindex = ifindex };
+	struct nlw_link key = {.ifindex = ifindex};
 
 	return bsearch(&key, l->v, l->n, sizeof(*l->v), link_idx_cmp);
 }
@@ -135,7 +138,7 @@ static bool route_to(const struct nlw_route *rt, unsigned n, const char *ip, int
 /* bgp-route: each pod IP has its proto-80 host route through the host veth. */
 static int check_bgp_routes(struct pi_inv *inv, struct nlw_sock *sock, const struct links *host)
 {
-	struct nlw_route_filter f = { .protocol = PI_RTPROT_POD };
+	struct nlw_route_filter f = {.protocol = PI_RTPROT_POD};
 	struct nlw_route *rt = NULL;
 	unsigned n = 0;
 	int r = nlw_route_list(sock, &f, &rt, &n);
@@ -158,10 +161,76 @@ static int check_bgp_routes(struct pi_inv *inv, struct nlw_sock *sock, const str
 	return 0;
 }
 
+/* An element's key as `nft list` would show it: an address, or ifname [. MAC]. */
+static void fmt_key(const struct pw_nft_elem *el, char *buf, size_t len)
+{
+	const unsigned char *k = el->key;
+	char mac[18];
+
+	if (!k || (el->key_len != 4 && el->key_len != 16 && el->key_len < IFNAMSIZ)) {
+		snprintf(buf, len, "?");
+	} else if (el->key_len == 4 || (el->key_len == 16 && memchr(k, '\0', 16) == NULL)) {
+		union ip_addr a = {0};
+		char ip[INET6_ADDRSTRLEN];
+
+		memcpy(&a, k, el->key_len);
+		snprintf(buf, len, "%s",
+			 ip_addr_fmt(el->key_len == 4 ? AF_INET : AF_INET6, &a, ip));
+	} else if (el->key_len >= IFNAMSIZ + NLW_MAC_LEN) {
+		snprintf(buf, len, "%.*s . %s", IFNAMSIZ, (const char *)k,
+			 nlw_mac_fmt(k + IFNAMSIZ, mac));
+	} else {
+		snprintf(buf, len, "%.*s", IFNAMSIZ, (const char *)k);
+	}
+}
+
+static int nft_elem(const struct pw_nft_elem *el, void *userdata)
+{
+	struct pi_inv *inv = userdata;
+	const char *slash = strchr(el->tag, '/');
+	char cid[256], key[64], object[512];
+	struct pi_att *a, tag = {0};
+
+	if (!slash || slash == el->tag || (size_t)(slash - el->tag) >= sizeof(cid))
+		return 0; /* untagged: not an attachment's */
+	snprintf(cid, sizeof(cid), "%.*s", (int)(slash - el->tag), el->tag);
+	a = pi_inv_find(inv, cid, slash + 1);
+	if (a && (a->sources & (PI_SRC_CACHE | PI_SRC_MULTINET | PI_SRC_SRIOV))) {
+		a->nft_elements++;
+		return 0;
+	}
+	fmt_key(el, key, sizeof(key));
+	snprintf(object, sizeof(object), "%s podwire %s { %s }",
+		 el->family == NFPROTO_BRIDGE ? "bridge" : "inet", el->set, key);
+	tag.container_id = cid;
+	tag.ifname = (char *)slash + 1;
+	tag.network = (char *)el->network;
+	return pi_inv_leak(inv, "nft-element", object, "nftables element tagged for no attachment",
+			   &tag);
+}
+
+/* podwire's nftables elements (both tables), joined to attachments by their tag. */
+static int scan_nft(struct pi_inv *inv)
+{
+	_cleanup_(pw_nft_freep) struct pw_nft *nft = NULL;
+	int r = pw_nft_open(&nft);
+
+	if (r == -EPROTONOSUPPORT)
+		return 0; /* no nf_tables: nothing of ours */
+	if (r >= 0)
+		r = pw_nft_list_elems(nft, nft_elem, inv);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return pi_inv_file_error(inv, "nftables", "cannot list podwire's sets: %s",
+					 strerror(-r));
+	return 0;
+}
+
 static int scan_host(struct pi_inv *inv)
 {
 	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
-	struct links host = { 0 };
+	struct links host = {0};
 	int r = nlw_sock_open(&sock);
 
 	if (r < 0)
@@ -188,7 +257,8 @@ static void set_pod_link(struct pi_att *a, const struct links *pod)
 
 	a->netns_state = PI_NETNS_PRESENT;
 	if (!l) {
-		(void)pi_att_add_problem(a, "interface %s missing in netns %s", a->ifname, a->netns);
+		(void)pi_att_add_problem(a, "interface %s missing in netns %s", a->ifname,
+					 a->netns);
 		return;
 	}
 	a->pod_link_found = true;
@@ -207,7 +277,7 @@ static int scan_netns(struct pi_inv *inv, size_t i)
 	const char *path = inv->atts[i].netns;
 	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
 	_cleanup_close_ int fd = -1;
-	struct links pod = { 0 };
+	struct links pod = {0};
 	int r = nlw_netns_open(path, &fd);
 
 	if (r >= 0)
@@ -254,6 +324,8 @@ int pi_live_scan(struct pi_inv *inv, const struct pi_options *opt)
 	(void)opt;
 	if (r >= 0)
 		r = scan_host(inv);
+	if (r >= 0)
+		r = scan_nft(inv);
 	return r;
 }
 
@@ -297,10 +369,10 @@ int pi_find_leaks(struct pi_inv *inv)
 	for (size_t i = 0; i < inv->n_stray_veths && r >= 0; i++) {
 		char *tab = strchr(inv->stray_veths[i], '\t');
 		char copy[NLW_ALIAS_MAX];
-		struct pi_att tag = { 0 };
+		struct pi_att tag = {0};
 		const char *net, *cid, *ifname;
-		_cleanup_free_ char *name = strndup(inv->stray_veths[i],
-						    (size_t)(tab - inv->stray_veths[i]));
+		_cleanup_free_ char *name =
+		    strndup(inv->stray_veths[i], (size_t)(tab - inv->stray_veths[i]));
 
 		if (!name || podnet_alias_parse(tab + 1, copy, &net, &cid, &ifname) < 0)
 			return -ENOMEM;

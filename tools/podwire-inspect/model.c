@@ -13,7 +13,7 @@
 
 void pi_inv_init(struct pi_inv *inv)
 {
-	*inv = (struct pi_inv){ 0 };
+	*inv = (struct pi_inv){0};
 }
 
 static void strv_free(char **v, size_t n)
@@ -28,7 +28,7 @@ void pi_counters_done(struct pi_counters *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i].name);
 	free(c->v);
-	*c = (struct pi_counters){ 0 };
+	*c = (struct pi_counters){0};
 }
 
 static void att_done(struct pi_att *a)
@@ -73,6 +73,8 @@ static void leak_done(struct pi_leak *l)
 
 void pi_inv_done(struct pi_inv *inv)
 {
+	bool keep = inv->keep_cache;
+
 	for (size_t i = 0; i < inv->n_atts; i++)
 		att_done(&inv->atts[i]);
 	free(inv->atts);
@@ -86,6 +88,7 @@ void pi_inv_done(struct pi_inv *inv)
 	free(inv->leaks);
 	strv_free(inv->stray_veths, inv->n_stray_veths);
 	pi_inv_init(inv);
+	inv->keep_cache = keep;
 }
 
 /* Make room for one more element of size sz in *v (count n, capacity *cap). */
@@ -126,7 +129,7 @@ struct pi_att *pi_inv_get(struct pi_inv *inv, const char *container_id, const ch
 	if (grow((void **)&inv->atts, inv->n_atts, &inv->cap_atts, sizeof(*a)) < 0)
 		return NULL;
 	a = &inv->atts[inv->n_atts];
-	*a = (struct pi_att){ 0 };
+	*a = (struct pi_att){0};
 	a->container_id = strdup(container_id);
 	a->ifname = strdup(ifname);
 	if (!a->container_id || !a->ifname) {
@@ -179,7 +182,7 @@ int pi_inv_file_error(struct pi_inv *inv, const char *path, const char *fmt, ...
 		if (r >= 0)
 			free(e->msg);
 		free(e->path);
-		*e = (struct pi_file_error){ 0 };
+		*e = (struct pi_file_error){0};
 		return -ENOMEM;
 	}
 	inv->n_errors++;
@@ -209,7 +212,7 @@ int pi_inv_leak(struct pi_inv *inv, const char *kind, const char *object, const 
 	}
 	if (!l->kind || !l->object || !l->reason) {
 		leak_done(l);
-		*l = (struct pi_leak){ 0 };
+		*l = (struct pi_leak){0};
 		return -ENOMEM;
 	}
 	inv->n_leaks++;

@@ -4,7 +4,8 @@
  * textfile collector: every family once, HELP and TYPE before its samples,
  * label values escaped (\\, \", \n). Labels of every podwire_attachment_*
  * sample: pod ("<namespace>/<name>" or ""), network, ifname, device (host
- * veth or VF PCI address), plus the family's own.
+ * veth or VF PCI address), plus the family's own. Bytes outside printable
+ * ASCII in a value print as '?'.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,9 @@ static void put_escaped(FILE *f, const char *s)
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", f);
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			fputc('?',
+			      f); /* values must be UTF-8: names here are ASCII, keep them so */
 		else
 			fputc(*s, f);
 	}
@@ -59,8 +63,8 @@ static void info_family(FILE *f, const struct pi_inv *inv)
 		char plugins[512] = "";
 
 		for (size_t k = 0, used = 0; k < a->n_plugins && used < sizeof(plugins); k++) {
-			int n = snprintf(plugins + used, sizeof(plugins) - used, "%s%s", k ? "," : "",
-					 a->plugins[k]);
+			int n = snprintf(plugins + used, sizeof(plugins) - used, "%s%s",
+					 k ? "," : "", a->plugins[k]);
 			used += n > 0 ? (size_t)n : 0;
 		}
 		fputs("podwire_attachment_info{", f);
@@ -102,6 +106,12 @@ static double v_netns(const struct pi_att *a, bool *skip)
 	return a->netns_state == PI_NETNS_PRESENT;
 }
 
+static double v_nft(const struct pi_att *a, bool *skip)
+{
+	(void)skip;
+	return a->nft_elements;
+}
+
 static double v_check(const struct pi_att *a, bool *skip)
 {
 	*skip = a->check != PI_CHECK_OK && a->check != PI_CHECK_FAILED;
@@ -114,17 +124,21 @@ struct stat_field {
 	const char *help;
 };
 
-#define STAT(n, h) { "podwire_attachment_" #n "_total", offsetof(struct nlw_link_stats, n), h }
+#define STAT(n, h)                                                                                 \
+	{                                                                                          \
+		"podwire_attachment_" #n "_total", offsetof(struct nlw_link_stats, n), h           \
+	}
 
 static const struct stat_field stat_fields[] = {
-	STAT(rx_bytes, "Bytes received by the interface (end=pod: the pod's side, end=host: the host veth)."),
-	STAT(tx_bytes, "Bytes sent by the interface."),
-	STAT(rx_packets, "Packets received by the interface."),
-	STAT(tx_packets, "Packets sent by the interface."),
-	STAT(rx_errors, "Receive errors of the interface."),
-	STAT(tx_errors, "Transmit errors of the interface."),
-	STAT(rx_dropped, "Received packets dropped by the interface."),
-	STAT(tx_dropped, "Packets dropped on transmit by the interface."),
+    STAT(rx_bytes,
+	 "Bytes received by the interface (end=pod: the pod's side, end=host: the host veth)."),
+    STAT(tx_bytes, "Bytes sent by the interface."),
+    STAT(rx_packets, "Packets received by the interface."),
+    STAT(tx_packets, "Packets sent by the interface."),
+    STAT(rx_errors, "Receive errors of the interface."),
+    STAT(tx_errors, "Transmit errors of the interface."),
+    STAT(rx_dropped, "Received packets dropped by the interface."),
+    STAT(tx_dropped, "Packets dropped on transmit by the interface."),
 };
 
 static void stat_sample(FILE *f, const struct stat_field *sf, const struct pi_att *a,
@@ -156,8 +170,8 @@ static void stats_families(FILE *f, const struct pi_inv *inv)
 
 static void rdma_family(FILE *f, const struct pi_inv *inv, bool hw)
 {
-	const char *name = hw ? "podwire_attachment_rdma_hw_total"
-			      : "podwire_attachment_rdma_port_total";
+	const char *name =
+	    hw ? "podwire_attachment_rdma_hw_total" : "podwire_attachment_rdma_port_total";
 
 	family(f, name, "counter",
 	       hw ? "RDMA driver counter of the attachment's device (ports/<port>/hw_counters)."
@@ -166,8 +180,8 @@ static void rdma_family(FILE *f, const struct pi_inv *inv, bool hw)
 		const struct pi_att *a = &inv->atts[i];
 
 		for (size_t p = 0; p < a->n_rdma_ports; p++) {
-			const struct pi_counters *c = hw ? &a->rdma_ports[p].hw_counters
-							 : &a->rdma_ports[p].counters;
+			const struct pi_counters *c =
+			    hw ? &a->rdma_ports[p].hw_counters : &a->rdma_ports[p].counters;
 			char port[16];
 
 			snprintf(port, sizeof(port), "%u", a->rdma_ports[p].port);
@@ -185,8 +199,8 @@ static void rdma_family(FILE *f, const struct pi_inv *inv, bool hw)
 
 static void inspect_families(FILE *f, const struct pi_inv *inv)
 {
-	static const char *const kinds[] = { "host-veth", "lease", "sriov-state", "multinet-cache",
-					     "result-cache" };
+	static const char *const kinds[] = {"host-veth",   "nft-element",    "lease",
+					    "sriov-state", "multinet-cache", "result-cache"};
 
 	family(f, "podwire_inspect_leaked_objects", "gauge",
 	       "podwire-made objects of no attachment, by kind (see podwire-inspect leaks).");
@@ -211,6 +225,10 @@ void pi_print_prometheus(FILE *f, const struct pi_inv *inv)
 		     "1 when the attachment's netns still exists.", v_netns);
 	gauge_family(f, inv, "podwire_attachment_check_ok",
 		     "1 when the chain's CHECK passed (only with --check).", v_check);
+	gauge_family(f, inv, "podwire_attachment_nft_elements",
+		     "podwire nftables set elements tagged with the attachment (masquerade, "
+		     "spoof check).",
+		     v_nft);
 	stats_families(f, inv);
 	rdma_family(f, inv, false);
 	rdma_family(f, inv, true);

@@ -71,8 +71,8 @@ static void print_verbose(FILE *f, const struct pi_att *a)
 	for (size_t i = 0; i < a->n_rdma_ports; i++) {
 		const struct pi_rdma_port *p = &a->rdma_ports[i];
 
-		fprintf(f, "    rdma %s/%u %s %s\n", a->rdma_dev, p->port, p->state ? p->state : "-",
-			p->link_layer ? p->link_layer : "");
+		fprintf(f, "    rdma %s/%u %s %s\n", a->rdma_dev, p->port,
+			p->state ? p->state : "-", p->link_layer ? p->link_layer : "");
 		print_counters(f, "counters", &p->counters);
 		print_counters(f, "hw_counters", &p->hw_counters);
 	}
@@ -152,8 +152,8 @@ static void print_rdma_rates(FILE *f, const struct pi_att *x, const struct pi_at
 			continue;
 		fprintf(f, "    rdma %s/%u:", y->rdma_dev, q->port);
 		for (size_t k = 0; k < q->hw_counters.n; k++) {
-			const struct pi_counter *c = pi_counters_find(&p->hw_counters,
-								      q->hw_counters.v[k].name);
+			const struct pi_counter *c =
+			    pi_counters_find(&p->hw_counters, q->hw_counters.v[k].name);
 
 			if (c)
 				fprintf(f, " %s/s=%.1f", c->name,

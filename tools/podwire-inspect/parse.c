@@ -51,7 +51,7 @@ static int append_chain(struct pi_att *a, const json_t *conf)
 
 		return type ? pi_att_add_plugin(a, type) : 0;
 	}
-	json_array_foreach(plugins, i, p) {
+	json_array_foreach (plugins, i, p) {
 		const char *type = obj_str(p, "type");
 
 		if (i >= CNI_LIST_MAX_PLUGINS)
@@ -78,12 +78,12 @@ static void copy_name(char *dst, size_t len, const char *s)
 /* Host-side interfaces of a result: those without a sandbox (bridge, then veth). */
 static void merge_host_ifaces(struct pi_att *a, const json_t *ifaces)
 {
-	const char *host[2] = { NULL, NULL };
+	const char *host[2] = {NULL, NULL};
 	unsigned n = 0;
 	size_t i;
 	json_t *it;
 
-	json_array_foreach(ifaces, i, it) {
+	json_array_foreach (ifaces, i, it) {
 		const char *sandbox = obj_str(it, "sandbox");
 		const char *name = obj_str(it, "name");
 
@@ -109,7 +109,7 @@ void pi_merge_result(struct pi_att *a, const json_t *result)
 	json_t *it;
 
 	if (json_is_array(ifaces)) {
-		json_array_foreach(ifaces, i, it) {
+		json_array_foreach (ifaces, i, it) {
 			const char *sandbox = obj_str(it, "sandbox");
 			const char *mac = obj_str(it, "mac");
 
@@ -119,7 +119,7 @@ void pi_merge_result(struct pi_att *a, const json_t *result)
 		merge_host_ifaces(a, ifaces);
 	}
 	if (json_is_array(ips)) {
-		json_array_foreach(ips, i, it) {
+		json_array_foreach (ips, i, it) {
 			const char *addr = obj_str(it, "address");
 
 			if (addr && strlen(addr) < 64 && pi_att_add_ip(a, addr) < 0)
@@ -156,8 +156,9 @@ int pi_merge_cache_entry(struct pi_inv *inv, struct cni_cache_entry *e, const ch
 	if (!valid_ident(e->container_id, 255) || !valid_ident(e->ifname, IFNAMSIZ - 1) ||
 	    !valid_ident(e->network_name, 255)) {
 		cni_cache_entry_free(e);
-		return pi_inv_file_error(inv, path, "not a cniCacheV1 attachment "
-						    "(containerId, ifName or networkName missing or invalid)");
+		return pi_inv_file_error(inv, path,
+					 "not a cniCacheV1 attachment "
+					 "(containerId, ifName or networkName missing or invalid)");
 	}
 	a = pi_inv_get(inv, e->container_id, e->ifname);
 	if (!a) {
@@ -178,7 +179,7 @@ int pi_merge_cache_entry(struct pi_inv *inv, struct cni_cache_entry *e, const ch
 	json_decref(conf);
 	if (e->result)
 		pi_merge_result(a, e->result);
-	if (!a->cache)
+	if (!a->cache && inv->keep_cache)
 		a->cache = e;
 	else
 		cni_cache_entry_free(e);
@@ -276,14 +277,17 @@ int pi_parse_multinet(struct pi_inv *inv, const char *buf, size_t len, const cha
 	if (!streq(obj_str(top, "kind"), MULTINET_KIND) || !valid_ident(cid, 255) ||
 	    !json_is_array(delegates)) {
 		json_decref(top);
-		return pi_inv_file_error(inv, path, "not a %s entry (kind, containerId or "
-						    "delegates missing or invalid)", MULTINET_KIND);
+		return pi_inv_file_error(inv, path,
+					 "not a %s entry (kind, containerId or "
+					 "delegates missing or invalid)",
+					 MULTINET_KIND);
 	}
-	json_array_foreach(delegates, i, d) {
+	json_array_foreach (delegates, i, d) {
 		if (i >= MULTINET_MAX_DELEGATES || r < 0)
 			break;
-		r = json_is_object(d) ? multinet_delegate(inv, top, cid, d, path)
-				      : pi_inv_file_error(inv, path, "delegates[%zu] is not an object", i);
+		r = json_is_object(d)
+			? multinet_delegate(inv, top, cid, d, path)
+			: pi_inv_file_error(inv, path, "delegates[%zu] is not an object", i);
 	}
 	json_decref(top);
 	return r;
@@ -327,8 +331,9 @@ int pi_parse_sriov(struct pi_inv *inv, const char *buf, size_t len, const char *
 	    json_integer_value(json_object_get(top, "version")) != 1 || !valid_ident(cid, 255) ||
 	    !valid_ident(ifname, IFNAMSIZ - 1) || !obj_str(top, "deviceID")) {
 		json_decref(top);
-		return pi_inv_file_error(inv, path, "not a sriov-rdma state record (version 1, "
-						    "containerID, ifname, deviceID)");
+		return pi_inv_file_error(inv, path,
+					 "not a sriov-rdma state record (version 1, "
+					 "containerID, ifname, deviceID)");
 	}
 	a = pi_inv_get(inv, cid, ifname);
 	r = a ? 0 : -ENOMEM;

@@ -39,6 +39,15 @@ static int read_line_at(int dfd, const char *name, char **ret)
 	return 0;
 }
 
+/* Counter names as drivers make them: [A-Za-z0-9_.-], at most 64 bytes. */
+static bool counter_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 64 && s[0] != '.' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
 static int read_counter_dir(int port_fd, const char *sub, struct pi_counters *out)
 {
 	int fd = openat(port_fd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -57,7 +66,7 @@ static int read_counter_dir(int port_fd, const char *sub, struct pi_counters *ou
 		_cleanup_free_ char *line = NULL;
 		uint64_t v;
 
-		if (de->d_name[0] == '.' || streq(de->d_name, "lifespan"))
+		if (!counter_name_ok(de->d_name) || streq(de->d_name, "lifespan"))
 			continue;
 		if (read_line_at(dirfd(d), de->d_name, &line) < 0 || safe_atou64(line, &v) < 0)
 			continue; /* not a counter (or unreadable): skip, never guess */
@@ -97,7 +106,8 @@ static int read_port(int ports_fd, unsigned port, struct pi_rdma_port *p)
 
 static int port_cmp(const void *a, const void *b)
 {
-	unsigned x = ((const struct pi_rdma_port *)a)->port, y = ((const struct pi_rdma_port *)b)->port;
+	unsigned x = ((const struct pi_rdma_port *)a)->port,
+		 y = ((const struct pi_rdma_port *)b)->port;
 
 	return x < y ? -1 : x > y;
 }
@@ -125,7 +135,7 @@ static int read_ports(struct pi_att *a, int ports_fd)
 		}
 		a->rdma_ports = p;
 		p = &p[a->n_rdma_ports++];
-		*p = (struct pi_rdma_port){ 0 };
+		*p = (struct pi_rdma_port){0};
 		r = read_port(dirfd(d), port, p);
 	}
 	closedir(d);
@@ -146,8 +156,10 @@ int pi_rdma_read(struct pi_att *a, const char *sysfs_root)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		if (asprintf(&a->rdma_error, "%s: %s (in exclusive mode the device is visible "
-					     "only in the pod's netns)", path, strerror(-r)) < 0)
+		if (asprintf(&a->rdma_error,
+			     "%s: %s (in exclusive mode the device is visible "
+			     "only in the pod's netns)",
+			     path, strerror(-r)) < 0)
 			a->rdma_error = NULL;
 		return 0;
 	}
@@ -167,8 +179,8 @@ int pi_rdma_dev_of_pci(const char *sysfs_root, const char *pci, char **ret)
 	int r = -ENOENT;
 
 	*ret = NULL;
-	if (strchr(pci, '/') || asprintf(&path, "%s/bus/pci/devices/%s/infiniband", sysfs_root,
-					 pci) < 0)
+	if (strchr(pci, '/') ||
+	    asprintf(&path, "%s/bus/pci/devices/%s/infiniband", sysfs_root, pci) < 0)
 		return -EINVAL;
 	d = opendir(path);
 	if (!d)

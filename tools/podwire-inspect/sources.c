@@ -23,7 +23,8 @@ typedef int (*file_fn)(struct pi_inv *inv, const char *buf, size_t len, const ch
 
 int pi_read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
 	size_t n = 0;
 	char *buf;
@@ -136,7 +137,8 @@ static int scan_dir(struct pi_inv *inv, const char *dir, file_fn fn, void *userd
 	if (!d)
 		return errno == ENOENT || errno == ENOTDIR
 			   ? 0
-			   : pi_inv_file_error(inv, dir, "cannot read directory: %s", strerror(errno));
+			   : pi_inv_file_error(inv, dir, "cannot read directory: %s",
+					       strerror(errno));
 	r = list_names(d, &names, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (r >= 0)
@@ -152,7 +154,7 @@ static int cache_file(struct pi_inv *inv, const char *buf, size_t len, const cha
 		      void *userdata)
 {
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	int r;
 
 	(void)userdata;
@@ -224,15 +226,16 @@ static int lease_file(struct pi_inv *inv, const char *buf, size_t len, const cha
 	const struct lease_ctx *c = userdata;
 	const char *ip = strrchr(path, '/') + 1;
 	char *cid = NULL, *ifname = NULL;
-	struct pi_att tag = { 0 };
+	struct pi_att tag = {0};
 	bool matched;
 	int r;
 
 	if (!looks_like_ip(ip))
 		return 0; /* lock, last_reserved_ip.N */
 	if (pi_parse_lease(buf, len, &cid, &ifname) < 0)
-		return pi_inv_file_error(inv, path, "not a host-local lease "
-						    "(\"<containerID>\\r\\n<ifname>\")");
+		return pi_inv_file_error(inv, path,
+					 "not a host-local lease "
+					 "(\"<containerID>\\r\\n<ifname>\")");
 	matched = false;
 	for (size_t i = 0; i < inv->n_atts && !matched; i++) {
 		const struct pi_att *a = &inv->atts[i];
@@ -260,9 +263,10 @@ int pi_find_lease_leaks(struct pi_inv *inv, const char *lease_dir)
 	int r;
 
 	if (!d)
-		return errno == ENOENT ? 0
-				       : pi_inv_file_error(inv, lease_dir, "cannot read directory: %s",
-							   strerror(errno));
+		return errno == ENOENT
+			   ? 0
+			   : pi_inv_file_error(inv, lease_dir, "cannot read directory: %s",
+					       strerror(errno));
 	r = 0;
 	for (struct dirent *de; r >= 0 && (de = readdir(d)) && n < PI_DIR_MAX_FILES;) {
 		char **p;
@@ -280,7 +284,7 @@ int pi_find_lease_leaks(struct pi_inv *inv, const char *lease_dir)
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *sub = NULL;
-		struct lease_ctx c = { .network = names[i] };
+		struct lease_ctx c = {.network = names[i]};
 
 		if (r >= 0 && asprintf(&sub, "%s/%s", lease_dir, names[i]) < 0)
 			r = -ENOMEM;

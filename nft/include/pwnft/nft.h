@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/ipaddr.h"
 
@@ -140,6 +141,26 @@ typedef bool (*pw_nft_keep_fn)(const char *container_id, const char *ifname, voi
  * per table. Returns the number of elements removed or a negative errno.
  */
 int pw_nft_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep, void *userdata);
+
+/* One element of a podwire set, as pw_nft_list_elems reports it (all borrowed). */
+struct pw_nft_elem {
+	uint32_t family;     /* NFPROTO_INET or NFPROTO_BRIDGE */
+	const char *set;     /* "pods-<net>-<subnet>", "spoof-ports-<net>", ... */
+	const char *network; /* from the set's "podwire:<net>" comment */
+	const void *key;     /* the element's key bytes (address, ifname, ifname . MAC) */
+	uint32_t key_len;
+	const char *tag;     /* "<containerID>/<ifname>", or "" when untagged */
+};
+
+typedef int (*pw_nft_elem_fn)(const struct pw_nft_elem *el, void *userdata);
+
+/*
+ * Inspection: every element of every podwire set (both tables, any network),
+ * fn called once per element; a negative return from fn stops the walk and is
+ * returned. One set dump per table plus one element dump per set.
+ * Errors: kernel errnos (no table is not one), -ENOMEM, -ENOTCONN (recorder).
+ */
+int pw_nft_list_elems(struct pw_nft *nft, pw_nft_elem_fn fn, void *userdata);
 
 /*
  * Object names used for a network (exposed for tests and diagnostics).
