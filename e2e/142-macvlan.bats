@@ -59,6 +59,16 @@ leases() {
 	in_ns "$POD2" ping -c1 -W2 "${ip1%/*}" >/dev/null
 }
 
+@test "dual stack: IPv4 and IPv6 addresses, IPv6 usable at once (no DAD wait)" {
+	c=$(conf | jq -c '.ipam.ranges += [[{subnet: "fd66::/64"}]]')
+	run_plugin macvlan ADD net1 <<<"$c"
+	assert_json '[.ips[].address | test(":")] | sort | join(",")' "false,true"
+	v6=$(jq -r '.ips[] | select(.address | test(":")) | .address' <<<"$output")
+	in_ns "$POD_NS" ip -6 -o addr show dev net1 | grep -F "$v6" | grep -vq tentative
+	run_plugin macvlan DEL net1 <<<"$c"
+	[ -z "$(find "$STATE/ipam/mvnet" -maxdepth 1 -type f ! -name lock ! -name 'last_reserved_ip*')" ]
+}
+
 @test "every mode; L2 without IPAM: up, no address" {
 	for mode in private vepa passthru bridge; do
 		run_plugin macvlan ADD net1 <<<"$(conf "{\"mode\":\"$mode\",\"ipam\":{}}")"
@@ -153,6 +163,21 @@ leases() {
 	run_plugin macvlan ADD net2 "${PW_ID}e" <<<"$(conf)"
 	PW_NETNS="/var/run/netns/${PW_ID}gone" run_plugin macvlan DEL net2 "${PW_ID}e" <<<"$(conf)"
 	[ "$(leases)" -eq 0 ]
+}
+
+@test "GC reaches IPAM: leases of attachments not in cni.dev/valid-attachments go; STATUS" {
+	c=$(conf | jq -c '.cniVersion = "1.1.0"')
+	run_plugin macvlan ADD net1 live1 <<<"$c"
+	live=$(jq -r '.ips[0].address' <<<"$output")
+	POD2="${PW_ID}q"
+	pw_netns_new "$POD2"
+	POD_NS=$POD2 run_plugin macvlan ADD net1 stale1 <<<"$c"
+	stale=$(jq -r '.ips[0].address' <<<"$output")
+	gc=$(jq -c '. + {"cni.dev/valid-attachments": [{containerID: "live1", ifname: "net1"}]}' <<<"$c")
+	run_plugin macvlan GC <<<"$gc"
+	[ ! -e "$STATE/ipam/mvnet/${stale%/*}" ]
+	[ -f "$STATE/ipam/mvnet/${live%/*}" ]
+	run_plugin macvlan STATUS <<<"$c"
 }
 
 @test "CHECK: passes on what ADD made, 105 when the address or the link is gone" {

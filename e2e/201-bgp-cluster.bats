@@ -110,23 +110,29 @@ K=$PODWIRE_BGP_NODES
 }
 
 @test "BIRD killed with SIGKILL and restarted: traffic keeps flowing (graceful restart)" {
-	local a="$BGP_ID-p1-1" b="$BGP_ID-p2-1"
+	local a="$BGP_ID-p1-1" b="$BGP_ID-p2-1" d="$BGP_DIR/n2"
+	# a continuous ping across the outage and the restart: nothing may be lost
+	ip netns exec "$a" ping -c 50 -i 0.1 -W 2 "$(bgp_pod_ip "$b" 4)" >"$BGP_DIR/gr-ping" 2>&1 &
+	local ping=$!
+	echo "$ping" >>"$BGP_DIR/pids"
+	sleep 0.5
 	bgp_bird_stop 2 KILL
 	# node 2's kernel keeps its learned routes, node 1 keeps node 2's (GR)
 	sleep 1
-	ip netns exec "$a" ping -c1 -W2 "$(bgp_pod_ip "$b" 4)" >/dev/null
 	ip netns exec "$b" ping -6 -c1 -W2 "$(bgp_pod_ip "$a" 6)" >/dev/null
 	# STATUS: not ready while BIRD is down (code 50)
-	local d="$BGP_DIR/n2"
 	run ip netns exec "$(bgp_ns 2)" env NETCONFPATH="$d/net.d" CNI_PATH="$PODWIRE_BIN" \
 		"$PODWIRE_BIN/cnitool" --cache-dir "$d/cache" status bgpnet
-	echo "# $output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"BIRD is not running"* ]]
 	[[ "$output" == *50* ]]
 	bgp_bird_start 2 -R
 	bgp_wait_established 2 $((2 * (K - 1)))
-	ip netns exec "$a" ping -c1 -W2 "$(bgp_pod_ip "$b" 4)" >/dev/null
+	wait "$ping" || true
+	grep -q ' 0% packet loss' "$BGP_DIR/gr-ping" || {
+		cat "$BGP_DIR/gr-ping" >&2
+		return 1
+	}
 	ip netns exec "$b" ping -6 -c1 -W2 "$(bgp_pod_ip "$a" 6)" >/dev/null
 	# and new routes flow again both ways
 	bgp_pod_add 2 6

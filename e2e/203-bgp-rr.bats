@@ -104,17 +104,7 @@ teardown_file() {
 		reconfigs "$i" >"$BGP_DIR/n$i/reconfigs.join"
 	done
 	# a new client node on the fabric
-	local ns
-	ns="$BGP_ID-n$new"
-	bgp_netns_new "$ns"
-	ip -n "$ns" link add fab0 type veth peer name "n$new" netns "$BGP_FAB"
-	ip -n "$BGP_FAB" link set "n$new" master br0 up
-	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-		net.ipv6.conf.fab0.accept_dad=0
-	ip -n "$ns" addr add "10.98.0.$new/24" dev fab0
-	ip -n "$ns" addr add "fd00:98::$new/64" dev fab0 nodad
-	ip -n "$ns" link set fab0 up
-	mkdir -p "$BGP_DIR/n$new"
+	bgp_fabric_node "$new"
 	rr_node_json "$new" >"$BGP_DIR/n$new/node.json"
 	rr_node_start "$new"
 	bgp_wait_established "$new" 2

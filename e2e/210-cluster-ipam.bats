@@ -205,7 +205,7 @@ teardown() {
 	etcdctl --endpoints="$CI_HTTP" put "$CI_PREFIX/ipam/blocks/4/0af4ff00-26" \
 		'{"cidr":"10.244.255.0/26","node":"n8","used":{}}' >/dev/null
 	ip -n "$HOST_NS" route add blackhole 10.244.254.0/26 proto 81
-	run ip netns exec "$HOST_NS" "$PODWIRE_TEST_BIN/pwnode-ipam-driver" check --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node n1
+	run ci_in_ns "$HOST_NS" check --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node n1
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"IP ${ip4%/*} is in two handles: n1/c1/eth0 and n9/x/eth0"* ]]
 	[[ "$output" == *"handle n9/x/eth0:"*"is held by n1/c1/eth0"* ]]
@@ -215,7 +215,7 @@ teardown() {
 	# a handle pointing at a free ordinal
 	etcdctl --endpoints="$CI_HTTP" put "$CI_PREFIX/ipam/handles/n1/y/eth0" \
 		'{"id":"n1/y/eth0","node":"n1","containerID":"y","ifname":"eth0","ips":["10.244.255.9/26"]}' >/dev/null
-	run ip netns exec "$HOST_NS" "$PODWIRE_TEST_BIN/pwnode-ipam-driver" check --json --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node n1
+	run ci_in_ns "$HOST_NS" check --json --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node n1
 	[ "$status" -eq 1 ]
 	[ "$(jq -r .consistent <<<"$output")" = false ]
 	[[ "$output" == *"handle n1/y/eth0 points at a free ordinal: 10.244.255.9 of block 10.244.255.0/26"* ]]

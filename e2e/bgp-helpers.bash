@@ -30,23 +30,29 @@ bgp_netns_new() {
 	ip netns add "$1" && ip -n "$1" link set lo up && echo "$1" >>"$BGP_DIR/netns"
 }
 
+# bgp_fabric_node I: node namespace I, wired to the fabric bridge.
+bgp_fabric_node() {
+	local i=$1 ns
+	ns=$(bgp_ns "$i")
+	bgp_netns_new "$ns"
+	ip -n "$ns" link add fab0 type veth peer name "n$i" netns "$BGP_FAB"
+	ip -n "$BGP_FAB" link set "n$i" master br0 up
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.conf.fab0.accept_dad=0
+	ip -n "$ns" addr add "10.98.0.$i/24" dev fab0
+	ip -n "$ns" addr add "fd00:98::$i/64" dev fab0 nodad
+	ip -n "$ns" link set fab0 up
+	mkdir -p "$BGP_DIR/n$i"
+}
+
 # bgp_fabric_up K: the fabric bridge and K node namespaces on it.
 bgp_fabric_up() {
-	local k=$1 i ns
+	local k=$1 i
 	bgp_netns_new "$BGP_FAB"
 	ip -n "$BGP_FAB" link add br0 type bridge
 	ip -n "$BGP_FAB" link set br0 up
 	for i in $(seq 1 "$k"); do
-		ns=$(bgp_ns "$i")
-		bgp_netns_new "$ns"
-		ip -n "$ns" link add fab0 type veth peer name "n$i" netns "$BGP_FAB"
-		ip -n "$BGP_FAB" link set "n$i" master br0 up
-		ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-			net.ipv6.conf.fab0.accept_dad=0
-		ip -n "$ns" addr add "10.98.0.$i/24" dev fab0
-		ip -n "$ns" addr add "fd00:98::$i/64" dev fab0 nodad
-		ip -n "$ns" link set fab0 up
-		mkdir -p "$BGP_DIR/n$i"
+		bgp_fabric_node "$i"
 	done
 }
 

@@ -103,11 +103,17 @@ ci_ipam_tool() {
 	fi
 }
 
+# ci_in_ns NS ARGS...: the operator tool inside a netns (no function export needed).
+ci_in_ns() {
+	local ns=$1 tool=("$PODWIRE_TEST_BIN/pwnode-ipam-driver")
+	shift
+	[ -x "$PODWIRE_BIN/podwire-node" ] && tool=("$PODWIRE_BIN/podwire-node" ipam)
+	ip netns exec "$ns" "${tool[@]}" "$@"
+}
+
 # ci_check NODE_NS NODE: `ipam check` in that node's netns (its blackholes).
 ci_check() {
-	local tool=("$PODWIRE_TEST_BIN/pwnode-ipam-driver")
-	[ -x "$PODWIRE_BIN/podwire-node" ] && tool=("$PODWIRE_BIN/podwire-node" ipam)
-	run ip netns exec "$1" "${tool[@]}" check --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node "$2"
+	run ci_in_ns "$1" check --etcd-endpoint "$CI_EP" --prefix "$CI_PREFIX" --node "$2"
 	if [ "$status" -ne 0 ]; then
 		echo "# ipam check: $output" >&2
 		return 1

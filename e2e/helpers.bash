@@ -116,7 +116,9 @@ pw_snapshot() {
 		ip -n "$POD_NS" -o link show | sed 's/^[0-9]*: //' | awk '{print $1}' | sort
 		ip -n "$POD_NS" -o addr show | awk '{print $2, $4}' | sort
 		ip netns exec "$HOST_NS" nft list ruleset 2>/dev/null
-		find "$STATE" -path "$STATE/stderr" -prune -o -print 2>/dev/null | sort
+		# not the snapshots themselves (the "after" one would always differ)
+		find "$STATE" \( -path "$STATE/stderr" -o -name 'snapshot.*' \) -prune -o -print \
+			2>/dev/null | sort
 	} >"$STATE/snapshot.$1"
 }
 

@@ -57,9 +57,14 @@ mn_certs() {
 		-CAcreateserial -out "$d/server.crt" -days 2 -extfile "$d/ext" 2>/dev/null
 }
 
-# mn_apiserver_start: start the stand-in (certs made first if missing).
+# mn_apiserver_start: start the stand-in. The CA and server certificate are
+# made once per bats file (in $BATS_FILE_TMPDIR) and copied into each test.
 mn_apiserver_start() {
-	[ -f "$MN/certs/server.crt" ] || mn_certs
+	if [ ! -f "$MN/certs/server.crt" ]; then
+		local shared=${BATS_FILE_TMPDIR:-$STATE}/mn-certs
+		[ -f "$shared/server.crt" ] || mn_certs "$shared"
+		cp "$shared"/* "$MN/certs/"
+	fi
 	rm -f "$MN/port"
 	ip netns exec "$HOST_NS" /usr/bin/python3 "$MN_APISERVER" --dir "$MN/fixtures" --cert "$MN/certs/server.crt" \
 		--key "$MN/certs/server.key" --token "$MN_TOKEN" --log "$MN/requests.log" \

@@ -11,7 +11,7 @@ PACKAGES=(
 	libmnl-dev libjansson-dev libnftnl-dev
 	libcurl4-openssl-dev libyaml-dev libibverbs-dev libbpf-dev
 	# unit tests and fuzzing
-	libcmocka-dev clang libclang-rt-14-dev valgrind
+	libcmocka-dev clang libclang-rt-14-dev valgrind clang-format clang-tidy
 	# e2e tests, demo, benchmarks
 	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux strace
 	socat openssl python3 python3-yaml python3-jsonschema file curl

@@ -17,6 +17,8 @@
 #   (routewatch.py), no polling;
 # - BIRD's RSS and CPU time over the pod phase.
 # Defaults K=3, N=10 (about 20 s); the issue's sizes: --nodes 5|10|20.
+# Exits non-zero when a plugin call fails or a route event never reached a
+# peer (never on timing), so a small run is a smoke test.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -247,4 +249,5 @@ print("ADD median / bridge ADD median: %.2f" % (statistics.median(add_lat) / sta
 print("DEL median - veth delete median: %s ms" % ms(statistics.median(del_lat) - statistics.median(vd)))
 print("BIRD RSS with all pods: max %d KiB; BIRD CPU over ADD+DEL: max %d ms per node" % (max(rss), max(cpu)))
 print("route events not seen on a peer: %d" % missing)
+sys.exit(1 if missing else 0)
 PY

@@ -33,7 +33,11 @@ TOKEN=bench-token
 SRV_PID=
 
 cleanup() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
+	set +e
+	if [ -n "$SRV_PID" ]; then
+		kill "$SRV_PID" 2>/dev/null
+		wait "$SRV_PID" 2>/dev/null
+	fi
 	for i in $(seq "$PODS"); do ip netns del "${ID}p$i" 2>/dev/null || true; done
 	ip netns del "$HOST" 2>/dev/null || true
 	rm -rf "$W"

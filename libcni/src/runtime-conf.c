@@ -250,6 +250,7 @@ int runtime_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	int r;
 
+	*ret_len = 0;
 	if (fd < 0)
 		return -errno;
 	r = fd_read_all(fd, max, ret);

@@ -163,8 +163,7 @@ static int bird_read_reply(int fd, char *buf, size_t size)
 		len += (size_t)n;
 		buf[len] = '\0';
 		for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-			if (l[0] == '0' && l[1] == '0' && l[2] == '0' && l[4] == ' ' &&
-			    strchr(l, '\n'))
+			if (strncmp(l, "000", 3) == 0 && l[3] && l[4] == ' ' && strchr(l, '\n'))
 				return 0;
 	}
 	return -ENOBUFS;

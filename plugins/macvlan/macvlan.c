@@ -313,6 +313,17 @@ static int cmd_check(struct cni_ctx *ctx)
 	return r;
 }
 
+/* GC and STATUS concern only IPAM: a macvlan has no state outside the pod. */
+static int cmd_ipam_only(struct cni_ctx *ctx)
+{
+	struct macvlan_conf c;
+	int r = macvlan_conf_parse(ctx, &c);
+
+	if (r < 0 || !c.l3)
+		return r;
+	return podnet_ipam_run(ctx, ctx->command);
+}
+
 static const char *const macvlan_cni_args[] = {"MAC", NULL};
 
 const struct cni_plugin_ops macvlan_ops = {
@@ -322,4 +333,6 @@ const struct cni_plugin_ops macvlan_ops = {
     .add = cmd_add,
     .del = cmd_del,
     .check = cmd_check,
+    .gc = cmd_ipam_only,
+    .status = cmd_ipam_only,
 };

@@ -156,29 +156,40 @@ static void backup_merge(struct tuning_backup *b, const struct tuning_backup *ol
 		b->txqlen = old->txqlen;
 }
 
+/* Append "failed to restore <what>: <errno>" to errbuf when r failed; keep the first r. */
+static void note_restore(int r, const char *what, char *errbuf, size_t errlen, int *first)
+{
+	size_t used = strlen(errbuf);
+
+	if (r >= 0)
+		return;
+	snprintf(errbuf + used, errlen - used, "%sfailed to restore %s: %s", used ? "; " : "", what,
+		 strerror(-r));
+	if (!*first)
+		*first = r;
+}
+
 /* Restore in the reference's order: mtu, mac, promisc, allmulti, then txQLen. */
 static int restore_link(struct nlw_sock *sock, int ifindex, const struct tuning_backup *b,
 			char *errbuf, size_t errlen)
 {
-	int r, first = 0;
+	int first = 0;
 
-#define STEP(cond, call, what)                                                                     \
-	do {                                                                                       \
-		if ((cond) && (r = (call)) < 0) {                                                  \
-			size_t used = strlen(errbuf);                                              \
-			snprintf(errbuf + used, errlen - used, "%sfailed to restore %s: %s",       \
-				 used ? "; " : "", what, strerror(-r));                            \
-			if (!first)                                                                \
-				first = r;                                                         \
-		}                                                                                  \
-	} while (0)
-	STEP(b->mtu, nlw_link_set_mtu(sock, ifindex, b->mtu), "MTU");
-	STEP(b->has_mac, nlw_link_set_mac(sock, ifindex, b->mac), "MAC address");
-	STEP(b->has_promisc, nlw_link_set_promisc(sock, ifindex, b->promisc), "promiscuous mode");
-	STEP(b->has_allmulti, nlw_link_set_allmulti(sock, ifindex, b->allmulti),
-	     "all-multicast mode");
-	STEP(b->has_txqlen, nlw_link_set_txqlen(sock, ifindex, b->txqlen), "txQLen");
-#undef STEP
+	if (b->mtu)
+		note_restore(nlw_link_set_mtu(sock, ifindex, b->mtu), "MTU", errbuf, errlen,
+			     &first);
+	if (b->has_mac)
+		note_restore(nlw_link_set_mac(sock, ifindex, b->mac), "MAC address", errbuf, errlen,
+			     &first);
+	if (b->has_promisc)
+		note_restore(nlw_link_set_promisc(sock, ifindex, b->promisc), "promiscuous mode",
+			     errbuf, errlen, &first);
+	if (b->has_allmulti)
+		note_restore(nlw_link_set_allmulti(sock, ifindex, b->allmulti),
+			     "all-multicast mode", errbuf, errlen, &first);
+	if (b->has_txqlen)
+		note_restore(nlw_link_set_txqlen(sock, ifindex, b->txqlen), "txQLen", errbuf,
+			     errlen, &first);
 	return first;
 }
 

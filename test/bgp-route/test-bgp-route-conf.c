@@ -120,12 +120,63 @@ static void test_values(void **state)
 	done(&ctx);
 }
 
+static unsigned warnings;
+
+static void count_sink(enum cni_log_level level, const char *line, void *userdata)
+{
+	(void)userdata;
+	if (level <= CNI_LOG_WARNING) {
+		print_error("  %s\n", line);
+		warnings++;
+	}
+}
+
+/* conf/bgp-route*.conflist: each bgp-route object parses, without a warning. */
+static void test_examples(void **state)
+{
+	const char *names[] = {"bgp-route-host-local.conflist", "bgp-route-cluster-ipam.conflist"};
+	const char *src = getenv("PODWIRE_SRC");
+
+	(void)state;
+	assert_non_null(src);
+	cni_log_set_sink(count_sink, NULL);
+	cni_log_set_level(CNI_LOG_WARNING);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[4096];
+		json_error_t jerr;
+		json_t *list, *req;
+		struct bgpr_conf c;
+		struct cni_ctx ctx;
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/conf/%s", src, names[i]);
+		list = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+		assert_non_null(list);
+		req = json_deep_copy(json_array_get(json_object_get(list, "plugins"), 0));
+		json_object_set(req, "name", json_object_get(list, "name"));
+		json_object_set(req, "cniVersion", json_object_get(list, "cniVersion"));
+		text = json_dumps(req, 0);
+		warnings = 0;
+		if (parse(text, CNI_CMD_ADD, &ctx, &c) < 0 || warnings)
+			print_error("%s: %s\n", path, ctx.err.msg ? ctx.err.msg : "warnings");
+		assert_int_equal(warnings, 0);
+		assert_false(cni_error_isset(&ctx.err));
+		done(&ctx);
+		free(text);
+		json_decref(req);
+		json_decref(list);
+	}
+	cni_log_reset();
+	cni_log_set_level(CNI_LOG_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bad),
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_examples),
 	};
 
 	cni_log_set_level(CNI_LOG_ERROR);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test-only: exercise every pwetcd call against a live etcd (e2e 210).
- * Usage: pwetcd-smoke ENDPOINT PREFIX. Prints one line per step; exit 0
+ * Usage: pwetcd-smoke ENDPOINT PREFIX [CA CERT KEY]. Prints one line per step; exit 0
  * when every step behaved as etcd 3.4 documents.
  */
 #include <errno.h>
@@ -104,11 +104,16 @@ int main(int argc, char **argv)
 	char k[256];
 	int64_t rev = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: pwetcd-smoke ENDPOINT PREFIX\n");
+	if (argc != 3 && argc != 6) {
+		fprintf(stderr, "usage: pwetcd-smoke ENDPOINT PREFIX [CA CERT KEY]\n");
 		return 2;
 	}
 	eps[0] = argv[1];
+	if (argc == 6) {
+		cfg.ca_file = argv[3];
+		cfg.cert_file = argv[4];
+		cfg.key_file = argv[5];
+	}
 	if (pwetcd_open(&cfg, &c) < 0)
 		return 2;
 	CHECK(pwetcd_status(c, NULL) == 0, "status");

@@ -481,6 +481,64 @@ static void test_status_ip_only_and_legacy(void **state)
 	json_decref(arr);
 }
 
+static void test_status_two_sandbox_ifaces(void **state)
+{
+	/* IPs follow their interface index; index-less ones go to the last. */
+	json_t *res = js("{\"cniVersion\":\"1.0.0\",\"interfaces\":["
+			 "{\"name\":\"a0\",\"sandbox\":\"/ns\"},{\"name\":\"host\"},"
+			 "{\"name\":\"a1\",\"sandbox\":\"/ns\"}],"
+			 "\"ips\":[{\"address\":\"10.0.0.1/24\",\"interface\":0},"
+			 "{\"address\":\"10.0.1.1/24\",\"interface\":2},"
+			 "{\"address\":\"10.0.2.1/24\"}]}");
+	json_t *arr = json_array(), *e0, *e1;
+	struct cni_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(mn_status_append(arr, "n", false, res, CNI_V100, NULL, &err), 0);
+	assert_int_equal(json_array_size(arr), 2);
+	e0 = json_array_get(arr, 0);
+	e1 = json_array_get(arr, 1);
+	assert_string_equal(json_string_value(json_object_get(e0, "interface")), "a0");
+	assert_int_equal(json_array_size(json_object_get(e0, "ips")), 1);
+	assert_string_equal(json_string_value(json_object_get(e1, "interface")), "a1");
+	assert_int_equal(json_array_size(json_object_get(e1, "ips")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(e1, "ips"), 1)),
+			    "10.0.2.1/24");
+	json_decref(res);
+	json_decref(arr);
+}
+
+static void test_plan_args_order(void **state)
+{
+	struct cni_ctx ctx;
+	struct cni_error err = { 0 };
+	struct mn_plan p = { 0 };
+	const char *want[][2] = {
+		{ "IgnoreUnknown", "true" },	  { "K8S_POD_NAMESPACE", "ns" },
+		{ "K8S_POD_NAME", "pod" },	  { "K8S_POD_INFRA_CONTAINER_ID", "" },
+		{ "K8S_POD_UID", "u1" },	  { "X", "1" },
+	};
+
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(cni_args_parse("K8S_POD_UID=u1;X=1;IgnoreUnknown=1;K8S_POD_NAME=pod;"
+					"K8S_POD_NAMESPACE=ns",
+					&ctx.args, &err),
+			 0);
+	assert_int_equal(mn_plan_args(&p, &ctx), 0);
+	assert_int_equal(p.n_args, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(p.args[i].key, want[i][0]);
+		assert_string_equal(p.args[i].value, want[i][1]);
+	}
+	assert_int_equal(mn_pod_from_args(&ctx, &p.pod), 0);
+	assert_string_equal(p.pod.namespace, "ns");
+	assert_string_equal(p.pod.uid, "u1");
+	assert_null(p.pod.infra_id);
+	mn_plan_done(&p);
+	cni_args_done(&ctx.args);
+}
+
 /* ---- delegates and cache ---- */
 
 static void test_delegate_normalise(void **state)
@@ -685,6 +743,8 @@ int main(void)
 		cmocka_unit_test(test_checkpoint_bad),
 		cmocka_unit_test(test_status_entries),
 		cmocka_unit_test(test_status_ip_only_and_legacy),
+		cmocka_unit_test(test_status_two_sandbox_ifaces),
+		cmocka_unit_test(test_plan_args_order),
 		cmocka_unit_test(test_delegate_normalise),
 		cmocka_unit_test(test_cache_roundtrip),
 		cmocka_unit_test(test_route_validate),

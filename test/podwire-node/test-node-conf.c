@@ -176,13 +176,41 @@ static void test_load_missing(void **state)
 	cni_error_done(&err);
 }
 
+/* conf/podwire-node-*.json: the documented examples parse without a warning. */
+static void test_examples(void **state)
+{
+	const char *names[] = {"podwire-node-mesh.json", "podwire-node-reflector.json",
+			       "podwire-node-client.json"};
+	const char *src = getenv("PODWIRE_SRC");
+
+	(void)state;
+	assert_non_null(src);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct cni_error err = {0};
+		char path[4096], *warn = NULL;
+		size_t len = 0;
+		FILE *w = open_memstream(&warn, &len);
+		struct pwn_conf c;
+		int r;
+
+		snprintf(path, sizeof(path), "%s/conf/%s", src, names[i]);
+		r = pwn_conf_load(path, w, &c, &err);
+		fclose(w);
+		if (r < 0 || *warn)
+			print_error("%s: %s%s\n", path, err.msg ? err.msg : "", warn);
+		assert_int_equal(r, 0);
+		assert_string_equal(warn, "");
+		pwn_conf_done(&c);
+		free(warn);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bad),
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_full),
-	    cmocka_unit_test(test_load_missing),
+	    cmocka_unit_test(test_bad),	     cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_full),     cmocka_unit_test(test_load_missing),
+	    cmocka_unit_test(test_examples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,20 +48,25 @@ const char *pwn_find_birdc(char *buf, size_t size)
 	return find_prog("PODWIRE_BIRDC", "birdc", buf, size);
 }
 
+/* Keep the first OUTPUT_MAX bytes; drain the rest so the child never blocks. */
 static char *read_all(int fd)
 {
-	char *buf = malloc(OUTPUT_MAX + 1);
+	char *buf = malloc(OUTPUT_MAX + 1), sink[4096];
 	size_t len = 0;
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
-	while (len < OUTPUT_MAX && (n = read(fd, buf + len, OUTPUT_MAX - len)) != 0) {
+	for (;;) {
+		bool full = len == OUTPUT_MAX;
+
+		n = full ? read(fd, sink, sizeof(sink)) : read(fd, buf + len, OUTPUT_MAX - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0)
 			break;
-		len += (size_t)n;
+		if (!full)
+			len += (size_t)n;
 	}
 	buf[len] = '\0';
 	return buf;

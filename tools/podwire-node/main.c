@@ -10,7 +10,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: podwire-node COMMAND [OPTIONS]\n"
+	fprintf(f, "Usage: podwire-node COMMAND [OPTIONS]\n"
 		   "  bird-config --node-config FILE [--output FILE]\n"
 		   "                         render and check this node's bird.conf\n"
 		   "  run --node-config FILE keep bird.conf current from the etcd node registry\n"

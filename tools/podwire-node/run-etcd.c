@@ -18,8 +18,18 @@
 #ifdef HAVE_PWETCD
 #include "pwetcd/etcd.h"
 
-/* The watch returns this often so SIGTERM and keepalives are never late. */
-#define WATCH_SLICE_MS 500u
+/*
+ * A watch runs for a quarter of the lease TTL (0.25-2.5 s), then the lease
+ * is kept alive and the watch resumed from the same revision: keepalives are
+ * never late, SIGTERM is acted on within one slice, and an idle node costs
+ * etcd under one request a second.
+ */
+static unsigned watch_slice_ms(unsigned ttl_s)
+{
+	unsigned ms = ttl_s * 1000u / 4;
+
+	return ms < 250 ? 250 : ms > 2500 ? 2500 : ms;
+}
 
 static volatile sig_atomic_t stop_requested;
 
@@ -222,7 +232,7 @@ static int watch_slice(struct run_state *st, int64_t rev, struct cni_error *e)
 	    .key = st->prefix,
 	    .prefix = true,
 	    .start_revision = rev + 1,
-	    .duration_ms = WATCH_SLICE_MS,
+	    .duration_ms = watch_slice_ms(st->c->lease_ttl),
 	};
 	int r = pwetcd_watch(st->cli, &req, on_batch, NULL);
 

@@ -28,6 +28,7 @@ struct add_state {
 	} picks[2];
 	size_t n_picks;
 	unsigned own_blocks; /* blocks this node holds (read) */
+	bool cache_stale;    /* the node cache did not name exactly the affinities */
 };
 
 static void state_reset(struct add_state *st)
@@ -39,6 +40,7 @@ static void state_reset(struct add_state *st)
 	st->n_refs = 0;
 	st->n_picks = 0;
 	st->own_blocks = 0;
+	st->cache_stale = false;
 	memset(st->pool_missing, 0, sizeof(st->pool_missing));
 }
 
@@ -100,18 +102,36 @@ static int push_ref(struct add_state *st, char *key, size_t *ret)
 	return 0;
 }
 
-/* This node's blocks, in one txn of ranges. */
-static int read_own_blocks(struct add_state *st, const struct pwetcd_range_result *affs)
+/* Index of cidr in the cache, or -1. */
+static int cache_find(const struct cipam_cache *cache, const struct ip_prefix *cidr)
+{
+	for (size_t i = 0; i < cache->n; i++)
+		if (cache->v[i].family == cidr->family &&
+		    cache->v[i].prefixlen == cidr->prefixlen &&
+		    ip_addr_equal(cidr->family, &cache->v[i].addr, &cidr->addr))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * This node's blocks: those in the cache were read by round trip 1 (ops
+ * from index `first_op` of res); the others are read now in one txn.
+ */
+static int read_own_blocks(struct add_state *st, const struct pwetcd_range_result *affs,
+			   const struct cipam_cache *cache, const struct pwetcd_txn_result *res1,
+			   size_t first_op)
 {
 	struct cipam_session *s = st->s;
 	size_t dirlen = strlen(s->c->prefix) + strlen("/ipam/affinity/") + strlen(s->c->node) + 1;
 	struct ip_prefix cidr[MAX_REFS - 8];
+	const struct pwetcd_range_result *rr[MAX_REFS - 8];
 	struct pwetcd_txn_result res = {0};
-	size_t n = 0, first = st->n_refs, idx;
+	size_t n = 0, first = st->n_refs, idx, n_missing = 0, missing[MAX_REFS - 8];
 	int r = 0;
 
 	for (size_t i = 0; i < affs->n_kvs && n < MAX_REFS - 8; i++) {
 		const struct pwetcd_kv *kv = &affs->kvs[i];
+		int c;
 
 		if (kv->key_len <= dirlen || cipam_keypart_parse(kv->key + dirlen, &cidr[n]) < 0 ||
 		    cipam_pool_find(s->c, cidr[n].family, &cidr[n].addr) < 0)
@@ -119,18 +139,30 @@ static int read_own_blocks(struct add_state *st, const struct pwetcd_range_resul
 		r = push_ref(st, cipam_key_block(s->c->prefix, &cidr[n]), &idx);
 		if (r < 0)
 			return r;
+		c = cache_find(cache, &cidr[n]);
+		rr[n] = c >= 0 && first_op + (size_t)c < res1->n_ops
+			    ? &res1->ops[first_op + c].range
+			    : NULL;
+		if (!rr[n])
+			missing[n_missing++] = n;
 		n++;
 	}
-	if (n == 0)
-		return 0;
-	r = cipam_read_keys(s, st->keys + first, n, &res);
+	st->cache_stale = n_missing > 0 || n != cache->n;
+	if (n_missing > 0) { /* not in the cache (or no cache): one more round trip */
+		char *keys[MAX_REFS - 8];
+
+		for (size_t k = 0; k < n_missing; k++)
+			keys[k] = st->keys[first + missing[k]];
+		r = cipam_read_keys(s, keys, n_missing, &res);
+		for (size_t k = 0; r >= 0 && k < n_missing; k++)
+			rr[missing[k]] = &res.ops[k].range;
+	}
 	for (size_t i = 0; r >= 0 && i < n; i++) {
-		const struct pwetcd_range_result *rr = &res.ops[i].range;
 		struct cipam_bref *ref = &st->refs[first + i];
 
-		if (rr->n_kvs == 0) /* affinity without block: GC repairs; not usable */
+		if (rr[i]->n_kvs == 0) /* affinity without block: GC repairs; not usable */
 			continue;
-		r = cipam_bref_load(s, &rr->kvs[0], &cidr[i], ref);
+		r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], ref);
 		if (r >= 0 && ref->b.node && strcmp(ref->b.node, s->c->node) == 0)
 			st->own_blocks++;
 	}
@@ -138,7 +170,10 @@ static int read_own_blocks(struct add_state *st, const struct pwetcd_range_resul
 	return r;
 }
 
-/* Round trip 1: handle, pools, affinities. 1 when the handle exists (*existing filled). */
+/*
+ * Round trip 1: handle, pools, affinity keys, and the blocks the node cache
+ * names. 1 when the handle exists (*existing filled).
+ */
 static int read_state(struct add_state *st, struct cipam_handle *existing)
 {
 	struct cipam_session *s = st->s;
@@ -147,20 +182,31 @@ static int read_state(struct add_state *st, struct cipam_handle *existing)
 	char *keys[1] = {(char *)st->req->handle_key};
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
 	struct pwetcd_range_req rp = {.key = pools, .prefix = true},
-				ra = {.key = affs, .prefix = true}, rh = {.key = keys[0]};
+				ra = {.key = affs, .prefix = true, .keys_only = true},
+				rh = {.key = keys[0]};
 	struct pwetcd_txn_result res = {0};
+	struct cipam_cache cache = {0};
 	const char *why = "";
 	int r;
 
 	if (!pools || !affs || !t)
 		return -ENOMEM;
+	cipam_cache_load(s, &cache);
 	pwetcd_txn_range(t, PWETCD_SUCCESS, &rh);
 	pwetcd_txn_range(t, PWETCD_SUCCESS, &rp);
 	pwetcd_txn_range(t, PWETCD_SUCCESS, &ra);
+	for (size_t i = 0; i < cache.n; i++) {
+		_cleanup_free_ char *bkey = cipam_key_block(s->c->prefix, &cache.v[i]);
+		struct pwetcd_range_req rb = {.key = bkey};
+
+		if (!bkey)
+			return -ENOMEM;
+		pwetcd_txn_range(t, PWETCD_SUCCESS, &rb);
+	}
 	r = pwetcd_txn_commit(s->etcd, t, &res);
 	if (r < 0)
 		return cipam_etcd_error(s, r, "read pools and blocks");
-	if (res.n_ops != 3) {
+	if (res.n_ops != 3 + cache.n) {
 		r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBADMSG, "etcd: short txn answer");
 	} else if (res.ops[0].range.n_kvs > 0) {
 		const struct pwetcd_kv *kv = &res.ops[0].range.kvs[0];
@@ -174,10 +220,28 @@ static int read_state(struct add_state *st, struct cipam_handle *existing)
 	} else {
 		r = check_pools(st, &res.ops[1].range);
 		if (r >= 0)
-			r = read_own_blocks(st, &res.ops[2].range);
+			r = read_own_blocks(st, &res.ops[2].range, &cache, &res, 3);
 	}
 	pwetcd_txn_result_done(&res);
 	return r;
+}
+
+/* After a commit: the cache names the node's blocks (read + claimed). */
+static void update_cache(struct add_state *st)
+{
+	struct cipam_cache cache = {0};
+	bool claimed = false;
+
+	for (size_t i = 0; i < st->n_refs && cache.n < CIPAM_CACHE_MAX; i++) {
+		const struct cipam_bref *ref = &st->refs[i];
+
+		if ((ref->exists || ref->claimed) && ref->b.node &&
+		    strcmp(ref->b.node, st->s->c->node) == 0)
+			cache.v[cache.n++] = ref->b.cidr;
+		claimed |= ref->claimed;
+	}
+	if (claimed || st->cache_stale)
+		cipam_cache_save(st->s, &cache);
 }
 
 static int take(struct add_state *st, size_t ref, unsigned ordinal)
@@ -587,8 +651,10 @@ static int attempt(struct add_state *st, struct cipam_add_out *out)
 			       "ipam.pools: no pool for the requested families");
 	if (r >= 0)
 		r = commit(st, &h);
-	if (r == 1)
+	if (r == 1) {
 		fill_out(st, &h, out);
+		update_cache(st);
+	}
 	return r;
 }
 

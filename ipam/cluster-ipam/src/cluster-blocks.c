@@ -184,6 +184,13 @@ int cipam_release_empty_blocks(struct cipam_session *s, unsigned grace_s,
 	r = walk_affinities(s, &affs, grace_s, only, n_only, &held);
 	if (r >= 0 && !only)
 		r = reconcile_routes(s, &held);
+	if (r >= 0 && !only) { /* the node cache names what is held now */
+		struct cipam_cache cache = {0};
+
+		for (size_t i = 0; i < held.n && cache.n < CIPAM_CACHE_MAX; i++)
+			cache.v[cache.n++] = held.v[i];
+		cipam_cache_save(s, &cache);
+	}
 	free(held.v);
 	pwetcd_range_result_done(&affs);
 	return r;

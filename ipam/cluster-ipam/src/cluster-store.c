@@ -255,3 +255,38 @@ int cipam_release_handle(struct cipam_session *s, const char *key, bool *release
 	return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
 			  "etcd: releasing '%s' lost %d races in a row", key, CIPAM_MAX_ATTEMPTS);
 }
+
+void cipam_cache_load(struct cipam_session *s, struct cipam_cache *ret)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	char line[CIPAM_KEYPART_LEN + 2];
+
+	ret->n = 0;
+	if (s->lock_fd < 0 || asprintf(&path, "%s/blocks", s->c->data_dir) < 0)
+		return;
+	f = fopen(path, "re");
+	while (f && ret->n < CIPAM_CACHE_MAX && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (cipam_keypart_parse(line, &ret->v[ret->n]) == 0)
+			ret->n++;
+	}
+}
+
+void cipam_cache_save(struct cipam_session *s, const struct cipam_cache *c)
+{
+	_cleanup_free_ char *path = NULL, *tmp = NULL;
+	char kp[CIPAM_KEYPART_LEN];
+	FILE *f;
+
+	if (s->lock_fd < 0 || asprintf(&path, "%s/blocks", s->c->data_dir) < 0 ||
+	    asprintf(&tmp, "%s/blocks.tmp", s->c->data_dir) < 0)
+		return;
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "%s\n", cipam_keypart(&c->v[i], kp));
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		(void)unlink(tmp);
+}

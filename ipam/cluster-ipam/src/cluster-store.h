@@ -60,3 +60,18 @@ int cipam_release_handle(struct cipam_session *s, const char *key, bool *release
  */
 int cipam_release_empty_blocks(struct cipam_session *s, unsigned grace_s,
 			       const struct ip_prefix *only, size_t n_only);
+
+/*
+ * Node cache (<dataDir>/blocks): the blocks this node held at its last
+ * write, one "<f>/<hex>-<len>" per line. A hint only, so that ADD reads the
+ * blocks in its first round trip; every write still compares revisions,
+ * and a cache that disagrees with the affinities costs one more read.
+ * Read and written under the node lock; a missing or bad file is empty.
+ */
+#define CIPAM_CACHE_MAX 64
+struct cipam_cache {
+	struct ip_prefix v[CIPAM_CACHE_MAX];
+	size_t n;
+};
+void cipam_cache_load(struct cipam_session *s, struct cipam_cache *ret);
+void cipam_cache_save(struct cipam_session *s, const struct cipam_cache *c);

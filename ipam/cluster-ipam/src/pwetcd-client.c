@@ -11,10 +11,65 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include "pwetcd-internal.h"
+
+/*
+ * libcurl is loaded on first use (https:// endpoints and the watch), so a
+ * process that only talks plain HTTP or a unix socket never maps it and
+ * its ~30 dependencies.
+ */
+static struct {
+	bool tried, ok;
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	const char *(*easy_strerror)(CURLcode);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+} cu;
+
+#define LOAD(field, name)                                                                          \
+	do {                                                                                       \
+		*(void **)&cu.field = dlsym(h, name);                                              \
+		if (!cu.field)                                                                     \
+			return false;                                                              \
+	} while (0)
+
+static bool curl_syms(void *h)
+{
+	LOAD(global_init, "curl_global_init");
+	LOAD(easy_init, "curl_easy_init");
+	LOAD(easy_setopt, "curl_easy_setopt");
+	LOAD(easy_perform, "curl_easy_perform");
+	LOAD(easy_getinfo, "curl_easy_getinfo");
+	LOAD(easy_cleanup, "curl_easy_cleanup");
+	LOAD(easy_strerror, "curl_easy_strerror");
+	LOAD(slist_append, "curl_slist_append");
+	LOAD(slist_free_all, "curl_slist_free_all");
+	return true;
+}
+
+static bool curl_load(void)
+{
+	void *h;
+
+	if (cu.tried)
+		return cu.ok;
+	cu.tried = true;
+	h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	cu.ok = curl_syms(h) && cu.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+	return cu.ok;
+}
 
 struct endpoint {
 	char *base;	 /* "http://host:port" (no trailing slash) */
@@ -27,8 +82,10 @@ struct pwetcd_client {
 	char *ca_file, *cert_file, *key_file;
 	unsigned timeout_ms;
 	uint64_t deadline_ms; /* CLOCK_MONOTONIC */
-	CURL *h;
+	CURL *h;	      /* https: libcurl, created on first use */
 	struct curl_slist *headers;
+	int fd;	      /* http/unix: the kept connection, or -1 */
+	size_t fd_ep; /* endpoint it goes to */
 	char errmsg[512];
 	unsigned long requests;
 };
@@ -96,16 +153,6 @@ static char *dup_opt(const char *s, bool *oom)
 	return d;
 }
 
-static void global_init(void)
-{
-	static bool done;
-
-	if (!done) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		done = true;
-	}
-}
-
 int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
 {
 	struct pwetcd_client *c;
@@ -124,13 +171,7 @@ int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
 	c->key_file = dup_opt(cfg->key_file, &oom);
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : PWETCD_DEFAULT_TIMEOUT_MS;
 	c->deadline_ms = now_ms() + c->timeout_ms;
-	if (r == 0 && !oom) {
-		global_init();
-		c->h = curl_easy_init();
-		c->headers = curl_slist_append(NULL, "Content-Type: application/json");
-		if (!c->h || !c->headers)
-			oom = true;
-	}
+	c->fd = -1;
 	if (r == 0 && oom)
 		r = -ENOMEM;
 	if (r < 0) {
@@ -153,8 +194,11 @@ void pwetcd_close(struct pwetcd_client *c)
 	free(c->cert_file);
 	free(c->key_file);
 	if (c->h)
-		curl_easy_cleanup(c->h);
-	curl_slist_free_all(c->headers);
+		cu.easy_cleanup(c->h);
+	if (c->headers)
+		cu.slist_free_all(c->headers);
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c);
 }
 
@@ -205,25 +249,25 @@ static size_t write_buf(char *p, size_t size, size_t n, void *ud)
 static void set_tls(CURL *h, const struct pwetcd_client *c)
 {
 	if (c->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+		cu.easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
 	if (c->cert_file)
-		curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+		cu.easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
 	if (c->key_file)
-		curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+		cu.easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+	cu.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	cu.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
 }
 
 static void setup(CURL *h, const struct pwetcd_client *c, const struct endpoint *ep,
 		  const char *url, const char *body)
 {
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+	cu.easy_setopt(h, CURLOPT_URL, url);
+	cu.easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	cu.easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
+	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu.easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
 	set_tls(h, c);
 }
 
@@ -285,6 +329,69 @@ static int http_error(struct pwetcd_client *c, long http, const struct buf *b, c
 	return r;
 }
 
+static bool curl_ready(struct pwetcd_client *c)
+{
+	if (!curl_load())
+		return false;
+	if (!c->headers)
+		c->headers = cu.slist_append(NULL, "Content-Type: application/json");
+	if (!c->h)
+		c->h = cu.easy_init();
+	return c->h && c->headers;
+}
+
+static int plain_errno(int r)
+{
+	switch (r) {
+	case -ETIMEDOUT:
+	case -ENOMEM:
+	case -EBADMSG:
+		return r;
+	case -ECONNREFUSED:
+	case -ENOENT:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -EADDRNOTAVAIL:
+	case -EACCES:
+		return -ECONNREFUSED;
+	default:
+		return -EIO;
+	}
+}
+
+/* The same over the built-in HTTP/1.1 transport (http:// and unix://). */
+static int attempt_plain(struct pwetcd_client *c, size_t i, const char *path, const char *body,
+			 struct buf *out, bool *retry)
+{
+	const struct endpoint *ep = &c->ep[i];
+	uint64_t deadline = c->deadline_ms;
+	long http = 0;
+	int r;
+
+	if (c->fd >= 0 && c->fd_ep != i) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->fd_ep = i;
+	c->requests++;
+	r = pwetcd_http_post(&c->fd, ep->base, ep->unix_path, path, body, deadline, &http,
+			     &out->data, &out->len);
+	if (r < 0) {
+		r = plain_errno(r);
+		*retry = r == -ECONNREFUSED;
+		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
+			    ep->unix_path ? ep->unix_path : ep->base,
+			    r == -ETIMEDOUT ? "timed out" : strerror(-r));
+	}
+	if (http != 200) {
+		*retry = http >= 500;
+		return http_error(c, http, out, path);
+	}
+	if (!out->data || out->len == 0)
+		return fail(c, -EBADMSG, "etcd %s: empty response", path);
+	return 0;
+}
+
 /* One attempt on one endpoint: 0 with the body, or a negative errno; *retry for next endpoint. */
 static int attempt(struct pwetcd_client *c, size_t i, const char *path, const char *body,
 		   struct buf *out, bool *retry)
@@ -299,24 +406,29 @@ static int attempt(struct pwetcd_client *c, size_t i, const char *path, const ch
 	if (left == 0)
 		return fail(c, -ETIMEDOUT, "etcd %s: timed out (%u ms budget spent)", path,
 			    c->timeout_ms);
+	if (strncmp(ep->base, "https://", 8) != 0)
+		return attempt_plain(c, i, path, body, out, retry);
+	if (!curl_ready(c))
+		return fail(c, -EIO, "etcd %s: https needs libcurl (libcurl.so.4), not loadable",
+			    ep->base);
 	snprintf(url, sizeof(url), "%s%s", ep->base, path);
 	setup(c->h, c, ep, url, body);
-	curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
-	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
-	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
+	cu.easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
+	cu.easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
+	cu.easy_setopt(c->h, CURLOPT_WRITEDATA, out);
+	cu.easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
 	c->requests++;
-	cc = curl_easy_perform(c->h);
-	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
+	cc = cu.easy_perform(c->h);
+	cu.easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
 	if (cc != CURLE_OK) {
 		int r = map_curl(cc);
 
 		*retry = r == -ECONNREFUSED;
 		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
 			    ep->unix_path ? ep->unix_path : ep->base,
-			    cerr[0] ? cerr : curl_easy_strerror(cc));
+			    cerr[0] ? cerr : cu.easy_strerror(cc));
 	}
-	curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
+	cu.easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
 	if (http != 200) {
 		*retry = http >= 500;
 		return http_error(c, http, out, path);
@@ -609,30 +721,33 @@ static int watch_once(struct pwetcd_client *c, const struct endpoint *ep, const 
 		      const struct pwetcd_watch_req *req, struct watch_state *w)
 {
 	char url[512], cerr[CURL_ERROR_SIZE] = "";
-	CURL *h = curl_easy_init();
+	CURL *h;
 	long http = 0;
 	CURLcode cc;
 
+	if (!curl_ready(c))
+		return fail(c, -EIO, "etcd /v3/watch: needs libcurl (libcurl.so.4), not loadable");
+	h = cu.easy_init();
 	if (!h)
 		return fail(c, -ENOMEM, "out of memory");
 	snprintf(url, sizeof(url), "%s/v3/watch", ep->base);
 	setup(h, c, ep, url, body);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
+	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
+	cu.easy_setopt(h, CURLOPT_WRITEDATA, w);
+	cu.easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 	c->requests++;
-	cc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
-	curl_easy_cleanup(h);
+	cc = cu.easy_perform(h);
+	cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
+	cu.easy_cleanup(h);
 	if (w->stop != 0)
 		return w->stop;
 	if (cc == CURLE_OPERATION_TIMEDOUT && http == 200 && req->duration_ms)
 		return 0;
 	if (cc != CURLE_OK)
 		return fail(c, map_curl(cc), "etcd /v3/watch: %s",
-			    cerr[0] ? cerr : curl_easy_strerror(cc));
+			    cerr[0] ? cerr : cu.easy_strerror(cc));
 	if (http != 200)
 		return fail(c, http >= 500 ? -EAGAIN : -EIO, "etcd /v3/watch: HTTP %ld", http);
 	return fail(c, -ECONNRESET, "etcd /v3/watch: stream closed");

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# cluster-ipam throughput against a real etcd 3.4, all in one run (see
+# README.md in this directory):
+#   bench/cluster-ipam/run.sh <build-dir> [--runs N] [--nodes N] [--pods N] [--rounds N]
+# Starts its own etcd (temp data dir on /dev/shm, free ports, unix socket),
+# its own node and pod netns, and removes everything on exit. Per run: raw
+# etcd CAS txn rates (pwetcd), then NODES x PODS parallel cluster-ipam ADDs
+# (one process per ADD, ROUNDS each). Prints medians over the runs and the
+# ratio ADD rate / raw kept-connection txn rate; fails on any duplicate
+# address or failed ADD, never on timing.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:?usage: run.sh <build-dir> [--runs N] [--nodes N] [--pods N] [--rounds N]}" && pwd)
+shift
+RUNS=5 NODES=8 PODS=8 ROUNDS=4
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) RUNS=$2; shift ;;
+	--nodes) NODES=$2; shift ;;
+	--pods) PODS=$2; shift ;;
+	--rounds) ROUNDS=$2; shift ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+BENCH=$BUILD/bench/cipam-bench
+PLUGIN=$BUILD/bin/cluster-ipam
+[ -x "$BENCH" ] && [ -x "$PLUGIN" ] || { echo "run.sh: build cipam-bench and cluster-ipam first" >&2; exit 2; }
+
+ID=cib$$
+TMP=$(mktemp -d /dev/shm/pw-cipam-bench.XXXXXX 2>/dev/null || mktemp -d)
+ETCD_PID=
+cleanup() {
+	set +e
+	if [ -n "$ETCD_PID" ]; then
+		kill "$ETCD_PID" 2>/dev/null
+		wait "$ETCD_PID" 2>/dev/null
+	fi
+	for ns in $(ip netns list | awk '{print $1}' | grep "^${ID}"); do
+		ip netns del "$ns"
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+read -r PC PS PP < <(/usr/bin/python3 -c '
+import socket
+s=[socket.socket() for _ in range(3)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+SOCK="$TMP/localhost:$PS"
+(cd "$TMP" && exec /usr/bin/etcd --name b --data-dir "$TMP/data" \
+	--listen-client-urls "http://127.0.0.1:$PC,unix://localhost:$PS" \
+	--advertise-client-urls "http://127.0.0.1:$PC" --listen-peer-urls "http://127.0.0.1:$PP" \
+	--initial-advertise-peer-urls "http://127.0.0.1:$PP" --initial-cluster "b=http://127.0.0.1:$PP" \
+	>"$TMP/etcd.log" 2>&1) &
+ETCD_PID=$!
+for _ in $(seq 1 100); do
+	curl -sf --unix-socket "$SOCK" http://localhost/version >/dev/null && break
+	sleep 0.1
+done
+ip netns add "${ID}pod"
+for n in $(seq 1 "$NODES"); do
+	ip netns add "${ID}n$n"
+done
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+: >"$TMP/results"
+for run in $(seq 1 "$RUNS"); do
+	prefix="/bench/$run"
+	"$BENCH" raw "unix://$SOCK" "$prefix" 2000 "$NODES" >>"$TMP/results"
+	mkdir -p "$TMP/conf$run"
+	for n in $(seq 1 "$NODES"); do
+		cat >"$TMP/conf$run/n$n.json" <<EOF2
+{"cniVersion":"1.1.0","name":"bench","ipam":{"type":"cluster-ipam","nodeName":"n$n",
+ "etcd":{"endpoints":["unix://$SOCK"],"timeoutMs":10000},"etcdPrefix":"$prefix",
+ "dataDir":"$TMP/data-n$n","pools":[{"cidr":"10.240.0.0/12","blockSize":26}]}}
+EOF2
+	done
+	"$BENCH" add "$PLUGIN" "$TMP/conf$run" "${ID}n" "${ID}pod" "$NODES" "$PODS" "$ROUNDS" >"$TMP/add$run"
+	grep -v '^ip ' "$TMP/add$run" >>"$TMP/results"
+	got=$(grep -c '^ip ' "$TMP/add$run")
+	uniq=$(grep '^ip ' "$TMP/add$run" | sed 's|/.*||' | sort -u | wc -l)
+	if [ "$got" -ne $((NODES * PODS * ROUNDS)) ] || [ "$uniq" -ne "$got" ]; then
+		echo "run.sh: run $run: $got addresses, $uniq distinct, wanted $((NODES * PODS * ROUNDS))" >&2
+		exit 1
+	fi
+	echo "dups 0" >>"$TMP/results"
+done
+HL=$BUILD/bin/host-local
+"$BENCH" exec "$PLUGIN" 200 | sed 's/exec_ms/exec_cluster_ipam_ms/' >>"$TMP/results"
+[ -x "$HL" ] && "$BENCH" exec "$HL" 200 | sed 's/exec_ms/exec_host_local_ms/' >>"$TMP/results"
+
+echo "cluster-ipam bench: etcd $(/usr/bin/etcd --version | head -1 | awk '{print $3}'), $RUNS runs, ${NODES}x${PODS} parallel ADDs x $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms; do
+	v=$(awk -v k="$k" '$1==k {print $2}' "$TMP/results" | median)
+	printf '%-22s %s\n' "$k" "$v"
+	eval "M_$k=$v"
+done
+awk -v a="$M_add_rate" -v r="$M_raw_kept" 'BEGIN {printf "%-22s %.2f (target >= 0.50)\n", "add_rate/raw_kept", a / r}'

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# cluster-ipam over TLS: an etcd with client-certificate auth started by the
+# test inside the test's host netns (https://127.0.0.1 there); the client
+# goes through libcurl (loaded on first https use) with caFile/certFile/keyFile.
+
+load cluster-ipam-helpers
+
+setup() {
+	pw_setup
+	ci_require
+	command -v openssl >/dev/null || skip "openssl not installed"
+	CI_PREFIX="/e2e-$PW_ID"
+	TLS=$STATE/tls
+	mkdir -p "$TLS"
+	(
+		cd "$TLS"
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=pw-test-ca 2>/dev/null
+		printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' >srv.ext
+		openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=etcd 2>/dev/null
+		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile srv.ext 2>/dev/null
+		printf 'extendedKeyUsage=clientAuth\n' >cli.ext
+		openssl req -newkey rsa:2048 -nodes -keyout cli.key -out cli.csr -subj /O=podwire 2>/dev/null
+		openssl x509 -req -in cli.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cli.pem -days 2 -extfile cli.ext 2>/dev/null
+	)
+	CI_ETCD_DIR=$(mktemp -d /dev/shm/pw-etcd.XXXXXX)
+	read -r PC PP _ < <(ci_free_ports)
+	CI_TLS_EP="https://127.0.0.1:$PC"
+	(cd "$CI_ETCD_DIR" && exec ip netns exec "$HOST_NS" "$CI_ETCD" --name ci --data-dir "$CI_ETCD_DIR/data" \
+		--listen-client-urls "$CI_TLS_EP" --advertise-client-urls "$CI_TLS_EP" \
+		--cert-file "$TLS/srv.pem" --key-file "$TLS/srv.key" --trusted-ca-file "$TLS/ca.pem" \
+		--client-cert-auth \
+		--listen-peer-urls "http://127.0.0.1:$PP" --initial-advertise-peer-urls "http://127.0.0.1:$PP" \
+		--initial-cluster "ci=http://127.0.0.1:$PP" >>"$CI_ETCD_DIR/etcd.log" 2>&1) &
+	CI_ETCD_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		ip netns exec "$HOST_NS" curl -sf --max-time 1 --cacert "$TLS/ca.pem" --cert "$TLS/cli.pem" \
+			--key "$TLS/cli.key" "$CI_TLS_EP/version" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+}
+
+teardown() {
+	ci_teardown
+}
+
+tls_conf() {
+	ci_conf n1 ".ipam.etcd={\"endpoints\":[\"$CI_TLS_EP\"],\"caFile\":\"$TLS/ca.pem\",\"certFile\":\"$TLS/cli.pem\",\"keyFile\":\"$TLS/cli.key\",\"timeoutMs\":3000} | ${1:-.}"
+}
+
+@test "ADD/DEL over https with a client certificate" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(tls_conf)"
+	assert_json '.ips | length' 2
+	run_plugin cluster-ipam CHECK eth0 c1 <<<"$(tls_conf)"
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(tls_conf)"
+	run_plugin -e 1 cluster-ipam CHECK eth0 c1 <<<"$(tls_conf)"
+	assert_error 105 "no addresses"
+}
+
+@test "https without the client certificate, or with a wrong CA, fails and allocates nothing" {
+	run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(tls_conf 'del(.ipam.etcd.certFile, .ipam.etcd.keyFile)')"
+	assert_error 11 "etcd"
+	run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(tls_conf ".ipam.etcd.caFile=\"$TLS/cli.pem\"")"
+	assert_error 100 "etcd"
+	run ip -n "$HOST_NS" route show table all proto 81
+	[ -z "$output" ]
+}
+
+@test "pwetcd over https: kv, txn, lease and watch" {
+	run ip netns exec "$HOST_NS" env SSL_CERT_FILE="$TLS/ca.pem" "$PODWIRE_TEST_BIN/pwetcd-smoke" "$CI_TLS_EP" "$CI_PREFIX/s" "$TLS/ca.pem" "$TLS/cli.pem" "$TLS/cli.key"
+	[ "$status" -eq 0 ] || { echo "# $output" >&2; false; }
+	[ "${lines[3]}" = "watch ok" ]
+}

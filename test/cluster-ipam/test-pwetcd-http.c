@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pwetcd's built-in HTTP/1.1 response reader: Content-Length, chunked
+ * bodies split across reads, Connection: close, read until EOF, and
+ * malformed or truncated answers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../ipam/cluster-ipam/src/pwetcd-internal.h"
+
+static uint64_t soon(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u + 2000u;
+}
+
+/* Feed parts from a child (with pauses, so they arrive in separate reads). */
+static int feed(const char *const *parts, size_t n, bool close_after, pid_t *pid)
+{
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	*pid = fork();
+	if (*pid == 0) {
+		close(sv[0]);
+		for (size_t i = 0; i < n; i++) {
+			if (write(sv[1], parts[i], strlen(parts[i])) < 0)
+				_exit(1);
+			usleep(20000);
+		}
+		if (!close_after)
+			usleep(3000000);
+		_exit(0);
+	}
+	close(sv[1]);
+	return sv[0];
+}
+
+static int read_parts(const char *const *parts, size_t n, bool close_after, long *status,
+		      char **body, size_t *len, bool *keep)
+{
+	pid_t pid;
+	int fd = feed(parts, n, close_after, &pid), r;
+
+	r = pwetcd_http_read_response(fd, soon(), status, body, len, keep);
+	close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
+#define HDR "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+
+static void test_content_length(void **state)
+{
+	const char *parts[] = {HDR "Content-Length: 7\r\n\r\n{\"a\"", ":1}"};
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(parts, 2, false, &st, &b, &len, &keep), 0);
+	assert_int_equal(st, 200);
+	assert_string_equal(b, "{\"a\":1}");
+	assert_int_equal(len, 7);
+	assert_true(keep);
+	free(b);
+}
+
+static void test_chunked_split(void **state)
+{
+	const char *parts[] = {HDR "Transfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n",
+			       "3\r\n:1}\r\n", "0\r\n", "\r\n"};
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(parts, 4, false, &st, &b, &len, &keep), 0);
+	assert_string_equal(b, "{\"a\":1}");
+	assert_true(keep);
+	free(b);
+}
+
+static void test_close_and_eof(void **state)
+{
+	const char *parts[] = {"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n",
+			       "{\"code\":14}"};
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(parts, 2, true, &st, &b, &len, &keep), 0);
+	assert_int_equal(st, 503);
+	assert_string_equal(b, "{\"code\":14}");
+	assert_false(keep);
+	free(b);
+}
+
+static void test_bad(void **state)
+{
+	const char *garbage[] = {"<html>hello</html>\r\n\r\n"};
+	const char *truncated[] = {HDR "Content-Length: 70\r\n\r\n{\"a\""};
+	const char *badchunk[] = {HDR "Transfer-Encoding: chunked\r\n\r\nzz\r\n"};
+	const char *nohead[] = {"HTTP/1.1 200 OK\r\n"};
+	long st;
+	char *b = NULL;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(garbage, 1, true, &st, &b, &len, &keep), -EBADMSG);
+	assert_int_equal(read_parts(truncated, 1, true, &st, &b, &len, &keep), -ECONNRESET);
+	assert_int_equal(read_parts(badchunk, 1, true, &st, &b, &len, &keep), -EBADMSG);
+	assert_int_equal(read_parts(nohead, 1, true, &st, &b, &len, &keep), -ECONNRESET);
+}
+
+static void test_timeout(void **state)
+{
+	const char *parts[] = {HDR "Content-Length: 10\r\n\r\n{"};
+	struct timespec ts;
+	pid_t pid;
+	int fd = feed(parts, 1, false, &pid);
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	assert_int_equal(pwetcd_http_read_response(fd,
+						   (uint64_t)ts.tv_sec * 1000u +
+						       (uint64_t)ts.tv_nsec / 1000000u + 200u,
+						   &st, &b, &len, &keep),
+			 -ETIMEDOUT);
+	close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_content_length), cmocka_unit_test(test_chunked_split),
+	    cmocka_unit_test(test_close_and_eof),  cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_timeout),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
