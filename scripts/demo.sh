@@ -169,10 +169,14 @@ step() {
 	(
 		set -e
 		shopt -s inherit_errexit
+		# shellcheck disable=SC1091
 		[ ! -f "$BGP_DIR/state.env" ] || . "$BGP_DIR/state.env"
 		"$3"
-	)
+	) &
+	STEP_PID=$!
+	wait "$STEP_PID"
 	rc=$?
+	STEP_PID=""
 	STEP_TIMES+=("$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.1f s", ns / 1e9 }')")
 	case $rc in
 	0) STEP_RESULTS+=(PASS) ;;
