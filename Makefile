@@ -17,7 +17,7 @@ PREFIX ?=
 # `make deb`: where the package puts the plugins (absolute).
 DEB_CNI_BINDIR ?= /opt/cni/bin
 
-.PHONY: all bootstrap configure build install deb test test-fast test-asan test-release demo bench fuzz format clean
+.PHONY: all bootstrap configure build install deb test test-fast test-asan test-release demo demo-bridge bench fuzz format clean
 
 all: build
 
@@ -63,8 +63,14 @@ test-release: bootstrap
 	cmake --build $(RELEASE_BUILD) -j$(JOBS)
 	ctest --test-dir $(RELEASE_BUILD) --output-on-failure -j1 -L unit
 
+# The mission: a routed 3-node cluster (bgp-route, cluster-ipam, BIRD) and a
+# multi-NIC GPU pod (multinet, sriov-rdma on a fake SR-IOV tree, podwire-inspect).
 demo: build
 	bash scripts/demo.sh $(BUILD)
+
+# Two pods on one bridge (bridge + host-local through cnitool).
+demo-bridge: build
+	bash scripts/demo-bridge.sh $(BUILD)
 
 bench: build
 	bash bench/run.sh $(BUILD) --full

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# `make demo`'s script end to end: it wires two pods, pings, and leaves no
+# `make demo-bridge`'s script end to end: it wires two pods, pings, and leaves no
 # namespace, bridge or temporary directory behind, also when interrupted.
 
 setup() {
@@ -21,7 +21,7 @@ assert_nothing_left() {
 }
 
 @test "demo wires two pods, pings and cleans up" {
-	run bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	run bash "$PODWIRE_SRC/scripts/demo-bridge.sh" "$PODWIRE_BUILD"
 	echo "$output" | tail -20
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"3 packets transmitted, 3 received"* ]]
@@ -31,14 +31,14 @@ assert_nothing_left() {
 }
 
 @test "demo cleans up after a failure" {
-	PODWIRE_DEMO_CNI_PATH=/nonexistent run bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	PODWIRE_DEMO_CNI_PATH=/nonexistent run bash "$PODWIRE_SRC/scripts/demo-bridge.sh" "$PODWIRE_BUILD"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'failed to find plugin "bridge"'* ]]
 	assert_nothing_left
 }
 
 @test "demo cleans up when interrupted" {
-	run timeout -s INT 1 bash "$PODWIRE_SRC/scripts/demo.sh" "$PODWIRE_BUILD"
+	run timeout -s INT 1 bash "$PODWIRE_SRC/scripts/demo-bridge.sh" "$PODWIRE_BUILD"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *"demo succeeded"* ]]
 	[[ "$output" == *"cleaning up"* ]]
