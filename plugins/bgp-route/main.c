@@ -2,17 +2,14 @@
 /* bgp-route: routed veth pods, host routes announced by BIRD 2. */
 #include "bgp-route.h"
 #include "cni/plugin.h"
-#include "ipam/host-local.h"
-#include "ipam/static.h"
-#include "podnet/ipam.h"
+#include "podnet/ipam-local.h"
 #ifdef HAVE_IPAM_CLUSTER
 #include "ipam/cluster-ipam.h"
 #endif
 
 /* IPAM types run in-process; any other is exec'd through CNI_PATH. */
 static const struct podnet_ipam_type ipam_types[] = {
-    {"host-local", &ipam_host_local_ops},
-    {"static", &ipam_static_ops},
+	PODNET_IPAM_NODE_LOCAL,
 #ifdef HAVE_IPAM_CLUSTER
     {"cluster-ipam", &ipam_cluster_ops},
 #endif

@@ -2,14 +2,11 @@
 /* bridge: veth pair from the pod to a Linux bridge (drop-in for the reference). */
 #include "bridge.h"
 #include "cni/plugin.h"
-#include "ipam/host-local.h"
-#include "ipam/static.h"
-#include "podnet/ipam.h"
+#include "podnet/ipam-local.h"
 
 /* IPAM types run in-process; any other is exec'd through CNI_PATH. */
 static const struct podnet_ipam_type ipam_types[] = {
-    {"host-local", &ipam_host_local_ops},
-    {"static", &ipam_static_ops},
+	PODNET_IPAM_NODE_LOCAL,
     {NULL, NULL},
 };
 

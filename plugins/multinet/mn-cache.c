@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
@@ -74,21 +75,6 @@ static json_t *plan_json(const struct mn_plan *p)
 	return o;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
 		   struct cni_error *err)
 {
@@ -107,7 +93,7 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);
-	r = write_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r >= 0 && rename(tmp, path) < 0)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/macro.h"
+#include "base/file.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/log.h"
@@ -20,26 +21,15 @@
 static int read_file(const char *path, size_t max, char **ret, size_t *ret_len,
 		     struct cni_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-	ssize_t n;
+	/* Symlinks are followed: conf dirs hold links to conflists. */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int r = fd < 0 ? -errno : fd_read_all(fd, max, ret);
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cannot read '%s'", path);
-	if ((size_t)st.st_size > max)
-		return cni_errorf(err, CNI_ERR_IO, -EFBIG, "'%s' is larger than %zu bytes", path,
-				  max);
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return -ENOMEM;
-	n = read(fd, buf, (size_t)st.st_size);
-	if (n < 0) {
-		free(buf);
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cannot read '%s'", path);
-	}
-	buf[n] = '\0';
-	*ret = buf;
-	*ret_len = (size_t)n;
+	if (r == -EFBIG)
+		return cni_errorf(err, CNI_ERR_IO, r, "'%s' is larger than %zu bytes", path, max);
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_IO, r, "cannot read '%s': %s", path, strerror(-r));
+	*ret_len = (size_t)r;
 	return 0;
 }
 

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sriov-rdma: an SR-IOV VF and its RDMA device into the pod, restored on DEL. */
 #include "cni/plugin.h"
-#include "ipam/host-local.h"
-#include "ipam/static.h"
-#include "podnet/ipam.h"
+#include "podnet/ipam-local.h"
 #include "sriov-rdma.h"
 
 /* IPAM types run in-process; any other (whereabouts, cluster-ipam, ...) is exec'd. */
 static const struct podnet_ipam_type ipam_types[] = {
-    {"host-local", &ipam_host_local_ops},
-    {"static", &ipam_static_ops},
+	PODNET_IPAM_NODE_LOCAL,
     {NULL, NULL},
 };
 

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
@@ -281,21 +282,6 @@ int sr_state_dir_open(const char *path, int *ret_fd)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int sr_state_save(int dir_fd, const struct sr_state *s)
 {
 	_cleanup_free_ char *text = sr_state_format(s);
@@ -309,7 +295,7 @@ int sr_state_save(int dir_fd, const struct sr_state *s)
 	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	if (r >= 0 && fsync(fd) < 0)
 		r = negative_errno();
 	if (close(fd) < 0 && r >= 0)
@@ -340,7 +326,7 @@ int sr_devinfo_write(const char *path, const struct sr_state *s)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	if (r >= 0 && fsync(fd) < 0)
 		r = negative_errno();
 	if (close(fd) < 0 && r >= 0)

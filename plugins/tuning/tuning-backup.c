@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "tuning.h"
 
@@ -142,21 +143,6 @@ int tuning_backup_read(const char *path, struct tuning_backup *ret)
 	return tuning_backup_parse(buf, (size_t)n, ret);
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* mkdir -p with mode 0700 for what it creates. */
 static int mkdir_p(const char *dir)
 {
@@ -195,7 +181,7 @@ int tuning_backup_write(const char *dir, const char *path, const struct tuning_b
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
 	close(fd);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "pwnode.h"
 
@@ -104,21 +105,6 @@ int pwn_spawn(char *const *argv, char **ret_output, int *ret_status)
 	return 0;
 }
 
-static int write_fd_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A new temp file next to path (or in $TMPDIR); its name in tmp. */
 static int write_temp(const char *text, const char *path, char *tmp, size_t size,
 		      struct cni_error *err)
@@ -136,7 +122,7 @@ static int write_temp(const char *text, const char *path, char *tmp, size_t size
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "%s: cannot create a temp file", tmp);
-	r = write_fd_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	if (r >= 0 && fchmod(fd, 0644) < 0)
 		r = -errno;
 	if (r >= 0 && fsync(fd) < 0)
