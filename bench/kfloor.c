@@ -319,7 +319,9 @@ int main(int argc, char **argv)
 		return cmd_add(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "del") == 0)
 		return cmd_del(argv + 2);
-	fprintf(stderr, "usage: kfloor add <netns-path> <host-veth> <bridge> <addr>/<plen>[+<n>] <gw> <lease>\n"
-			"       kfloor del <host-veth> <lease>\n");
+	fprintf(
+	    stderr,
+	    "usage: kfloor add <netns-path> <host-veth> <bridge> <addr>/<plen>[+<n>] <gw> <lease>\n"
+	    "       kfloor del <host-veth> <lease>\n");
 	return 2;
 }

@@ -92,10 +92,10 @@ struct bench_op {
 };
 
 static const char *const cmd_names[] = {
-	[BENCH_ADD] = "ADD",
-	[BENCH_DEL] = "DEL",
-	[BENCH_CHECK] = "CHECK",
-	[BENCH_EXEC] = "EXEC",
+    [BENCH_ADD] = "ADD",
+    [BENCH_DEL] = "DEL",
+    [BENCH_CHECK] = "CHECK",
+    [BENCH_EXEC] = "EXEC",
 };
 
 static double ts_ms(const struct timespec *a, const struct timespec *b)
@@ -205,7 +205,8 @@ static char **child_env(const struct bench_opts *o, unsigned idx)
 }
 
 /* In the child: wire stdin/stdout/stderr and exec the plugin (or the steps). */
-static _Noreturn void child_exec(const struct bench_opts *o, unsigned idx, const struct bench_op *op)
+static _Noreturn void child_exec(const struct bench_opts *o, unsigned idx,
+				 const struct bench_op *op)
 {
 	char **envp = child_env(o, idx);
 	int in = open(o->conf_path ? o->conf_path : "/dev/null", O_RDONLY);
@@ -215,7 +216,7 @@ static _Noreturn void child_exec(const struct bench_opts *o, unsigned idx, const
 		_exit(126);
 	if (o->n_steps)
 		child_run_steps(o, idx, envp);
-	execve(o->plugin, (char *[]){ (char *)o->plugin, NULL }, envp);
+	execve(o->plugin, (char *[]){(char *)o->plugin, NULL}, envp);
 	_exit(127);
 }
 
@@ -314,9 +315,11 @@ static void op_check(const struct bench_opts *o, unsigned idx, struct bench_op *
 	}
 	if (why) {
 		op->failed = true;
-		fprintf(stderr, "pwbench: %s %s pod %u: %s (wait status 0x%x)\n  stdout: %s\n  stderr: %s\n",
-			o->label, cmd_names[o->cmd], idx, why, (unsigned)op->status, out ? out : "",
-			err ? err : "");
+		fprintf(
+		    stderr,
+		    "pwbench: %s %s pod %u: %s (wait status 0x%x)\n  stdout: %s\n  stderr: %s\n",
+		    o->label, cmd_names[o->cmd], idx, why, (unsigned)op->status, out ? out : "",
+		    err ? err : "");
 	}
 	close(op->out_fd);
 	close(op->err_fd);
@@ -344,7 +347,7 @@ static void jitter_sleep(unsigned max_ms, uint64_t *state)
 	x ^= x << 17;
 	*state = x;
 	ns = (long)(x % ((uint64_t)max_ms * 1000000));
-	ts = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+	ts = (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
@@ -485,7 +488,8 @@ static int parse_uint_opt(const char *name, const char *s, unsigned lo, unsigned
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "pwbench: --%s: '%s' is not a number in [%u, %u]\n", name, s, lo, hi);
+		fprintf(stderr, "pwbench: --%s: '%s' is not a number in [%u, %u]\n", name, s, lo,
+			hi);
 		return -EINVAL;
 	}
 	*ret = (unsigned)v;
@@ -493,48 +497,84 @@ static int parse_uint_opt(const char *name, const char *s, unsigned lo, unsigned
 }
 
 enum {
-	OPT_PLUGIN = 256, OPT_STEP, OPT_CMD, OPT_CONF, OPT_NETNS, OPT_CID, OPT_IFNAME,
-	OPT_CNI_PATH, OPT_ENV, OPT_FIRST, OPT_COUNT, OPT_CONC, OPT_LABEL, OPT_IPS_OUT,
-	OPT_EXPECT_IPS, OPT_JITTER, OPT_HELP,
+	OPT_PLUGIN = 256,
+	OPT_STEP,
+	OPT_CMD,
+	OPT_CONF,
+	OPT_NETNS,
+	OPT_CID,
+	OPT_IFNAME,
+	OPT_CNI_PATH,
+	OPT_ENV,
+	OPT_FIRST,
+	OPT_COUNT,
+	OPT_CONC,
+	OPT_LABEL,
+	OPT_IPS_OUT,
+	OPT_EXPECT_IPS,
+	OPT_JITTER,
+	OPT_HELP,
 };
 
 static const struct option long_opts[] = {
-	{ "plugin", required_argument, NULL, OPT_PLUGIN },
-	{ "step", required_argument, NULL, OPT_STEP },
-	{ "cmd", required_argument, NULL, OPT_CMD },
-	{ "conf", required_argument, NULL, OPT_CONF },
-	{ "netns", required_argument, NULL, OPT_NETNS },
-	{ "cid", required_argument, NULL, OPT_CID },
-	{ "ifname", required_argument, NULL, OPT_IFNAME },
-	{ "cni-path", required_argument, NULL, OPT_CNI_PATH },
-	{ "env", required_argument, NULL, OPT_ENV },
-	{ "first", required_argument, NULL, OPT_FIRST },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "concurrent", no_argument, NULL, OPT_CONC },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "ips-out", required_argument, NULL, OPT_IPS_OUT },
-	{ "expect-ips", required_argument, NULL, OPT_EXPECT_IPS },
-	{ "jitter", required_argument, NULL, OPT_JITTER },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{},
+    {"plugin", required_argument, NULL, OPT_PLUGIN},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"cmd", required_argument, NULL, OPT_CMD},
+    {"conf", required_argument, NULL, OPT_CONF},
+    {"netns", required_argument, NULL, OPT_NETNS},
+    {"cid", required_argument, NULL, OPT_CID},
+    {"ifname", required_argument, NULL, OPT_IFNAME},
+    {"cni-path", required_argument, NULL, OPT_CNI_PATH},
+    {"env", required_argument, NULL, OPT_ENV},
+    {"first", required_argument, NULL, OPT_FIRST},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"concurrent", no_argument, NULL, OPT_CONC},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"ips-out", required_argument, NULL, OPT_IPS_OUT},
+    {"expect-ips", required_argument, NULL, OPT_EXPECT_IPS},
+    {"jitter", required_argument, NULL, OPT_JITTER},
+    {"help", no_argument, NULL, OPT_HELP},
+    {},
 };
 
 static int parse_one(struct bench_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case OPT_PLUGIN: o->plugin = arg; return 0;
-	case OPT_CMD: return parse_cmd(arg, &o->cmd);
-	case OPT_CONF: o->conf_path = arg; return 0;
-	case OPT_NETNS: o->netns_tmpl = arg; return 0;
-	case OPT_CID: o->cid_tmpl = arg; return 0;
-	case OPT_IFNAME: o->ifname = arg; return 0;
-	case OPT_CNI_PATH: o->cni_path = arg; return 0;
-	case OPT_LABEL: o->label = arg; return 0;
-	case OPT_IPS_OUT: o->ips_out = arg; return 0;
-	case OPT_CONC: o->concurrent = true; return 0;
-	case OPT_FIRST: return parse_uint_opt("first", arg, 0, UINT32_MAX / 2, &o->first);
-	case OPT_COUNT: return parse_uint_opt("count", arg, 1, MAX_COUNT, &o->count);
-	case OPT_JITTER: return parse_uint_opt("jitter", arg, 0, 1000, &o->jitter_ms);
+	case OPT_PLUGIN:
+		o->plugin = arg;
+		return 0;
+	case OPT_CMD:
+		return parse_cmd(arg, &o->cmd);
+	case OPT_CONF:
+		o->conf_path = arg;
+		return 0;
+	case OPT_NETNS:
+		o->netns_tmpl = arg;
+		return 0;
+	case OPT_CID:
+		o->cid_tmpl = arg;
+		return 0;
+	case OPT_IFNAME:
+		o->ifname = arg;
+		return 0;
+	case OPT_CNI_PATH:
+		o->cni_path = arg;
+		return 0;
+	case OPT_LABEL:
+		o->label = arg;
+		return 0;
+	case OPT_IPS_OUT:
+		o->ips_out = arg;
+		return 0;
+	case OPT_CONC:
+		o->concurrent = true;
+		return 0;
+	case OPT_FIRST:
+		return parse_uint_opt("first", arg, 0, UINT32_MAX / 2, &o->first);
+	case OPT_COUNT:
+		return parse_uint_opt("count", arg, 1, MAX_COUNT, &o->count);
+	case OPT_JITTER:
+		return parse_uint_opt("jitter", arg, 0, 1000, &o->jitter_ms);
 	case OPT_EXPECT_IPS:
 		o->expect_ips_set = true;
 		return parse_uint_opt("expect-ips", arg, 0, 64, &o->expect_ips);
@@ -563,13 +603,13 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	int c, r;
 
 	*o = (struct bench_opts){
-		.netns_tmpl = "/var/run/netns/pwb-pod{i}",
-		.cid_tmpl = "pwbench-{i}",
-		.ifname = "eth0",
-		.cni_path = "",
-		.label = "run",
-		.first = 1,
-		.count = 1,
+	    .netns_tmpl = "/var/run/netns/pwb-pod{i}",
+	    .cid_tmpl = "pwbench-{i}",
+	    .ifname = "eth0",
+	    .cni_path = "",
+	    .label = "run",
+	    .first = 1,
+	    .count = 1,
 	};
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
 		if (c == OPT_HELP) {
@@ -585,7 +625,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		return -EINVAL;
 	}
 	if (strpbrk(o->label, "\"\\")) {
-		fprintf(stderr, "pwbench: --label: '%s' must not contain quotes or backslashes\n", o->label);
+		fprintf(stderr, "pwbench: --label: '%s' must not contain quotes or backslashes\n",
+			o->label);
 		return -EINVAL;
 	}
 	return 0;

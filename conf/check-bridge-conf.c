@@ -33,7 +33,7 @@ static void sink(enum cni_log_level level, const char *line, void *userdata)
 /* The per-plugin request a runtime builds: the object plus name and cniVersion. */
 static int check_plugin(const char *file, size_t i, json_t *plugin, const json_t *list)
 {
-	struct cni_ctx ctx = { .command = CNI_CMD_ADD, .sysfs_fd = -1, .procfs_fd = -1 };
+	struct cni_ctx ctx = {.command = CNI_CMD_ADD, .sysfs_fd = -1, .procfs_fd = -1};
 	struct bridge_conf c;
 	json_t *req = json_deep_copy(plugin);
 	int r;
@@ -70,7 +70,7 @@ static int check_file(const char *file)
 		fprintf(stderr, "%s:%d:%d: %s\n", file, jerr.line, jerr.column, jerr.text);
 		return -EINVAL;
 	}
-	json_array_foreach(json_object_get(list, "plugins"), i, p) {
+	json_array_foreach (json_object_get(list, "plugins"), i, p) {
 		const char *type = json_string_value(json_object_get(p, "type"));
 		int r;
 

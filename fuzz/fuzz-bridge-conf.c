@@ -47,7 +47,7 @@ out:
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *conf = data, *nl;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 	char *args = NULL;
 
@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		conf = nl + 1;
 	}
-	if (cni_json_loadb((const char *)conf, size - (size_t)(conf - data), "fuzz", &root, &err) < 0)
+	if (cni_json_loadb((const char *)conf, size - (size_t)(conf - data), "fuzz", &root, &err) <
+	    0)
 		goto out;
 	one(root, args, CNI_CMD_ADD);
 	one(root, args, CNI_CMD_DEL);

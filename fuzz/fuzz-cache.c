@@ -20,8 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void convert_result(const json_t *result)
 {
-	static const enum cni_version targets[] = { CNI_V020, CNI_V040, CNI_V110 };
-	struct cni_error err = { 0 };
+	static const enum cni_version targets[] = {CNI_V020, CNI_V040, CNI_V110};
+	struct cni_error err = {0};
 	struct cni_result *r = NULL;
 
 	if (cni_result_from_json_any(result, CNI_V110, "cached result", &r, &err) >= 0) {
@@ -40,7 +40,7 @@ static void convert_result(const json_t *result)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *text, *decoded = NULL;
 	size_t n;
 

@@ -31,15 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Network configs the parsers accept; the fuzzed value is grafted onto them. */
 static const char static_conf[] =
-	"{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
-	"\"capabilities\":{\"ips\":true,\"mac\":true},"
-	"\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"10.1.0.5/24\","
-	"\"gateway\":\"10.1.0.1\"}]}}";
+    "{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
+    "\"capabilities\":{\"ips\":true,\"mac\":true},"
+    "\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"10.1.0.5/24\","
+    "\"gateway\":\"10.1.0.1\"}]}}";
 static const char base_conf[] =
-	"{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
-	"\"capabilities\":{\"ipRanges\":true,\"ips\":true,\"mac\":true},"
-	"\"ipam\":{\"type\":\"host-local\",\"dataDir\":\"/nonexistent/podwire-fuzz\","
-	"\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}],[{\"subnet\":\"fd00:1::/64\"}]]}}";
+    "{\"cniVersion\":\"1.1.0\",\"name\":\"fuzznet\",\"type\":\"bridge\","
+    "\"capabilities\":{\"ipRanges\":true,\"ips\":true,\"mac\":true},"
+    "\"ipam\":{\"type\":\"host-local\",\"dataDir\":\"/nonexistent/podwire-fuzz\","
+    "\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}],[{\"subnet\":\"fd00:1::/64\"}]]}}";
 
 /* Split data into a NUL-terminated CNI_ARGS string and the JSON part. */
 static char *split_args(const uint8_t *data, size_t size, const uint8_t **json, size_t *json_len)
@@ -76,9 +76,9 @@ static json_t *build_conf(const char *conf, json_t *value)
 /* One command's worth of parsing, as the plugins do it before any side effect. */
 static void parse_as(json_t *root, const char *cni_args, enum cni_command cmd)
 {
-	struct cni_ctx ctx = { .command = cmd, .sysfs_fd = -1, .procfs_fd = -1 };
-	struct host_local_conf hl = { 0 };
-	struct bridge_conf bc = { 0 };
+	struct cni_ctx ctx = {.command = cmd, .sysfs_fd = -1, .procfs_fd = -1};
+	struct host_local_conf hl = {0};
+	struct bridge_conf bc = {0};
 	unsigned what = HOST_LOCAL_PARSE_RANGES;
 
 	if (cmd == CNI_CMD_ADD)

@@ -13,13 +13,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const known[] = {
-	"IP", "GATEWAY", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", NULL,
+    "IP", "GATEWAY", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", NULL,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
-	struct cni_args args = { 0 };
+	struct cni_error err = {0};
+	struct cni_args args = {0};
 	char *s = malloc(size + 1);
 
 	if (!s)

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void parse_prev_result(const struct cni_conf *conf)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = NULL;
 	json_t *out = NULL;
 
@@ -31,8 +31,8 @@ static void parse_prev_result(const struct cni_conf *conf)
 
 static void parse_conf(json_t *root, bool lenient)
 {
-	struct cni_error err = { 0 };
-	struct cni_conf conf = { 0 };
+	struct cni_error err = {0};
+	struct cni_conf conf = {0};
 
 	if (cni_conf_parse_ex(root, lenient, &conf, &err) >= 0)
 		parse_prev_result(&conf);
@@ -42,7 +42,7 @@ static void parse_conf(json_t *root, bool lenient)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 
 	/* Lenient parsing logs every ignored key; keep the fuzzer's output readable. */

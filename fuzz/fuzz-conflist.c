@@ -20,11 +20,11 @@ static void build_all(const struct cni_netconf_list *l)
 	json_t *caps = json_pack("{s:[{s:i}], s:s}", "portMappings", "hostPort", 80, "mac",
 				 "02:00:00:00:00:01");
 	json_t *prev = json_pack("{s:s, s:[]}", "cniVersion", "1.0.0", "ips");
-	const struct cni_runtime_conf rc = { .container_id = "c", .ifname = "eth0",
-					     .capability_args = caps };
+	const struct cni_runtime_conf rc = {
+	    .container_id = "c", .ifname = "eth0", .capability_args = caps};
 
 	for (size_t i = 0; i < l->n_plugins; i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		json_t *req = NULL;
 		char *text;
 
@@ -42,7 +42,7 @@ static void build_all(const struct cni_netconf_list *l)
 static void parse_list(const char *buf, size_t len, bool allow_no_plugins)
 {
 	struct cni_netconf_list *l = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	if (cni_netconf_list_from_bytes(buf, len, "fuzz", allow_no_plugins, &l, &err) >= 0) {
 		build_all(l);
@@ -54,7 +54,7 @@ static void parse_list(const char *buf, size_t len, bool allow_no_plugins)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cni_netconf_list *l = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *buf = (const char *)data;
 
 	cni_log_set_level(CNI_LOG_ERROR);

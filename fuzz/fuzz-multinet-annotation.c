@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = strndup((const char *)data, size);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_sel *v = NULL;
 	size_t n = 0;
 

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void use_pod(const json_t *pod)
 {
 	const char *v = mn_k8s_annotation(pod, MN_ANNOT_NETWORKS);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_sel *s = NULL;
 	size_t n = 0;
 
@@ -29,9 +29,10 @@ static void use_pod(const json_t *pod)
 
 static void use_nad(const json_t *nad)
 {
-	const char *text = json_string_value(json_object_get(json_object_get(nad, "spec"), "config"));
-	struct cni_error err = { 0 };
-	struct mn_delegate d = { 0 };
+	const char *text =
+	    json_string_value(json_object_get(json_object_get(nad, "spec"), "config"));
+	struct cni_error err = {0};
+	struct mn_delegate d = {0};
 	json_t *conf;
 
 	(void)mn_k8s_annotation(nad, MN_ANNOT_RESOURCE);
@@ -49,7 +50,7 @@ static void use_nad(const json_t *nad)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_plan p;
 	json_t *o = NULL;
 
@@ -59,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(o);
 	}
 	cni_error_done(&err);
-	if (mn_k8s_parse_object((const char *)data, size, "NetworkAttachmentDefinition", "fuzz",
-				&o, &err) == 0) {
+	if (mn_k8s_parse_object((const char *)data, size, "NetworkAttachmentDefinition", "fuzz", &o,
+				&err) == 0) {
 		use_nad(o);
 		json_decref(o);
 	}

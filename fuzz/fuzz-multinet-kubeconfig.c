@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_kubeconfig kc;
 
 	cni_log_set_level(CNI_LOG_ERROR);

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static json_t *print(const struct cni_result *r, enum cni_version v)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *out = NULL;
 
 	if (cni_result_to_json(r, v, &out, &err) < 0)
@@ -28,7 +28,7 @@ static json_t *print(const struct cni_result *r, enum cni_version v)
 /* Printing is a fixed point: print(parse(print(r))) == print(r). */
 static void check_reparse(const json_t *out, enum cni_version v)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *again = NULL;
 	json_t *out2;
 
@@ -49,7 +49,7 @@ static void check_reparse(const json_t *out, enum cni_version v)
 
 static void parse_as(const json_t *root, enum cni_version v)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = NULL, *dup;
 
 	if (cni_result_from_json(root, v, "prevResult", &r, &err) < 0) {
@@ -70,7 +70,7 @@ static void parse_as(const json_t *root, enum cni_version v)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = NULL;
 	json_t *root = NULL;
 

@@ -28,8 +28,8 @@ static int add_pair(struct cni_args *a, const char *pair, size_t len, struct cni
 		return cni_errorf(err, CNI_ERR_INVALID_ENV, -EINVAL,
 				  "CNI_ARGS: invalid pair '%.*s' (want KEY=VALUE)", (int)len, pair);
 	if (a->n >= CNI_ARGS_MAX)
-		return cni_errorf(err, CNI_ERR_INVALID_ENV, -E2BIG,
-				  "CNI_ARGS: more than %d pairs", CNI_ARGS_MAX);
+		return cni_errorf(err, CNI_ERR_INVALID_ENV, -E2BIG, "CNI_ARGS: more than %d pairs",
+				  CNI_ARGS_MAX);
 	items = reallocarray_safe(a->items, a->n + 1, sizeof(*items));
 	if (!items)
 		return -ENOMEM;
@@ -47,7 +47,7 @@ static int add_pair(struct cni_args *a, const char *pair, size_t len, struct cni
 
 int cni_args_parse(const char *s, struct cni_args *ret, struct cni_error *err)
 {
-	struct cni_args a = { 0 };
+	struct cni_args a = {0};
 	const char *ign;
 	int r;
 
@@ -85,8 +85,7 @@ static bool key_known(const char *key, const char *const *known)
 	return false;
 }
 
-int cni_args_check_known(const struct cni_args *a, const char *const *known,
-			 struct cni_error *err)
+int cni_args_check_known(const struct cni_args *a, const char *const *known, struct cni_error *err)
 {
 	char list[512] = "";
 	size_t used = 0, unknown = 0;

@@ -75,7 +75,7 @@ void cni_conf_warn_unknown_keys(const json_t *obj, const char *path, const char 
 
 	if (!json_is_object(obj))
 		return;
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach ((json_t *)obj, key, v) {
 		const char *hint;
 
 		if (in_list(key, known) || (protocol && in_list(key, cni_conf_protocol_keys)) ||
@@ -85,8 +85,8 @@ void cni_conf_warn_unknown_keys(const json_t *obj, const char *path, const char 
 		if (!hint && protocol)
 			hint = cni_key_suggest(key, cni_conf_protocol_keys);
 		if (hint)
-			cni_log_warning("%s%s'%s': unknown key, ignoring (did you mean '%s'?)", path,
-					*path ? "." : "", key, hint);
+			cni_log_warning("%s%s'%s': unknown key, ignoring (did you mean '%s'?)",
+					path, *path ? "." : "", key, hint);
 		else
 			cni_log_warning("%s%s'%s': unknown key, ignoring", path, *path ? "." : "",
 					key);
@@ -150,8 +150,8 @@ int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, 
 	return 0;
 }
 
-int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			const char *key, const char **ret, bool *ret_present)
+int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+			const char **ret, bool *ret_present)
 {
 	const json_t *v = member(obj, key, ret_present);
 
@@ -185,8 +185,8 @@ int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, 
 	return 0;
 }
 
-int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			const char *key, const json_t **ret, bool *ret_present)
+int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+			const json_t **ret, bool *ret_present)
 {
 	const json_t *v = member(obj, key, ret_present);
 

@@ -13,9 +13,8 @@
 #include "internal.h"
 
 const char *const cni_conf_protocol_keys[] = {
-	"cniVersion", "cniVersions", "name",	 "type",	  "args",
-	"runtimeConfig", "prevResult", "capabilities", "ipMasq", "ipam",
-	"dns",	    "logFile",	   "logLevel",	NULL,
+    "cniVersion",   "cniVersions", "name", "type", "args",    "runtimeConfig", "prevResult",
+    "capabilities", "ipMasq",	   "ipam", "dns",  "logFile", "logLevel",      NULL,
 };
 
 int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
@@ -256,7 +255,7 @@ static int parse_string_list(const json_t *arr, const char *path, char ***ret, s
 	list = calloc(n + 1, sizeof(*list));
 	if (!list)
 		return -ENOMEM;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		if (!json_is_string(v)) {
 			_cleanup_free_ char *repr = cni_json_repr(v);
 
@@ -336,7 +335,7 @@ static int parse_valid_attachments(const json_t *root, struct cni_conf *c, struc
 	if (!c->valid_attachments)
 		return -ENOMEM;
 	c->has_valid_attachments = true;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		c->n_valid_attachments = i + 1;
 		r = parse_attachment(v, i, &c->valid_attachments[i], err);
 		if (r < 0)
@@ -402,7 +401,7 @@ static int parse_dns(const json_t *root, bool lenient, struct cni_conf *c, struc
 
 int cni_conf_parse_ex(json_t *root, bool lenient, struct cni_conf *ret, struct cni_error *err)
 {
-	struct cni_conf c = { 0 };
+	struct cni_conf c = {0};
 	int r;
 
 	if (!json_is_object(root))

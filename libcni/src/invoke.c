@@ -74,8 +74,8 @@ int cni_find_plugin(const char *type, const char *path_list, char **ret, struct 
 			return 0;
 		}
 	}
-	return cni_errorf(err, CNI_ERR_DELEGATE, -ENOENT, "failed to find plugin \"%s\" in path [%s]",
-			  type, path_list);
+	return cni_errorf(err, CNI_ERR_DELEGATE, -ENOENT,
+			  "failed to find plugin \"%s\" in path [%s]", type, path_list);
 }
 
 /* ---- environment ---- */
@@ -220,7 +220,7 @@ static int spawn_attrs_init(posix_spawnattr_t *attr)
 	if (r)
 		return -r;
 	r = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						   POSIX_SPAWN_SETSIGDEF);
+					       POSIX_SPAWN_SETSIGDEF);
 	if (!r)
 		r = posix_spawnattr_setpgroup(attr, 0);
 	if (!r)
@@ -263,13 +263,13 @@ static int spawn_actions_init(posix_spawn_file_actions_t *fa, int in, int out, i
 static int spawn_retry(const char *path, posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
 		       char *const *env, int64_t deadline, pid_t *ret_pid)
 {
-	char *const argv[] = { (char *)path, NULL };
+	char *const argv[] = {(char *)path, NULL};
 	int r = 0;
 
 	for (int attempt = 0; attempt < EXEC_TXTBSY_ATTEMPTS; attempt++) {
 		if (attempt > 0) {
-			struct timespec ts = { EXEC_TXTBSY_DELAY_MS / 1000,
-					       (EXEC_TXTBSY_DELAY_MS % 1000) * 1000000L };
+			struct timespec ts = {EXEC_TXTBSY_DELAY_MS / 1000,
+					      (EXEC_TXTBSY_DELAY_MS % 1000) * 1000000L};
 
 			if (deadline > 0 && now_ms() + EXEC_TXTBSY_DELAY_MS >= deadline)
 				break;
@@ -337,8 +337,8 @@ struct io_state {
 static void feed_stdin(struct child *c, struct io_state *io)
 {
 	while (io->in_off < io->in_len) {
-		ssize_t n = send(c->stdin_fd, io->in + io->in_off, io->in_len - io->in_off,
-				 MSG_NOSIGNAL);
+		ssize_t n =
+		    send(c->stdin_fd, io->in + io->in_off, io->in_len - io->in_off, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
@@ -442,10 +442,10 @@ static int child_io_loop(struct child *c, struct io_state *io, int64_t deadline)
 {
 	while (!io_finished(c)) {
 		struct pollfd pfd[4] = {
-			{ .fd = c->stdin_fd, .events = POLLOUT },
-			{ .fd = c->stdout_fd, .events = POLLIN },
-			{ .fd = c->stderr_fd, .events = POLLIN },
-			{ .fd = c->exited ? -1 : c->pidfd, .events = POLLIN },
+		    {.fd = c->stdin_fd, .events = POLLOUT},
+		    {.fd = c->stdout_fd, .events = POLLIN},
+		    {.fd = c->stderr_fd, .events = POLLIN},
+		    {.fd = c->exited ? -1 : c->pidfd, .events = POLLIN},
 		};
 		int timeout = -1, n, r;
 
@@ -531,18 +531,19 @@ static int plugin_failure(const char *path, const struct io_state *io, int statu
 	}
 	json_decref(j);
 	if (io->out_len > 0)
-		return cni_errorf(err, CNI_ERR_DELEGATE, -EPROTO,
-				  "plugin %s failed (%s) and its error could not be parsed: \"%.*s\"",
-				  path, st, io->out_len > 256 ? 256 : (int)io->out_len, io->out);
-	return cni_errorf(err, CNI_ERR_DELEGATE, -EPROTO, "plugin %s failed with no error message (%s)",
-			  path, st);
+		return cni_errorf(
+		    err, CNI_ERR_DELEGATE, -EPROTO,
+		    "plugin %s failed (%s) and its error could not be parsed: \"%.*s\"", path, st,
+		    io->out_len > 256 ? 256 : (int)io->out_len, io->out);
+	return cni_errorf(err, CNI_ERR_DELEGATE, -EPROTO,
+			  "plugin %s failed with no error message (%s)", path, st);
 }
 
 int cni_exec_plugin(const struct cni_exec_request *req, char **ret_out, size_t *ret_len,
 		    struct cni_error *err)
 {
-	struct child c = { .pid = -1, .pidfd = -1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 };
-	struct io_state io = { .in = req->stdin_buf, .in_len = req->stdin_buf ? req->stdin_len : 0 };
+	struct child c = {.pid = -1, .pidfd = -1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+	struct io_state io = {.in = req->stdin_buf, .in_len = req->stdin_buf ? req->stdin_len : 0};
 	int64_t deadline = req->timeout_ms > 0 ? now_ms() + req->timeout_ms : 0;
 	int r;
 

@@ -22,7 +22,7 @@ json_t *cni_json_get_ci(const json_t *obj, const char *key)
 	exact = json_object_get(obj, key);
 	if (exact)
 		return exact;
-	json_object_foreach((json_t *)obj, k, v)
+	json_object_foreach ((json_t *)obj, k, v)
 		if (ascii_strcaseeq(k, key))
 			return v;
 	return NULL;

@@ -28,13 +28,13 @@ static struct {
 	int file_fd;
 	cni_log_sink_fn sink;
 	void *userdata;
-} logger = { .level = CNI_LOG_WARNING, .file_fd = -1 };
+} logger = {.level = CNI_LOG_WARNING, .file_fd = -1};
 
 static const char *const level_names[] = {
-	[CNI_LOG_ERROR] = "error",
-	[CNI_LOG_WARNING] = "warning",
-	[CNI_LOG_INFO] = "info",
-	[CNI_LOG_DEBUG] = "debug",
+    [CNI_LOG_ERROR] = "error",
+    [CNI_LOG_WARNING] = "warning",
+    [CNI_LOG_INFO] = "info",
+    [CNI_LOG_DEBUG] = "debug",
 };
 
 static void copy_field(char *dst, size_t size, const char *src)
@@ -76,9 +76,9 @@ int cni_log_level_parse(const char *s, enum cni_log_level *ret)
  */
 int cni_log_open_file(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
-				    O_NONBLOCK,
-		      0600);
+	int fd = open(
+	    path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
+	    0600);
 	struct stat st;
 	int r = 0;
 
@@ -136,7 +136,8 @@ static void logv(enum cni_log_level level, bool to_stderr, const char *fmt, va_l
 	if (level > logger.level)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = snprintf(line, sizeof(line), "%s %s %s: %s: %s", logger.plugin[0] ? logger.plugin : "cni",
+	n = snprintf(line, sizeof(line), "%s %s %s: %s: %s",
+		     logger.plugin[0] ? logger.plugin : "cni",
 		     logger.command[0] ? logger.command : "-", logger.cid[0] ? logger.cid : "-",
 		     level_names[level], msg);
 	if (n < 0)

@@ -30,9 +30,9 @@
 extern char **environ;
 
 static const char *const command_names[] = {
-	[CNI_CMD_NONE] = "",	   [CNI_CMD_ADD] = "ADD",	[CNI_CMD_DEL] = "DEL",
-	[CNI_CMD_CHECK] = "CHECK", [CNI_CMD_GC] = "GC",		[CNI_CMD_STATUS] = "STATUS",
-	[CNI_CMD_VERSION] = "VERSION",
+    [CNI_CMD_NONE] = "",	   [CNI_CMD_ADD] = "ADD", [CNI_CMD_DEL] = "DEL",
+    [CNI_CMD_CHECK] = "CHECK",	   [CNI_CMD_GC] = "GC",	  [CNI_CMD_STATUS] = "STATUS",
+    [CNI_CMD_VERSION] = "VERSION",
 };
 
 const char *cni_command_str(enum cni_command c)
@@ -88,10 +88,10 @@ static int check_required_env(struct cni_ctx *ctx)
 		const char *name;
 		size_t off;
 	} vars[] = {
-		{ NEED_CID, "CNI_CONTAINERID", offsetof(struct cni_ctx, container_id) },
-		{ NEED_NETNS, "CNI_NETNS", offsetof(struct cni_ctx, netns) },
-		{ NEED_IFNAME, "CNI_IFNAME", offsetof(struct cni_ctx, ifname) },
-		{ NEED_PATH, "CNI_PATH", offsetof(struct cni_ctx, path) },
+	    {NEED_CID, "CNI_CONTAINERID", offsetof(struct cni_ctx, container_id)},
+	    {NEED_NETNS, "CNI_NETNS", offsetof(struct cni_ctx, netns)},
+	    {NEED_IFNAME, "CNI_IFNAME", offsetof(struct cni_ctx, ifname)},
+	    {NEED_PATH, "CNI_PATH", offsetof(struct cni_ctx, path)},
 	};
 	unsigned need = required_vars(ctx->command);
 	char missing[128] = "";
@@ -146,8 +146,8 @@ static int check_limit(struct cni_ctx *ctx, const char *what, const char *v, siz
 		return 1;
 	}
 	return cni_errorf(&ctx->err, code, -EINVAL,
-			  "%s: '%.32s...' is %zu bytes, longer than the limit of %zu bytes", what, v,
-			  len, max);
+			  "%s: '%.32s...' is %zu bytes, longer than the limit of %zu bytes", what,
+			  v, len, max);
 }
 
 /*
@@ -213,8 +213,8 @@ static json_t *version_answer(const char *buf, size_t len)
 	if (json_is_string(v) && cni_semver_parse(json_string_value(v), &sv) == 0 &&
 	    !isempty(json_string_value(v)))
 		want = json_string_value(v);
-	out = json_pack("{s:s, s:o}", "cniVersion", want, "supportedVersions",
-			supported_versions());
+	out =
+	    json_pack("{s:s, s:o}", "cniVersion", want, "supportedVersions", supported_versions());
 	json_decref(in);
 	return out;
 }
@@ -253,7 +253,7 @@ static int check_version_rules(struct cni_ctx *ctx)
 static int parse_inputs(struct cni_ctx *ctx)
 {
 	bool strict = cni_ctx_strict(ctx);
-	struct cni_error tmp = { 0 };
+	struct cni_error tmp = {0};
 	int r;
 
 	r = cni_args_parse(ctx->args_raw, &ctx->args, strict ? &ctx->err : &tmp);
@@ -332,8 +332,8 @@ static void print_json(FILE *out, json_t *doc)
 static int print_error(struct cni_ctx *ctx, FILE *out)
 {
 	const char *ver = ctx->conf.cni_version && ctx->conf.version != CNI_V_INVALID
-				  ? ctx->conf.cni_version
-				  : cni_version_str(CNI_VERSION_CURRENT);
+			      ? ctx->conf.cni_version
+			      : cni_version_str(CNI_VERSION_CURRENT);
 	json_t *doc = json_pack("{s:s, s:I, s:s}", "cniVersion", ver, "code",
 				(json_int_t)ctx->err.code, "msg", ctx->err.msg ? ctx->err.msg : "");
 
@@ -410,8 +410,9 @@ static int dispatch(struct cni_ctx *ctx, FILE *out)
 
 static void about(const struct cni_plugin_ops *ops)
 {
-	fprintf(stderr, "%s\nCNI protocol versions supported: 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, "
-			"1.0.0, 1.1.0\n",
+	fprintf(stderr,
+		"%s\nCNI protocol versions supported: 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, "
+		"1.0.0, 1.1.0\n",
 		ops->about ? ops->about : ops->name);
 }
 
@@ -475,7 +476,7 @@ static void ctx_done(struct cni_ctx *ctx)
 int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const char *stdin_buf,
 		   size_t stdin_len, FILE *out)
 {
-	struct cni_ctx ctx = { .ops = ops, .sysfs_fd = -1, .procfs_fd = -1 };
+	struct cni_ctx ctx = {.ops = ops, .sysfs_fd = -1, .procfs_fd = -1};
 	struct timespec start;
 	int r, rc;
 
@@ -531,7 +532,7 @@ static void seed_json_hash(void)
 
 int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 {
-	struct cni_ctx ctx = { .ops = ops };
+	struct cni_ctx ctx = {.ops = ops};
 	_cleanup_free_ char *buf = NULL;
 	const char *cmd = getenv("CNI_COMMAND");
 	size_t len = 0;

@@ -148,8 +148,8 @@ static int get_array(const json_t *o, const char *path, const char *key, const j
 	return 0;
 }
 
-static int get_strv(const json_t *o, const char *path, const char *key, char ***ret,
-		    size_t *ret_n, struct cni_error *err)
+static int get_strv(const json_t *o, const char *path, const char *key, char ***ret, size_t *ret_n,
+		    struct cni_error *err)
 {
 	const json_t *arr, *v;
 	char p[PATH_LEN], ep[PATH_LEN];
@@ -164,7 +164,7 @@ static int get_strv(const json_t *o, const char *path, const char *key, char ***
 	strv = calloc(json_array_size(arr), sizeof(*strv));
 	if (!strv)
 		return -ENOMEM;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		if (!json_is_string(v)) {
 			path_fmt(ep, "%s[%zu]", p, i);
 			r = bad_value(err, ep, "", "a string", v);
@@ -186,7 +186,7 @@ static int get_strv(const json_t *o, const char *path, const char *key, char ***
 int cni_dns_from_json(const json_t *obj, const char *path, struct cni_dns *ret,
 		      struct cni_error *err)
 {
-	struct cni_dns d = { 0 };
+	struct cni_dns d = {0};
 	int r;
 
 	path = path ? path : "dns";
@@ -260,7 +260,7 @@ static int parse_entries(const json_t *obj, const char *path, const char *key, e
 	if (r < 0 || !arr)
 		return r;
 	path_key(p, path, key);
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		path_fmt(ep, "%s[%zu]", p, i);
 		if (!json_is_object(v))
 			return bad_value(st->err, ep, "", "a JSON object", v);
@@ -320,7 +320,7 @@ static int check_ip_version(const json_t *o, const char *path, const struct cni_
 
 static int parse_ip(const json_t *o, const char *path, struct parse_state *st)
 {
-	struct cni_ip ip = { .interface = -1 };
+	struct cni_ip ip = {.interface = -1};
 	const char *addr;
 	unsigned idx;
 	bool has_idx = false;
@@ -357,7 +357,7 @@ static int parse_ip(const json_t *o, const char *path, struct parse_state *st)
  */
 static int parse_route(const json_t *o, const char *path, struct parse_state *st)
 {
-	struct cni_route rt = { 0 };
+	struct cni_route rt = {0};
 	const char *dst;
 	int r;
 
@@ -372,7 +372,7 @@ static int parse_route(const json_t *o, const char *path, struct parse_state *st
 		    (r = get_uint(o, path, "advmss", INT_MAX, NULL, &rt.advmss, st->err)) < 0 ||
 		    (r = get_uint(o, path, "priority", INT_MAX, NULL, &rt.priority, st->err)) < 0 ||
 		    (r = get_uint(o, path, "table", INT_MAX, &rt.has_table, &rt.table, st->err)) <
-			    0 ||
+			0 ||
 		    (r = get_uint(o, path, "scope", 255, &rt.has_scope, &rt.scope, st->err)) < 0)
 			return r;
 	}
@@ -381,11 +381,11 @@ static int parse_route(const json_t *o, const char *path, struct parse_state *st
 }
 
 /* One "ip4"/"ip6" section of a 0.1/0.2 result: {ip, gateway?, routes?}. */
-static int parse_legacy_section(const json_t *obj, const char *path, const char *key,
-				int family, struct parse_state *st)
+static int parse_legacy_section(const json_t *obj, const char *path, const char *key, int family,
+				struct parse_state *st)
 {
 	const json_t *sec = member(obj, key);
-	struct cni_ip ip = { .interface = -1 };
+	struct cni_ip ip = {.interface = -1};
 	char p[PATH_LEN];
 	const char *addr;
 	int r;
@@ -464,8 +464,8 @@ static int check_label(const json_t *obj, enum cni_version version, const char *
 	path_key(p, path, "cniVersion");
 	if (cni_version_parse(s, &have) < 0 || version_family(have) != version_family(version))
 		return cni_errorf(err, CNI_ERR_INCOMPATIBLE_VERSION, -EINVAL,
-				  "%s: result version '%s' is incompatible with version '%s'", p,
-				  s, cni_version_str(version));
+				  "%s: result version '%s' is incompatible with version '%s'", p, s,
+				  cni_version_str(version));
 	*ret = have;
 	return 0;
 }
@@ -474,7 +474,7 @@ int cni_result_from_json(const json_t *obj, enum cni_version version, const char
 			 struct cni_result **ret, struct cni_error *err)
 {
 	_cleanup_(cni_result_freep) struct cni_result *res = NULL;
-	struct parse_state st = { .err = err };
+	struct parse_state st = {.err = err};
 	enum cni_version label = version;
 	int r;
 

@@ -149,8 +149,7 @@ static int ip_fill(json_t *o, const struct cni_ip *ip, bool with_version)
 		return r;
 	if ((r = set_prefix(o, "address", &ip->address)) < 0)
 		return r;
-	if (ip->has_gateway &&
-	    (r = set_addr(o, "gateway", ip->address.family, &ip->gateway)) < 0)
+	if (ip->has_gateway && (r = set_addr(o, "gateway", ip->address.family, &ip->gateway)) < 0)
 		return r;
 	if (ip->interface >= 0 && (r = set_uint(o, "interface", (unsigned)ip->interface)) < 0)
 		return r;
@@ -245,7 +244,7 @@ static int fill_route(json_t *o, const struct entry_list *l, size_t i)
 /* 1.x and 0.3/0.4 share one layout; `v100` picks the details. */
 static int rich_fill(json_t *o, const struct cni_result *r, bool v100)
 {
-	struct entry_list l = { .r = r, .flag = v100 };
+	struct entry_list l = {.r = r, .flag = v100};
 	json_t *dns;
 	int ret;
 
@@ -284,7 +283,7 @@ static const struct cni_ip *first_ip(const struct cni_result *r, int family)
 static int legacy_section(json_t *o, const char *key, const struct cni_result *r,
 			  const struct cni_ip *ip)
 {
-	struct entry_list l = { .r = r, .flag = false, .family = ip->address.family };
+	struct entry_list l = {.r = r, .flag = false, .family = ip->address.family};
 	_cleanup_(json_decrefp) json_t *sec = json_object();
 	int ret;
 

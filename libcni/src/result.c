@@ -104,11 +104,10 @@ static int strv_copy(char ***dst, size_t *dst_n, char *const *src, size_t n)
 
 int cni_dns_copy(struct cni_dns *dst, const struct cni_dns *src)
 {
-	struct cni_dns d = { 0 };
+	struct cni_dns d = {0};
 	bool fail = false;
 
-	if (strv_copy(&d.nameservers, &d.n_nameservers, src->nameservers, src->n_nameservers) <
-		    0 ||
+	if (strv_copy(&d.nameservers, &d.n_nameservers, src->nameservers, src->n_nameservers) < 0 ||
 	    strv_copy(&d.search, &d.n_search, src->search, src->n_search) < 0 ||
 	    strv_copy(&d.options, &d.n_options, src->options, src->n_options) < 0)
 		fail = true;
@@ -138,12 +137,12 @@ static int iface_set(struct cni_iface *dst, const struct cni_iface *src)
 	bool fail = false;
 
 	*dst = (struct cni_iface){
-		.name = dup_opt(src->name, &fail),
-		.mac = dup_opt(src->mac, &fail),
-		.mtu = src->mtu,
-		.sandbox = dup_opt(src->sandbox, &fail),
-		.socket_path = dup_opt(src->socket_path, &fail),
-		.pci_id = dup_opt(src->pci_id, &fail),
+	    .name = dup_opt(src->name, &fail),
+	    .mac = dup_opt(src->mac, &fail),
+	    .mtu = src->mtu,
+	    .sandbox = dup_opt(src->sandbox, &fail),
+	    .socket_path = dup_opt(src->socket_path, &fail),
+	    .pci_id = dup_opt(src->pci_id, &fail),
 	};
 	if (fail) {
 		iface_done(dst);
@@ -172,9 +171,9 @@ int cni_result_add_iface(struct cni_result *r, const char *name, const char *mac
 			 const char *sandbox)
 {
 	const struct cni_iface i = {
-		.name = (char *)name,
-		.mac = (char *)mac,
-		.sandbox = (char *)sandbox,
+	    .name = (char *)name,
+	    .mac = (char *)mac,
+	    .sandbox = (char *)sandbox,
 	};
 
 	if (!name)
@@ -194,8 +193,7 @@ int cni_result_add_ip(struct cni_result *r, const struct cni_ip *ip)
 
 int cni_result_add_route(struct cni_result *r, const struct cni_route *route)
 {
-	struct cni_route *p =
-		array_append((void **)&r->routes, &r->n_routes, sizeof(*r->routes));
+	struct cni_route *p = array_append((void **)&r->routes, &r->n_routes, sizeof(*r->routes));
 
 	if (!p)
 		return -ENOMEM;

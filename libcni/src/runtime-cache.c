@@ -28,7 +28,7 @@
 /* ---- base64 ---- */
 
 static const char b64_alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 char *cni_base64_encode(const void *buf, size_t len)
 {
@@ -296,7 +296,7 @@ static int parse_cached_args(const json_t *a, struct cni_cache_entry *e)
 	e->args = calloc(json_array_size(a) + 1, sizeof(*e->args));
 	if (!e->args)
 		return -ENOMEM;
-	json_array_foreach(a, i, pair) {
+	json_array_foreach (a, i, pair) {
 		const char *k = json_string_value(json_array_get(pair, 0));
 		const char *v = json_string_value(json_array_get(pair, 1));
 
@@ -436,17 +436,18 @@ static bool cache_entry_wanted(const char *path, const struct cni_cache_entry *e
 	return strstr(base ? base : path, infix) && streq(e->container_id, container_id);
 }
 
-int cni_cache_list(const char *cache_dir, const char *container_id,
-		   struct cni_cache_entry ***ret, size_t *ret_n, struct cni_error *err)
+int cni_cache_list(const char *cache_dir, const char *container_id, struct cni_cache_entry ***ret,
+		   size_t *ret_n, struct cni_error *err)
 {
-	static const char *const any[] = { "", NULL };
+	static const char *const any[] = {"", NULL};
 	_cleanup_free_ char *dir = NULL;
 	struct cni_cache_entry **v = NULL;
 	char **files = NULL;
 	size_t n_files = 0, n = 0;
 	int r;
 
-	if (asprintf(&dir, "%s/results", isempty(cache_dir) ? CNI_DEFAULT_CACHE_DIR : cache_dir) < 0)
+	if (asprintf(&dir, "%s/results", isempty(cache_dir) ? CNI_DEFAULT_CACHE_DIR : cache_dir) <
+	    0)
 		return -ENOMEM;
 	r = runtime_conf_files(dir, any, &files, &n_files);
 	if (r < 0)
@@ -457,7 +458,7 @@ int cni_cache_list(const char *cache_dir, const char *container_id,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n_files; i++) {
-		struct cni_error ignored = { 0 };
+		struct cni_error ignored = {0};
 		struct cni_cache_entry *e = NULL;
 		const char *base = strrchr(files[i], '/');
 

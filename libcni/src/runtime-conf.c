@@ -21,7 +21,7 @@
 #include "runtime-internal.h"
 
 /* The newest version we speak; newer entries of cniVersions are skipped. */
-static const struct cni_semver our_version = { 1, 1, 0 };
+static const struct cni_semver our_version = {1, 1, 0};
 
 struct cni_netconf_list *cni_netconf_list_free(struct cni_netconf_list *l)
 {
@@ -86,7 +86,7 @@ static int select_version(const json_t *root, struct cni_netconf_list *l, struct
 	const json_t *given = json_object_get(root, "cniVersion");
 	const json_t *list = json_object_get(root, "cniVersions");
 	const char *best_str = NULL;
-	struct cni_semver best = { 0, 1, 0 }, v;
+	struct cni_semver best = {0, 1, 0}, v;
 	bool have_best = false;
 	size_t i;
 	json_t *e;
@@ -101,11 +101,12 @@ static int select_version(const json_t *root, struct cni_netconf_list *l, struct
 		have_best = cni_semver_cmp(&v, &our_version) <= 0;
 	}
 	if (list && !json_is_null(list) && !json_is_array(list))
-		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL, "cniVersions: must be a list of strings");
+		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL,
+				  "cniVersions: must be a list of strings");
 	if (json_array_size(list) > 64)
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -E2BIG,
 				  "cniVersions: more than 64 entries");
-	json_array_foreach(list, i, e) {
+	json_array_foreach (list, i, e) {
 		char what[48];
 
 		snprintf(what, sizeof(what), "cniVersions[%zu]", i);
@@ -137,7 +138,8 @@ static int list_append_plugin(struct cni_netconf_list *l, json_t *p, const char 
 	json_t **v;
 
 	if (!json_is_object(p))
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: must be an object", what);
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: must be an object",
+				  what);
 	if (!json_is_string(type) || !*json_string_value(type))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "%s: missing or empty \"type\"", what);
@@ -163,8 +165,9 @@ static int parse_plugins(const json_t *root, bool allow_none, struct cni_netconf
 
 	if (!plugins || json_is_null(plugins)) {
 		if (l->load_only_inlined_plugins)
-			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-					  "loadOnlyInlinedPlugins is true but \"plugins\" is missing");
+			return cni_errorf(
+			    err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			    "loadOnlyInlinedPlugins is true but \"plugins\" is missing");
 		if (!allow_none)
 			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  "\"plugins\" is missing");
@@ -173,8 +176,9 @@ static int parse_plugins(const json_t *root, bool allow_none, struct cni_netconf
 	if (!json_is_array(plugins))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "plugins: must be a list");
 	if (json_array_size(plugins) == 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "plugins: no plugins in list");
-	json_array_foreach(plugins, i, p) {
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+				  "plugins: no plugins in list");
+	json_array_foreach (plugins, i, p) {
 		char what[48];
 
 		snprintf(what, sizeof(what), "plugins[%zu]", i);
@@ -192,7 +196,8 @@ static int parse_list_root(const json_t *root, bool allow_no_plugins, struct cni
 	int r;
 
 	if (!json_is_object(root))
-		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL, "network list must be a JSON object");
+		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL,
+				  "network list must be a JSON object");
 	if (!json_is_string(name) || !*json_string_value(name))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "missing or empty network \"name\"");
@@ -353,10 +358,9 @@ static int load_json_file(const char *path, json_t **ret, char **ret_buf, size_t
 }
 
 /* Append the *.conf plugin objects of <dir>/<l->name> (NetworkPluginConfsFromFiles). */
-static int merge_sibling_plugins(const char *dir, struct cni_netconf_list *l,
-				 struct cni_error *err)
+static int merge_sibling_plugins(const char *dir, struct cni_netconf_list *l, struct cni_error *err)
 {
-	static const char *const exts[] = { ".conf", NULL };
+	static const char *const exts[] = {".conf", NULL};
 	_cleanup_free_ char *sub = NULL;
 	char **files = NULL;
 	size_t n = 0;
@@ -465,8 +469,8 @@ static int find_in_conflists(char **files, size_t n, const char *name,
 }
 
 /* Search legacy single-plugin files; returns 1 and *ret when found, 0 when not. */
-static int find_in_legacy(char **files, size_t n, const char *name,
-			  struct cni_netconf_list **ret, struct cni_error *err)
+static int find_in_legacy(char **files, size_t n, const char *name, struct cni_netconf_list **ret,
+			  struct cni_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *buf = NULL;
@@ -491,8 +495,8 @@ static int find_in_legacy(char **files, size_t n, const char *name,
 int cni_netconf_list_load(const char *dir, const char *name, struct cni_netconf_list **ret,
 			  struct cni_error *err)
 {
-	static const char *const list_exts[] = { ".conflist", NULL };
-	static const char *const legacy_exts[] = { ".conf", ".json", NULL };
+	static const char *const list_exts[] = {".conflist", NULL};
+	static const char *const legacy_exts[] = {".conf", ".json", NULL};
 	char **lists = NULL, **legacy = NULL;
 	size_t n_lists = 0, n_legacy = 0;
 	int r;

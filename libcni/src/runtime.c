@@ -18,8 +18,8 @@
 #include "cni/runtime.h"
 #include "runtime-internal.h"
 
-static const struct cni_semver v040 = { 0, 4, 0 };
-static const struct cni_semver v110 = { 1, 1, 0 };
+static const struct cni_semver v040 = {0, 4, 0};
+static const struct cni_semver v110 = {1, 1, 0};
 
 static bool list_at_least(const struct cni_netconf_list *list, const struct cni_semver *v)
 {
@@ -110,7 +110,7 @@ static int runtime_config_for(const json_t *plugin, const json_t *cap_args, json
 	json_t *rc = NULL, *v;
 	const char *key;
 
-	json_object_foreach((json_t *)caps, key, v) {
+	json_object_foreach ((json_t *)caps, key, v) {
 		const json_t *arg = json_object_get(cap_args, key);
 
 		if (!json_is_true(v) || !arg)
@@ -134,7 +134,7 @@ static void strip_reserved(json_t *o)
 	void *tmp;
 
 	json_object_del(o, "capabilities");
-	json_object_foreach_safe(o, tmp, key, v) {
+	json_object_foreach_safe (o, tmp, key, v) {
 		if (strncmp(key, "cni.dev/", 8) == 0)
 			json_object_del(o, key);
 	}
@@ -179,11 +179,11 @@ int cni_runtime_build_request(const struct cni_netconf_list *list, size_t plugin
 /* ---- running one plugin ---- */
 
 struct invocation {
-	const char *command;  /* "ADD", ... */
-	const char *verb;     /* "add", ... for messages */
-	const json_t *prev;   /* prevResult or NULL */
+	const char *command; /* "ADD", ... */
+	const char *verb;    /* "add", ... for messages */
+	const json_t *prev;  /* prevResult or NULL */
 	const struct cni_runtime_conf *rc;
-	const json_t *valid;  /* GC: the valid-attachments array or NULL */
+	const json_t *valid; /* GC: the valid-attachments array or NULL */
 };
 
 static int exec_request(const struct cni_runtime *rt, const char *path, const char *command,
@@ -192,10 +192,10 @@ static int exec_request(const struct cni_runtime *rt, const char *path, const ch
 {
 	char **over = cni_runtime_env(rt, command, rc), **env;
 	struct cni_exec_request req = {
-		.plugin_path = path,
-		.stdin_buf = stdin_text,
-		.stdin_len = strlen(stdin_text),
-		.timeout_ms = rt->timeout_ms,
+	    .plugin_path = path,
+	    .stdin_buf = stdin_text,
+	    .stdin_len = strlen(stdin_text),
+	    .timeout_ms = rt->timeout_ms,
 	};
 	int r;
 
@@ -226,8 +226,8 @@ static int inject_valid_attachments(json_t *req, const json_t *valid)
  * Find, build and exec plugin i for one command. stdout (possibly empty) in
  * *ret_out. Errors carry the plugin's code; the caller adds context.
  */
-static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_list *list,
-		      size_t i, const struct invocation *inv, char **ret_out, struct cni_error *err)
+static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_list *list, size_t i,
+		      const struct invocation *inv, char **ret_out, struct cni_error *err)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 	json_t *req = NULL;
@@ -252,8 +252,8 @@ static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_lis
 	return exec_request(rt, path, inv->command, inv->rc, text, ret_out, err);
 }
 
-static int wrap_plugin_error(const struct cni_netconf_list *list, size_t i, const char *verb,
-			     int r, struct cni_error *err)
+static int wrap_plugin_error(const struct cni_netconf_list *list, size_t i, const char *verb, int r,
+			     struct cni_error *err)
 {
 	return cni_error_wrapf(err, r, "plugin type=\"%s\" name=\"%s\" failed (%s)",
 			       plugin_type(list, i), list->name, verb);
@@ -317,7 +317,7 @@ static int validate_attachment(const struct cni_netconf_list *list,
 int cni_runtime_add(const struct cni_runtime *rt, const struct cni_netconf_list *list,
 		    const struct cni_runtime_conf *rc, json_t **ret_result, struct cni_error *err)
 {
-	struct invocation inv = { .command = "ADD", .verb = "add", .rc = rc };
+	struct invocation inv = {.command = "ADD", .verb = "add", .rc = rc};
 	json_t *prev = NULL;
 	int r;
 
@@ -379,7 +379,7 @@ static int cached_prev_result(const struct cni_runtime *rt, const struct cni_net
 int cni_runtime_check(const struct cni_runtime *rt, const struct cni_netconf_list *list,
 		      const struct cni_runtime_conf *rc, struct cni_error *err)
 {
-	struct invocation inv = { .command = "CHECK", .verb = "check", .rc = rc };
+	struct invocation inv = {.command = "CHECK", .verb = "check", .rc = rc};
 	json_t *prev = NULL;
 	int r;
 
@@ -426,7 +426,7 @@ static int del_plugins(const struct cni_runtime *rt, const struct cni_netconf_li
 
 	for (size_t i = list->n_plugins; i-- > 0 && r >= 0;) {
 		_cleanup_free_ char *out = NULL;
-		struct cni_error one = { 0 };
+		struct cni_error one = {0};
 
 		r = invoke_one(rt, list, i, inv, &out, &one);
 		if (r < 0)
@@ -445,13 +445,13 @@ static int del_plugins(const struct cni_runtime *rt, const struct cni_netconf_li
 int cni_runtime_del(const struct cni_runtime *rt, const struct cni_netconf_list *list,
 		    const struct cni_runtime_conf *rc, struct cni_error *err)
 {
-	struct invocation inv = { .command = "DEL", .verb = "delete", .rc = rc };
+	struct invocation inv = {.command = "DEL", .verb = "delete", .rc = rc};
 	json_t *prev = NULL;
 	int r = 0;
 
 	/* No attachment identity (e.g. a runtime without one): nothing can be cached. */
 	if (list_at_least(list, &v040) && !isempty(rc->container_id) && !isempty(rc->ifname)) {
-		struct cni_error cache_err = { 0 };
+		struct cni_error cache_err = {0};
 
 		r = cached_prev_result(rt, list, rc, &prev, &cache_err);
 		if (r < 0) {
@@ -507,7 +507,7 @@ static int gc_stale_attachments(const struct cni_runtime *rt, const struct cni_n
 				size_t n_valid, struct cni_error *err)
 {
 	struct cni_cache_entry **v = NULL;
-	struct cni_error ignored = { 0 };
+	struct cni_error ignored = {0};
 	size_t n = 0;
 	int first = 0;
 
@@ -519,10 +519,14 @@ static int gc_stale_attachments(const struct cni_runtime *rt, const struct cni_n
 	for (size_t i = 0; i < n; i++) {
 		const struct cni_cache_entry *e = v[i];
 		struct cni_runtime_conf rc = {
-			.container_id = e->container_id, .netns = e->netns, .ifname = e->ifname,
-			.args = e->args, .n_args = e->n_args, .capability_args = e->capability_args,
+		    .container_id = e->container_id,
+		    .netns = e->netns,
+		    .ifname = e->ifname,
+		    .args = e->args,
+		    .n_args = e->n_args,
+		    .capability_args = e->capability_args,
 		};
-		struct cni_error one = { 0 };
+		struct cni_error one = {0};
 		int r;
 
 		if (!streq(e->network_name, list->name) ||
@@ -555,8 +559,8 @@ int cni_runtime_gc(const struct cni_runtime *rt, const struct cni_netconf_list *
 		   bool have_valid, const struct cni_gc_attachment *valid, size_t n_valid,
 		   struct cni_error *err)
 {
-	struct cni_runtime_conf empty = { 0 };
-	struct invocation inv = { .command = "GC", .verb = "gc", .rc = &empty };
+	struct cni_runtime_conf empty = {0};
+	struct invocation inv = {.command = "GC", .verb = "gc", .rc = &empty};
 	json_t *valid_json = NULL;
 	int first;
 
@@ -573,7 +577,7 @@ int cni_runtime_gc(const struct cni_runtime *rt, const struct cni_netconf_list *
 	inv.valid = valid_json;
 	for (size_t i = 0; i < list->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
-		struct cni_error one = { 0 };
+		struct cni_error one = {0};
 		int r = invoke_one(rt, list, i, &inv, &out, &one);
 
 		if (r < 0) {
@@ -592,8 +596,8 @@ int cni_runtime_gc(const struct cni_runtime *rt, const struct cni_netconf_list *
 int cni_runtime_status(const struct cni_runtime *rt, const struct cni_netconf_list *list,
 		       struct cni_error *err)
 {
-	struct cni_runtime_conf empty = { 0 };
-	struct invocation inv = { .command = "STATUS", .verb = "status", .rc = &empty };
+	struct cni_runtime_conf empty = {0};
+	struct invocation inv = {.command = "STATUS", .verb = "status", .rc = &empty};
 
 	if (!list_at_least(list, &v110))
 		return 0;
@@ -619,12 +623,14 @@ int cni_runtime_status(const struct cni_runtime *rt, const struct cni_netconf_li
 int cni_runtime_version_info(const struct cni_runtime *rt, const char *type, json_t **ret,
 			     struct cni_error *err)
 {
-	static const char *const over[] = { "CNI_COMMAND=VERSION", "CNI_NETNS=dummy",
-					     "CNI_IFNAME=dummy", "CNI_PATH=dummy", NULL };
+	static const char *const over[] = {"CNI_COMMAND=VERSION", "CNI_NETNS=dummy",
+					   "CNI_IFNAME=dummy", "CNI_PATH=dummy", NULL};
 	static const char in[] = "{\"cniVersion\":\"1.1.0\"}";
 	_cleanup_free_ char *path = NULL, *out = NULL;
 	struct cni_exec_request req = {
-		.stdin_buf = in, .stdin_len = sizeof(in) - 1, .timeout_ms = rt->timeout_ms,
+	    .stdin_buf = in,
+	    .stdin_len = sizeof(in) - 1,
+	    .timeout_ms = rt->timeout_ms,
 	};
 	json_t *o = NULL;
 	char **env;
@@ -676,7 +682,7 @@ static int plugin_supports(const struct cni_runtime *rt, const char *type, const
 	sv = json_object_get(answer, "supportedVersions");
 	if (!sv && streq(json_string_value(json_object_get(answer, "cniVersion")), "0.2.0"))
 		found = streq(want, "0.1.0") || streq(want, "0.2.0");
-	json_array_foreach(sv, i, v)
+	json_array_foreach (sv, i, v)
 		found |= streq(json_string_value(v), want);
 	json_decref(answer);
 	return found;
@@ -688,7 +694,7 @@ static int collect_caps(const json_t *plugin, json_t *set)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach((json_t *)json_object_get(plugin, "capabilities"), key, v)
+	json_object_foreach ((json_t *)json_object_get(plugin, "capabilities"), key, v)
 		if (json_is_true(v) && json_object_set_new(set, key, json_true()) < 0)
 			return -ENOMEM;
 	return 0;
@@ -708,7 +714,7 @@ static json_t *set_to_sorted_array(const json_t *set)
 		json_decref(a);
 		return NULL;
 	}
-	json_object_foreach((json_t *)set, key, v)
+	json_object_foreach ((json_t *)set, key, v)
 		keys[n++] = key;
 	qsort(keys, n, sizeof(*keys), cmp_cstr);
 	for (size_t i = 0; i < n; i++)
@@ -726,7 +732,7 @@ int cni_runtime_validate(const struct cni_runtime *rt, const struct cni_netconf_
 	if (!set)
 		return -ENOMEM;
 	for (size_t i = 0; i < list->n_plugins; i++) {
-		struct cni_error one = { 0 };
+		struct cni_error one = {0};
 		int r = plugin_supports(rt, plugin_type(list, i), list_version_str(list), &one);
 
 		if (r == 0)

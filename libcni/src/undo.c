@@ -24,7 +24,7 @@ int cni_undo_push(struct cni_undo *u, const char *what, cni_undo_fn fn, void *ar
 	name = strdup(what ? what : "?");
 	if (!name)
 		goto out_nomem;
-	u->steps[u->n++] = (struct cni_undo_step){ name, fn, arg, free_arg };
+	u->steps[u->n++] = (struct cni_undo_step){name, fn, arg, free_arg};
 	return 0;
 
 out_nomem:

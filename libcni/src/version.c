@@ -6,8 +6,8 @@
 #include "cni/version.h"
 
 static const char *const version_names[_CNI_V_MAX] = {
-	[CNI_V010] = "0.1.0", [CNI_V020] = "0.2.0", [CNI_V030] = "0.3.0", [CNI_V031] = "0.3.1",
-	[CNI_V040] = "0.4.0", [CNI_V100] = "1.0.0", [CNI_V110] = "1.1.0",
+    [CNI_V010] = "0.1.0", [CNI_V020] = "0.2.0", [CNI_V030] = "0.3.0", [CNI_V031] = "0.3.1",
+    [CNI_V040] = "0.4.0", [CNI_V100] = "1.0.0", [CNI_V110] = "1.1.0",
 };
 
 /* One dot-separated decimal component: digits only, no leading zeros, <= 9 digits. */
@@ -28,11 +28,11 @@ static int parse_component(const char *s, size_t len, unsigned *ret)
 
 int cni_semver_parse(const char *s, struct cni_semver *ret)
 {
-	unsigned parts[3] = { 0, 0, 0 };
+	unsigned parts[3] = {0, 0, 0};
 	size_t n = 0;
 
 	if (isempty(s)) {
-		*ret = (struct cni_semver){ 0, 1, 0 };
+		*ret = (struct cni_semver){0, 1, 0};
 		return 0;
 	}
 	for (const char *p = s;; n++) {
@@ -45,7 +45,7 @@ int cni_semver_parse(const char *s, struct cni_semver *ret)
 			break;
 		p = dot + 1;
 	}
-	*ret = (struct cni_semver){ parts[0], parts[1], parts[2] };
+	*ret = (struct cni_semver){parts[0], parts[1], parts[2]};
 	return 0;
 }
 

@@ -136,8 +136,8 @@ int nlw_attr_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlw_p
 	 */
 	return mnl_attr_parse_payload((const char *)nlh + start, nlh->nlmsg_len - start, attr_cb,
 				      &c) < 0
-		       ? -EBADMSG
-		       : 0;
+		   ? -EBADMSG
+		   : 0;
 }
 
 int nlw_attr_parse_nested(const struct nlattr *nest, const struct nlw_policy *policy, unsigned max,

@@ -64,7 +64,7 @@ static void link_list_reset(void *data)
 int nlw_link_list(struct nlw_sock *sock, const struct nlw_link_filter *f, struct nlw_link **ret,
 		  unsigned *ret_n)
 {
-	struct link_list l = { 0 };
+	struct link_list l = {0};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;

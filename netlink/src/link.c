@@ -21,7 +21,7 @@ static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
     [IFLA_MTU] = {NLW_ATTR_U32, 0, 0},		[IFLA_LINK] = {NLW_ATTR_U32, 0, 0},
     [IFLA_MASTER] = {NLW_ATTR_U32, 0, 0},	[IFLA_OPERSTATE] = {NLW_ATTR_U8, 0, 0},
     [IFLA_LINKINFO] = {NLW_ATTR_NESTED, 0, 0},	[IFLA_IFALIAS] = {NLW_ATTR_STRING, 1, 0},
-    [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0},	[IFLA_TXQLEN] = {NLW_ATTR_U32, 0, 0},
+    [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0}, [IFLA_TXQLEN] = {NLW_ATTR_U32, 0, 0},
     [IFLA_STATS64] = {NLW_ATTR_BINARY, 64, 0},
 };
 

@@ -169,7 +169,7 @@ static int parse_hwcounters(const struct nlattr *nest, nlw_rdma_counter_fn fn, v
 {
 	const struct nlattr *e;
 
-	mnl_attr_for_each_nested(e, nest) {
+	mnl_attr_for_each_nested (e, nest) {
 		const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 		char name[NLW_RDMA_NAME_MAX];
 		int r;
@@ -209,8 +209,8 @@ static int stat_cb(const struct nlmsghdr *nlh, void *data)
 	return nlw_rdma_stat_parse(nlh, c->fn, c->userdata);
 }
 
-int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port,
-		      nlw_rdma_counter_fn fn, void *userdata)
+int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port, nlw_rdma_counter_fn fn,
+		      void *userdata)
 {
 	struct stat_ctx c = {.fn = fn, .userdata = userdata};
 	union nlw_req req;

@@ -65,7 +65,8 @@ static int check_masq(const struct pw_nft_masq *m, char *tag, size_t len)
 static bool subnet_seen(const struct ip_prefix *addrs, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (addrs[j].family == addrs[i].family && addrs[j].prefixlen == addrs[i].prefixlen &&
+		if (addrs[j].family == addrs[i].family &&
+		    addrs[j].prefixlen == addrs[i].prefixlen &&
 		    ip_prefix_contains(&addrs[j], addrs[i].family, &addrs[i].addr))
 			return true;
 	return false;
@@ -115,7 +116,8 @@ int pw_nft_masq_add(struct pw_nft *nft, const struct pw_nft_masq *m)
 		r = pw_nft_masq_set_name(m->network, &m->addrs[i], set, sizeof(set));
 		if (r >= 0)
 			r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_INET, set,
-				       m->addrs[i].addr.bytes, ip_addr_len(m->addrs[i].family), tag);
+				       m->addrs[i].addr.bytes, ip_addr_len(m->addrs[i].family),
+				       tag);
 	}
 	return r < 0 ? r : nft_batch_commit(nft);
 }
@@ -303,9 +305,9 @@ static bool gc_pred(const char *tag, void *userdata)
 
 int pw_nft_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep, void *userdata)
 {
-	struct gc_arg a = { .keep = keep, .userdata = userdata };
+	struct gc_arg a = {.keep = keep, .userdata = userdata};
 	int r, n4, first = 0, total = 0;
-	static const uint16_t families[] = { NFPROTO_INET, NFPROTO_BRIDGE };
+	static const uint16_t families[] = {NFPROTO_INET, NFPROTO_BRIDGE};
 
 	r = nft_check_network(network);
 	if (r < 0)

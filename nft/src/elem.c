@@ -54,10 +54,9 @@ static int udata_cb(const struct nftnl_udata *attr, void *data)
 	return 0;
 }
 
-static void udata_comment(uint8_t type, const void *udata, uint32_t len, char *buf,
-			  size_t buf_len)
+static void udata_comment(uint8_t type, const void *udata, uint32_t len, char *buf, size_t buf_len)
 {
-	struct udata_find f = { .type = type, .buf = buf, .len = buf_len };
+	struct udata_find f = {.type = type, .buf = buf, .len = buf_len};
 
 	buf[0] = '\0';
 	if (udata && len)

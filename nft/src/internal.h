@@ -52,8 +52,7 @@ struct pw_nft {
 /* Batch building (nft.c). */
 int nft_batch_begin(struct pw_nft *nft);
 /* Header of the next message in the batch (NLM_F_ACK added). */
-struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family,
-			       uint16_t flags);
+struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family, uint16_t flags);
 /* Close the current message; remembers overflow for commit. */
 void nft_batch_next(struct pw_nft *nft);
 /* End, send (or record) and collect the ACKs. Returns 0 or the first error. */

@@ -18,7 +18,8 @@ int nft_check_network(const char *network)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		char c = network[i];
-		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		bool alnum =
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 
 		if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
 			return -EINVAL;
@@ -106,8 +107,7 @@ static int masq_name(const char *prefix, const char *network, const struct ip_pr
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int pw_nft_masq_set_name(const char *network, const struct ip_prefix *subnet, char *buf,
-			 size_t len)
+int pw_nft_masq_set_name(const char *network, const struct ip_prefix *subnet, char *buf, size_t len)
 {
 	return masq_name("pods", network, subnet, buf, len);
 }

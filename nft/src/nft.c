@@ -108,8 +108,7 @@ int nft_batch_begin(struct pw_nft *nft)
 	return 0;
 }
 
-struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family,
-			       uint16_t flags)
+struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family, uint16_t flags)
 {
 	nft->n_msgs++;
 	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(nft->batch), type, family,
@@ -143,7 +142,7 @@ static void parse_ext_ack(struct pw_nft *nft, const struct nlmsghdr *nlh)
 		return;
 	payload = (char *)mnl_nlmsg_get_payload(nlh) + off;
 	payload_len = nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off;
-	mnl_attr_for_each_payload(payload, payload_len) {
+	mnl_attr_for_each_payload (payload, payload_len) {
 		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0) {
 			snprintf(nft->ext_ack, sizeof(nft->ext_ack), "%s", mnl_attr_get_str(attr));

@@ -21,7 +21,6 @@
 
 #include "internal.h"
 
-
 int nft_add_table(struct pw_nft *nft, uint16_t family)
 {
 	struct nftnl_table *t = nftnl_table_alloc();
@@ -136,8 +135,7 @@ static int meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
 	return add_expr(r, e);
 }
 
-static int payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
-		   uint32_t dreg)
+static int payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("payload");
 
@@ -195,7 +193,7 @@ static int daddr_not_in(struct nftnl_rule *r, const struct ip_prefix *p)
 {
 	uint32_t alen = (uint32_t)ip_addr_len(p->family);
 	uint32_t off = p->family == AF_INET ? 16 : 24;
-	struct ip_prefix net = *p, mask = { .family = p->family };
+	struct ip_prefix net = *p, mask = {.family = p->family};
 	int ret;
 
 	memset(mask.addr.bytes, 0xff, sizeof(mask.addr.bytes));
@@ -212,7 +210,7 @@ static int daddr_not_in(struct nftnl_rule *r, const struct ip_prefix *p)
 
 static int masq_exprs(struct nftnl_rule *r, const char *set, const struct ip_prefix *subnet)
 {
-	struct ip_prefix mcast = { .family = subnet->family };
+	struct ip_prefix mcast = {.family = subnet->family};
 	uint8_t proto = subnet->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
 	uint32_t alen = (uint32_t)ip_addr_len(subnet->family);
 	uint32_t soff = subnet->family == AF_INET ? 12 : 8;
@@ -304,7 +302,7 @@ static int build_masq(struct nftnl_rule *r, const void *arg)
 int nft_add_masq_rule(struct pw_nft *nft, const char *chain, const char *set,
 		      const struct ip_prefix *subnet)
 {
-	struct masq_arg a = { .set = set, .subnet = subnet };
+	struct masq_arg a = {.set = set, .subnet = subnet};
 
 	return add_rule(nft, NFPROTO_INET, chain, build_masq, &a);
 }
@@ -323,7 +321,7 @@ static int build_spoof(struct nftnl_rule *r, const void *arg)
 int nft_add_spoof_rule(struct pw_nft *nft, const char *chain, const char *ports,
 		       const char *allowed)
 {
-	struct spoof_arg a = { .ports = ports, .allowed = allowed };
+	struct spoof_arg a = {.ports = ports, .allowed = allowed};
 
 	return add_rule(nft, NFPROTO_BRIDGE, chain, build_spoof, &a);
 }

@@ -63,7 +63,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 
 static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
 {
-	char buf[PW_NFT_REQ_MAX] = { 0 }; /* attribute padding reaches the kernel */
+	char buf[PW_NFT_REQ_MAX] = {0}; /* attribute padding reaches the kernel */
 	struct nftnl_set *q = nftnl_set_alloc();
 	struct nlmsghdr *nlh;
 	int r;
@@ -85,12 +85,13 @@ static int elems_cb(const struct nlmsghdr *nlh, void *data)
 
 static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 {
-	char buf[PW_NFT_REQ_MAX] = { 0 }; /* attribute padding reaches the kernel */
+	char buf[PW_NFT_REQ_MAX] = {0}; /* attribute padding reaches the kernel */
 	struct nlmsghdr *nlh;
 	int r;
 
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM,
-				    (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY), NLM_F_DUMP, 0);
+	nlh =
+	    nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM,
+				  (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY), NLM_F_DUMP, 0);
 	nftnl_set_elems_nlmsg_build_payload(nlh, s);
 	r = nft_dump(nft, nlh, elems_cb, s);
 	return r == -ENOENT ? 0 : r;
@@ -170,7 +171,7 @@ int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nf
 		    void *userdata)
 {
 	char comment[PW_NFT_NAME_MAX];
-	struct set_list l = { .n = 0, .comment = comment };
+	struct set_list l = {.n = 0, .comment = comment};
 	int r, total;
 
 	r = nft_set_comment(network, comment, sizeof(comment));
@@ -194,7 +195,7 @@ int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nf
 static int each_elem(struct nftnl_set *s, pw_nft_elem_fn fn, void *userdata)
 {
 	char settag[NFT_USERDATA_MAXLEN];
-	struct pw_nft_elem el = { 0 };
+	struct pw_nft_elem el = {0};
 	struct nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	struct nftnl_set_elem *e;
 	const void *u;
@@ -225,11 +226,11 @@ static int each_elem(struct nftnl_set *s, pw_nft_elem_fn fn, void *userdata)
 
 int pw_nft_list_elems(struct pw_nft *nft, pw_nft_elem_fn fn, void *userdata)
 {
-	static const uint16_t families[] = { NFPROTO_INET, NFPROTO_BRIDGE };
+	static const uint16_t families[] = {NFPROTO_INET, NFPROTO_BRIDGE};
 	int r = 0;
 
 	for (size_t f = 0; r >= 0 && f < sizeof(families) / sizeof(families[0]); f++) {
-		struct set_list l = { .n = 0, .comment = NULL };
+		struct set_list l = {.n = 0, .comment = NULL};
 
 		r = list_sets(nft, families[f], &l);
 		for (unsigned i = 0; r >= 0 && i < l.n; i++) {

@@ -9,7 +9,7 @@
 
 /* IPAM types run in-process; any other is exec'd through CNI_PATH. */
 static const struct podnet_ipam_type ipam_types[] = {
-	PODNET_IPAM_NODE_LOCAL,
+    PODNET_IPAM_NODE_LOCAL,
 #ifdef HAVE_IPAM_CLUSTER
     {"cluster-ipam", &ipam_cluster_ops},
 #endif

@@ -54,10 +54,12 @@ static int check_bridge(struct cni_ctx *ctx, struct check_state *s)
 	if (strcmp(s->br.kind, "bridge") != 0)
 		return podnet_differs(ctx, "'%s' is not a bridge (kind '%s')", f->name, s->br.kind);
 	if (!podnet_mac_matches(&s->br, f->mac))
-		return podnet_differs(ctx, "bridge '%s' MAC differs from prevResult %s", f->name, f->mac);
+		return podnet_differs(ctx, "bridge '%s' MAC differs from prevResult %s", f->name,
+				      f->mac);
 	if (s->br.promisc != s->conf.promisc_mode)
-		return podnet_differs(ctx, "bridge '%s' promiscuous mode differs from promiscMode %s",
-			       f->name, s->conf.promisc_mode ? "true" : "false");
+		return podnet_differs(ctx,
+				      "bridge '%s' promiscuous mode differs from promiscMode %s",
+				      f->name, s->conf.promisc_mode ? "true" : "false");
 	return 0;
 }
 
@@ -78,8 +80,8 @@ static int check_host_side(struct cni_ctx *ctx, struct check_state *s)
 		if ((int)i == s->br_idx || (int)i == s->cont_idx)
 			continue;
 		if (f->sandbox && f->sandbox[0])
-			return podnet_differs(ctx, "interface '%s' should not be in sandbox '%s'", f->name,
-				       f->sandbox);
+			return podnet_differs(ctx, "interface '%s' should not be in sandbox '%s'",
+					      f->name, f->sandbox);
 		r = nlw_link_get_by_name(s->pn.host, f->name, &l);
 		if (r == -ENODEV)
 			return podnet_differs(ctx, "interface '%s' not found%s", f->name, "");
@@ -89,14 +91,14 @@ static int check_host_side(struct cni_ctx *ctx, struct check_state *s)
 		    l.master != s->br.ifindex)
 			continue;
 		if (!podnet_mac_matches(&l, f->mac))
-			return podnet_differs(ctx, "host veth '%s' MAC differs from prevResult %s", f->name,
-				       f->mac);
+			return podnet_differs(ctx, "host veth '%s' MAC differs from prevResult %s",
+					      f->name, f->mac);
 		s->hveth = l;
 		s->found_hveth = true;
 	}
 	if (!s->found_hveth)
-		return podnet_differs(ctx, "CNI veth created for bridge %s was not found%s", s->conf.bridge,
-			       "");
+		return podnet_differs(ctx, "CNI veth created for bridge %s was not found%s",
+				      s->conf.bridge, "");
 	return 0;
 }
 
@@ -109,26 +111,29 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 
 	r = pw_nft_open(&nft);
 	if (r >= 0 && s->conf.macspoofchk) {
-		r = pw_nft_spoof_check(nft, &(struct pw_nft_spoof){ .network = ctx->conf.name,
-								    .container_id = ctx->container_id,
-								    .ifname = ctx->ifname,
-								    .host_ifname = s->hveth.name,
-								    .mac = s->cont.mac });
+		r = pw_nft_spoof_check(nft,
+				       &(struct pw_nft_spoof){.network = ctx->conf.name,
+							      .container_id = ctx->container_id,
+							      .ifname = ctx->ifname,
+							      .host_ifname = s->hveth.name,
+							      .mac = s->cont.mac});
 		if (r == 0)
-			r = podnet_differs(ctx, "macspoofchk: nftables elements for '%s' (%s) missing",
-				    s->hveth.name, ctx->ifname);
+			r = podnet_differs(ctx,
+					   "macspoofchk: nftables elements for '%s' (%s) missing",
+					   s->hveth.name, ctx->ifname);
 	}
 	if (r >= 0 && s->conf.ip_masq && s->conf.is_layer3) {
 		r = cni_result_addrs(s->pr, &addrs, &n);
 		if (r >= 0 && n > 0)
-			r = pw_nft_masq_check(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
-									  .container_id = ctx->container_id,
-									  .ifname = ctx->ifname,
-									  .addrs = addrs,
-									  .n_addrs = n });
+			r = pw_nft_masq_check(
+			    nft, &(struct pw_nft_masq){.network = ctx->conf.name,
+						       .container_id = ctx->container_id,
+						       .ifname = ctx->ifname,
+						       .addrs = addrs,
+						       .n_addrs = n});
 		if (r == 0 && n > 0)
 			r = podnet_differs(ctx, "ipMasq: nftables elements of %s/%s missing",
-				    ctx->container_id, ctx->ifname);
+					   ctx->container_id, ctx->ifname);
 	}
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		r = podnet_fail(ctx, NULL, r, "read nftables state");
@@ -176,9 +181,9 @@ static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
 		return podnet_fail(ctx, s->pn.host, r, "list addresses of '%s'", gwl.name);
 	for (size_t i = 0; i < s->pr->n_ips; i++) {
 		const struct cni_ip *ip = &s->pr->ips[i];
-		struct ip_prefix gw = { .family = ip->address.family,
-					.addr = ip->gateway,
-					.prefixlen = ip->address.prefixlen };
+		struct ip_prefix gw = {.family = ip->address.family,
+				       .addr = ip->gateway,
+				       .prefixlen = ip->address.prefixlen};
 		bool found = false;
 
 		if (!ip->has_gateway)
@@ -228,7 +233,7 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 
 int bridge_cmd_check(struct cni_ctx *ctx)
 {
-	struct check_state s = { .pn = PODNET_INIT };
+	struct check_state s = {.pn = PODNET_INIT};
 	int r;
 
 	r = bridge_conf_parse(ctx, &s.conf);

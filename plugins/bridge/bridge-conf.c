@@ -15,15 +15,26 @@
 #include "cni/plugin.h"
 #include "nlw/link.h"
 
-const char *const bridge_cni_args_keys[] = { "MAC", NULL };
+const char *const bridge_cni_args_keys[] = {"MAC", NULL};
 
 static const char *const known_keys[] = {
-	"bridge",	"isGateway",	 "isDefaultGateway",
-	"forceAddress", "ipMasqBackend", "mtu",
-	"hairpinMode",	"promiscMode",	 "vlan",
-	"vlanTrunk",	"preserveDefaultVlan", "enabledad",
-	"macspoofchk",	"disableContainerInterface", "portIsolation",
-	"mac",		NULL,
+    "bridge",
+    "isGateway",
+    "isDefaultGateway",
+    "forceAddress",
+    "ipMasqBackend",
+    "mtu",
+    "hairpinMode",
+    "promiscMode",
+    "vlan",
+    "vlanTrunk",
+    "preserveDefaultVlan",
+    "enabledad",
+    "macspoofchk",
+    "disableContainerInterface",
+    "portIsolation",
+    "mac",
+    NULL,
 };
 
 struct bool_key {
@@ -31,19 +42,22 @@ struct bool_key {
 	size_t off;
 };
 
-#define BOOL_KEY(k, field) { k, offsetof(struct bridge_conf, field) }
+#define BOOL_KEY(k, field)                                                                         \
+	{                                                                                          \
+		k, offsetof(struct bridge_conf, field)                                             \
+	}
 
 static const struct bool_key bool_keys[] = {
-	BOOL_KEY("isGateway", is_gateway),
-	BOOL_KEY("isDefaultGateway", is_default_gateway),
-	BOOL_KEY("forceAddress", force_address),
-	BOOL_KEY("hairpinMode", hairpin_mode),
-	BOOL_KEY("promiscMode", promisc_mode),
-	BOOL_KEY("preserveDefaultVlan", preserve_default_vlan),
-	BOOL_KEY("enabledad", enable_dad),
-	BOOL_KEY("macspoofchk", macspoofchk),
-	BOOL_KEY("disableContainerInterface", disable_container_interface),
-	BOOL_KEY("portIsolation", port_isolation),
+    BOOL_KEY("isGateway", is_gateway),
+    BOOL_KEY("isDefaultGateway", is_default_gateway),
+    BOOL_KEY("forceAddress", force_address),
+    BOOL_KEY("hairpinMode", hairpin_mode),
+    BOOL_KEY("promiscMode", promisc_mode),
+    BOOL_KEY("preserveDefaultVlan", preserve_default_vlan),
+    BOOL_KEY("enabledad", enable_dad),
+    BOOL_KEY("macspoofchk", macspoofchk),
+    BOOL_KEY("disableContainerInterface", disable_container_interface),
+    BOOL_KEY("portIsolation", port_isolation),
 };
 
 static int parse_bools(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
@@ -71,7 +85,8 @@ static int parse_bridge_name(struct cni_ctx *ctx, const json_t *root, struct bri
 	if (name && !cni_valid_ifname(name)) {
 		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 				     "bridge: not a valid interface name (1-15 bytes, no '/', ':' "
-				     "or spaces): '%s'", name);
+				     "or spaces): '%s'",
+				     name);
 		if (r < 0)
 			return r;
 		name = NULL;
@@ -157,18 +172,21 @@ static bool trunk_entry_ok(const json_t *e, json_int_t *lo, json_int_t *hi, char
 		return false;
 	}
 	if (!!mn != !!mx) {
-		snprintf(msg, len, "minID and maxID should be configured simultaneously, %s is missing",
+		snprintf(msg, len,
+			 "minID and maxID should be configured simultaneously, %s is missing",
 			 mn ? "maxID" : "minID");
 		return false;
 	}
 	if (mn && !trunk_id(mn, lo)) {
 		repr = cni_json_repr(mn);
-		snprintf(msg, len, "incorrect trunk minID parameter %s (1-4094)", repr ? repr : "?");
+		snprintf(msg, len, "incorrect trunk minID parameter %s (1-4094)",
+			 repr ? repr : "?");
 		return false;
 	}
 	if (mx && !trunk_id(mx, hi)) {
 		repr = cni_json_repr(mx);
-		snprintf(msg, len, "incorrect trunk maxID parameter %s (1-4094)", repr ? repr : "?");
+		snprintf(msg, len, "incorrect trunk maxID parameter %s (1-4094)",
+			 repr ? repr : "?");
 		return false;
 	}
 	if (mn && *lo > *hi) {
@@ -189,7 +207,7 @@ static bool trunk_entry_ok(const json_t *e, json_int_t *lo, json_int_t *hi, char
 
 static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
 {
-	bool seen[4095] = { false };
+	bool seen[4095] = {false};
 	const json_t *arr = NULL;
 	size_t i, n = 0;
 	const json_t *e;
@@ -198,12 +216,13 @@ static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_co
 	r = cni_conf_get_array(ctx, root, "", "vlanTrunk", BRIDGE_TRUNK_MAX, &arr, NULL);
 	if (r < 0 || !arr)
 		return r;
-	json_array_foreach(arr, i, e) {
+	json_array_foreach (arr, i, e) {
 		json_int_t lo = 0, hi = 0, id = 0;
 		char msg[160];
 
 		if (!trunk_entry_ok(e, &lo, &hi, msg, sizeof(msg))) {
-			r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "vlanTrunk[%zu]: %s", i, msg);
+			r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "vlanTrunk[%zu]: %s", i,
+					     msg);
 			if (r < 0)
 				return r;
 			continue;
@@ -241,9 +260,11 @@ static int parse_backend(struct cni_ctx *ctx, const json_t *root, struct bridge_
 	else if (strcmp(b, "iptables") == 0)
 		c->masq_backend = BRIDGE_MASQ_IPTABLES;
 	else
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"ipMasqBackend: unknown ipmasq backend '%s' (use \"nftables\" "
-					"or \"iptables\")", b);
+		return cni_conf_invalid(
+		    ctx, CNI_ERR_INVALID_CONFIG,
+		    "ipMasqBackend: unknown ipmasq backend '%s' (use \"nftables\" "
+		    "or \"iptables\")",
+		    b);
 	return 0;
 }
 
@@ -254,8 +275,8 @@ static int take_mac(struct cni_ctx *ctx, const char *s, unsigned code, const cha
 	unsigned char mac[6];
 
 	if (nlw_mac_parse(s, mac) < 0)
-		return cni_conf_invalid(ctx, code, "%s: not a MAC address (aa:bb:cc:dd:ee:ff): '%s'",
-					what, s);
+		return cni_conf_invalid(ctx, code,
+					"%s: not a MAC address (aa:bb:cc:dd:ee:ff): '%s'", what, s);
 	if (mac[0] & 1)
 		return cni_conf_invalid(ctx, code, "%s: multicast MAC address not allowed: '%s'",
 					what, s);
@@ -273,8 +294,8 @@ static int mac_from_json(struct cni_ctx *ctx, const json_t *v, const char *what,
 		return 0;
 	if (!json_is_string(v)) {
 		repr = cni_json_repr(v);
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s: expected a string, got %s",
-					what, repr ? repr : "?");
+		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+					"%s: expected a string, got %s", what, repr ? repr : "?");
 	}
 	return take_mac(ctx, json_string_value(v), CNI_ERR_INVALID_CONFIG, what, src, c);
 }
@@ -282,8 +303,8 @@ static int mac_from_json(struct cni_ctx *ctx, const json_t *v, const char *what,
 /* Lowest to highest precedence: key, CNI_ARGS MAC, args.cni.mac, runtimeConfig.mac. */
 static int parse_mac(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
 {
-	const json_t *cni_obj = json_is_object(ctx->conf.args) ?
-					json_object_get(ctx->conf.args, "cni") : NULL;
+	const json_t *cni_obj =
+	    json_is_object(ctx->conf.args) ? json_object_get(ctx->conf.args, "cni") : NULL;
 	const char *env_mac = cni_args_get(&ctx->args, "MAC");
 	int r;
 
@@ -318,7 +339,8 @@ static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
 	if (c->is_layer3 && c->disable_container_interface) {
 		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
 				     "disableContainerInterface: cannot use IPAM (ipam.type '%s') "
-				     "when disableContainerInterface is true", ctx->conf.ipam_type);
+				     "when disableContainerInterface is true",
+				     ctx->conf.ipam_type);
 		if (r < 0)
 			return r;
 	}
@@ -330,7 +352,7 @@ static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
 int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret)
 {
 	const json_t *root = ctx->conf.root;
-	struct bridge_conf c = { .mac_source = BRIDGE_MAC_NONE };
+	struct bridge_conf c = {.mac_source = BRIDGE_MAC_NONE};
 	int r;
 
 	cni_conf_warn_unknown_keys(root, "", known_keys, true);

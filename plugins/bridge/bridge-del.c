@@ -61,21 +61,24 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 	if (r < 0)
 		return podnet_fail(ctx, NULL, r, "open nftables socket");
 	if (c->macspoofchk)
-		podnet_keep_first(&first, pw_nft_spoof_del(nft, &(struct pw_nft_spoof){
-								 .network = ctx->conf.name,
-								 .container_id = ctx->container_id,
-								 .ifname = ctx->ifname,
-								 .host_ifname = d->has_mac ? d->host_name : NULL,
-								 .mac = d->has_mac ? d->mac : NULL }));
+		podnet_keep_first(
+		    &first,
+		    pw_nft_spoof_del(
+			nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
+						    .container_id = ctx->container_id,
+						    .ifname = ctx->ifname,
+						    .host_ifname = d->has_mac ? d->host_name : NULL,
+						    .mac = d->has_mac ? d->mac : NULL}));
 	if (c->ip_masq && c->is_layer3) {
 		/* Without prevResult addresses the sets are scanned for our tag. */
 		r = cni_result_addrs(ctx->prev_result, &addrs, &n);
 		if (r >= 0)
-			r = pw_nft_masq_del(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
-									.container_id = ctx->container_id,
-									.ifname = ctx->ifname,
-									.addrs = addrs,
-									.n_addrs = n });
+			r = pw_nft_masq_del(nft,
+					    &(struct pw_nft_masq){.network = ctx->conf.name,
+								  .container_id = ctx->container_id,
+								  .ifname = ctx->ifname,
+								  .addrs = addrs,
+								  .n_addrs = n});
 		podnet_keep_first(&first, r);
 	}
 	if (first < 0) {
@@ -132,8 +135,8 @@ static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
 		else if (r < 0)
 			r = podnet_fail(ctx, pn.host, r, "look up bridge '%s'", c->bridge);
 		else
-			r = podnet_gc_host_links(&pn, &(struct nlw_link_filter){ .master = br.ifindex,
-										  .kind = "veth" });
+			r = podnet_gc_host_links(
+			    &pn, &(struct nlw_link_filter){.master = br.ifindex, .kind = "veth"});
 	}
 	podnet_done(&pn);
 	return r;
@@ -160,7 +163,8 @@ int bridge_cmd_gc(struct cni_ctx *ctx)
 		if (r >= 0)
 			r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
 		if (r < 0)
-			podnet_keep_first(&first, podnet_fail(ctx, NULL, r, "GC of nftables elements"));
+			podnet_keep_first(&first,
+					  podnet_fail(ctx, NULL, r, "GC of nftables elements"));
 		else if (r > 0)
 			cni_log_info("GC removed %d nftables element(s)", r);
 		pw_nft_free(nft);

@@ -47,17 +47,19 @@ static int clear_conflicts(struct cni_ctx *ctx, struct bridge_add *a, const stru
 	for (unsigned i = 0; i < n; i++) {
 		const struct ip_prefix *p = &list[i].prefix;
 
-		if (p->prefixlen == gw->prefixlen && ip_addr_equal(p->family, &p->addr, &gw->addr)) {
+		if (p->prefixlen == gw->prefixlen &&
+		    ip_addr_equal(p->family, &p->addr, &gw->addr)) {
 			*ret_present = true;
 			continue;
 		}
 		if (!bridge_addr_conflicts(p, gw) || (p->family == AF_INET6 && list[i].scope != 0))
 			continue;
 		if (!a->conf.force_address)
-			return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
-					  "\"%s\" already has an IP address different from %s (%s); "
-					  "set forceAddress to replace it",
-					  link->name, want, ip_prefix_fmt(p, have));
+			return cni_errorf(
+			    &ctx->err, CNI_ERR_EXISTS, -EEXIST,
+			    "\"%s\" already has an IP address different from %s (%s); "
+			    "set forceAddress to replace it",
+			    link->name, want, ip_prefix_fmt(p, have));
 		r = nlw_addr_del(a->pn.host, link->ifindex, p);
 		if (r < 0 && r != -EADDRNOTAVAIL)
 			return podnet_fail(ctx, a->pn.host, r, "remove address %s from '%s'",
@@ -73,8 +75,9 @@ static int add_gw_addr(struct nlw_sock *s, int ifindex, const struct ip_prefix *
 	 * No DAD for the gateway: it is ours by configuration, and a tentative
 	 * gateway would leave pods without IPv6 for a second after the first ADD.
 	 */
-	return nlw_addr_add(s, ifindex, gw,
-			    &(struct nlw_addr_opts){ .flags = gw->family == AF_INET6 ? NLW_ADDR_NODAD : 0 });
+	return nlw_addr_add(
+	    s, ifindex, gw,
+	    &(struct nlw_addr_opts){.flags = gw->family == AF_INET6 ? NLW_ADDR_NODAD : 0});
 }
 
 /*
@@ -116,7 +119,8 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 		if (r == -EEXIST)
 			return 0; /* already there: nothing to do, MAC pin included */
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want, link->name);
+			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want,
+					   link->name);
 		r = clear_conflicts(ctx, a, link, gw, &present);
 		if (r < 0) {
 			(void)nlw_addr_del(a->pn.host, link->ifindex, gw);
@@ -130,7 +134,8 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 		if (r > 0)
 			r = add_gw_addr(a->pn.host, link->ifindex, gw);
 		if (r < 0 && r != -EEXIST)
-			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want, link->name);
+			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want,
+					   link->name);
 		return pin_mac(ctx, a, link);
 	}
 	/* IPv6 answers EEXIST for the same address with any prefix: look first. */
@@ -154,24 +159,25 @@ static int ensure_vlan_gw_link(struct cni_ctx *ctx, struct bridge_add *a, struct
 	if (strlen(name) >= IFNAMSIZ)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "bridge: '%s' + VLAN %u gives gateway link name '%s', longer "
-				  "than 15 bytes", a->conf.bridge, a->conf.vlan, name);
+				  "than 15 bytes",
+				  a->conf.bridge, a->conf.vlan, name);
 	r = nlw_link_get_by_name(a->pn.host, name, ret);
 	if (r == -ENODEV) {
-		(void)podnet_host_ifname(BRIDGE_VETH_PREFIX, BRIDGE_VETH_HEX, a->conf.bridge, name, 0,
-					 peer);
-		r = nlw_link_add_veth(a->pn.host, &(struct nlw_veth_params){ .name = peer,
-									  .master = a->br.ifindex,
-									  .up = true,
-									  .peer_name = name,
-									  .peer_netns_fd = -1 });
+		(void)podnet_host_ifname(BRIDGE_VETH_PREFIX, BRIDGE_VETH_HEX, a->conf.bridge, name,
+					 0, peer);
+		r = nlw_link_add_veth(a->pn.host, &(struct nlw_veth_params){.name = peer,
+									    .master = a->br.ifindex,
+									    .up = true,
+									    .peer_name = name,
+									    .peer_netns_fd = -1});
 		/* No undo step: shared by every pod of the VLAN, like the bridge. */
 		if (r >= 0)
 			r = nlw_link_get_by_name(a->pn.host, peer, &p);
 		if (r >= 0)
 			r = nlw_bridge_vlan_add(a->pn.host, p.ifindex,
 						&(struct nlw_bridge_vlan){
-							.vid = (uint16_t)a->conf.vlan,
-							.flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED },
+						    .vid = (uint16_t)a->conf.vlan,
+						    .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED},
 						1);
 		if (r >= 0)
 			r = nlw_link_get_by_name(a->pn.host, name, ret);
@@ -187,7 +193,7 @@ static int ensure_vlan_gw_link(struct cni_ctx *ctx, struct bridge_add *a, struct
 int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	struct nlw_link gwlink = a->br;
-	bool fam[2] = { false, false };
+	bool fam[2] = {false, false};
 	int r;
 
 	if (a->n_gws == 0)
@@ -208,4 +214,3 @@ int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a)
 		r = podnet_host_forwarding(ctx, AF_INET6);
 	return r;
 }
-

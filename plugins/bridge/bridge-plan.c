@@ -45,9 +45,8 @@ static int add_default_route(struct cni_result *r, const struct cni_ip *ip)
 
 static int add_gw(struct bridge_gw *gws, size_t n, size_t max, const struct cni_ip *ip)
 {
-	struct ip_prefix want = { .family = ip->address.family,
-				  .addr = ip->gateway,
-				  .prefixlen = ip->address.prefixlen };
+	struct ip_prefix want = {
+	    .family = ip->address.family, .addr = ip->gateway, .prefixlen = ip->address.prefixlen};
 
 	for (size_t i = 0; i < n; i++)
 		if (gws[i].addr.family == want.family && gws[i].addr.prefixlen == want.prefixlen &&
@@ -111,11 +110,11 @@ unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_v
 	if (max == 0)
 		return 0;
 	if (c->vlan)
-		out[n++] = (struct nlw_bridge_vlan){ .vid = (uint16_t)c->vlan,
-						     .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED };
+		out[n++] = (struct nlw_bridge_vlan){.vid = (uint16_t)c->vlan,
+						    .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED};
 	else if (c->has_trunk)
-		out[n++] = (struct nlw_bridge_vlan){ .vid = 1,
-						     .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED };
+		out[n++] = (struct nlw_bridge_vlan){.vid = 1,
+						    .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED};
 	/* Trunk VIDs as tagged ranges of consecutive ids (the access VLAN excluded). */
 	for (size_t i = 0; i < c->n_trunk && n < max; i++) {
 		uint16_t v = c->trunk[i];
@@ -127,7 +126,7 @@ unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_v
 			out[n - 1].vid_end = v;
 			continue;
 		}
-		out[n++] = (struct nlw_bridge_vlan){ .vid = v };
+		out[n++] = (struct nlw_bridge_vlan){.vid = v};
 	}
 	return n;
 }

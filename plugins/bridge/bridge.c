@@ -44,11 +44,11 @@ static int create_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	int r;
 
 	r = nlw_link_add_bridge(a->pn.host, &(struct nlw_bridge_params){
-						 .name = a->conf.bridge,
-						 .mtu = a->conf.mtu,
-						 .has_vlan_filtering = vf,
-						 .vlan_filtering = vf,
-					 });
+						.name = a->conf.bridge,
+						.mtu = a->conf.mtu,
+						.has_vlan_filtering = vf,
+						.vlan_filtering = vf,
+					    });
 	if (r == -EEXIST)
 		return 0; /* a concurrent ADD created it first */
 	if (r < 0)
@@ -83,14 +83,16 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	if (a->conf.promisc_mode && !a->br.promisc) {
 		r = nlw_link_set_promisc(a->pn.host, a->br.ifindex, true);
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "set promisc on '%s'", a->conf.bridge);
+			return podnet_fail(ctx, a->pn.host, r, "set promisc on '%s'",
+					   a->conf.bridge);
 	}
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->conf.bridge);
 	podnet_sysctl_try(ctx, path, "0");
 	if (!(a->br.flags & IFF_UP)) {
 		r = nlw_link_set_up(a->pn.host, a->br.ifindex);
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "set bridge '%s' up", a->conf.bridge);
+			return podnet_fail(ctx, a->pn.host, r, "set bridge '%s' up",
+					   a->conf.bridge);
 	}
 	return 0;
 }
@@ -104,11 +106,11 @@ static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 	(void)ctx;
 	return podnet_veth_add(&a->pn,
 			       &(struct podnet_veth){
-				       .host_prefix = BRIDGE_VETH_PREFIX,
-				       .host_hex = BRIDGE_VETH_HEX,
-				       .mtu = a->conf.mtu,
-				       .master = a->br.ifindex,
-				       .pod_mac = a->conf.mac_source ? a->conf.mac : NULL,
+				   .host_prefix = BRIDGE_VETH_PREFIX,
+				   .host_hex = BRIDGE_VETH_HEX,
+				   .mtu = a->conf.mtu,
+				   .master = a->br.ifindex,
+				   .pod_mac = a->conf.mac_source ? a->conf.mac : NULL,
 			       },
 			       &a->veth);
 }
@@ -126,19 +128,22 @@ static int setup_port_vlans(struct cni_ctx *ctx, struct bridge_add *a)
 	if (!a->conf.preserve_default_vlan) {
 		/* A new port only carries the bridge's default PVID (1). */
 		r = nlw_bridge_vlan_del(a->pn.host, a->veth.host.ifindex,
-					&(struct nlw_bridge_vlan){ .vid = 1 }, 1);
+					&(struct nlw_bridge_vlan){.vid = 1}, 1);
 		if (r < 0 && r != -ENOENT && r != -EINVAL)
 			return podnet_fail(ctx, a->pn.host, r, "remove default VLAN from '%s'",
 					   a->veth.host_name);
 	}
 	v = calloc(BRIDGE_TRUNK_MAX + 1, sizeof(*v));
 	if (!v)
-		return podnet_fail(ctx, a->pn.host, -ENOMEM, "add VLANs to port '%s'", a->veth.host_name);
+		return podnet_fail(ctx, a->pn.host, -ENOMEM, "add VLANs to port '%s'",
+				   a->veth.host_name);
 	n = bridge_plan_port_vlans(&a->conf, v, BRIDGE_TRUNK_MAX + 1);
 	r = nlw_bridge_vlan_add(a->pn.host, a->veth.host.ifindex, v, n);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "add VLANs to port '%s' (needs bridge VLAN "
-				   "filtering)", a->veth.host_name);
+		return podnet_fail(ctx, a->pn.host, r,
+				   "add VLANs to port '%s' (needs bridge VLAN "
+				   "filtering)",
+				   a->veth.host_name);
 	return 0;
 }
 
@@ -150,12 +155,13 @@ static int setup_port(struct cni_ctx *ctx, struct bridge_add *a)
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->veth.host_name);
 	podnet_sysctl_try(ctx, path, "0");
 	r = nlw_bridge_port_set(a->pn.host, a->veth.host.ifindex,
-				&(struct nlw_brport_params){ .has_hairpin = true,
-							     .hairpin = a->conf.hairpin_mode,
-							     .has_isolated = true,
-							     .isolated = a->conf.port_isolation });
+				&(struct nlw_brport_params){.has_hairpin = true,
+							    .hairpin = a->conf.hairpin_mode,
+							    .has_isolated = true,
+							    .isolated = a->conf.port_isolation});
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "set hairpin/isolated on port '%s'", a->veth.host_name);
+		return podnet_fail(ctx, a->pn.host, r, "set hairpin/isolated on port '%s'",
+				   a->veth.host_name);
 	if (!a->conf.vlan && !a->conf.has_trunk)
 		return 0;
 	return setup_port_vlans(ctx, a);
@@ -171,8 +177,8 @@ static int build_result(struct cni_ctx *ctx, struct bridge_add *a)
 		return -ENOMEM;
 	r = cni_result_add_iface(a->result, a->conf.bridge, nlw_mac_fmt(a->br.mac, mac), NULL);
 	if (r >= 0)
-		r = cni_result_add_iface(a->result, a->veth.host_name, nlw_mac_fmt(a->veth.host.mac, mac),
-					 NULL);
+		r = cni_result_add_iface(a->result, a->veth.host_name,
+					 nlw_mac_fmt(a->veth.host.mac, mac), NULL);
 	if (r >= 0)
 		r = cni_result_add_iface(a->result, ctx->ifname, nlw_mac_fmt(a->veth.pod.mac, mac),
 					 ctx->netns);
@@ -186,11 +192,11 @@ static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
 
 	r = pw_nft_open(&nft);
 	if (r >= 0)
-		r = pw_nft_spoof_add(nft, &(struct pw_nft_spoof){ .network = ctx->conf.name,
-								  .container_id = ctx->container_id,
-								  .ifname = ctx->ifname,
-								  .host_ifname = a->veth.host_name,
-								  .mac = a->veth.pod.mac });
+		r = pw_nft_spoof_add(nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
+								 .container_id = ctx->container_id,
+								 .ifname = ctx->ifname,
+								 .host_ifname = a->veth.host_name,
+								 .mac = a->veth.pod.mac});
 	if (r < 0) {
 		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "macspoofchk: nftables: %s",
 			       strerror(-r));
@@ -213,11 +219,11 @@ static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 		return r;
 	r = pw_nft_open(&nft);
 	if (r >= 0)
-		r = pw_nft_masq_add(nft, &(struct pw_nft_masq){ .network = ctx->conf.name,
-								.container_id = ctx->container_id,
-								.ifname = ctx->ifname,
-								.addrs = addrs,
-								.n_addrs = n });
+		r = pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = ctx->conf.name,
+							       .container_id = ctx->container_id,
+							       .ifname = ctx->ifname,
+							       .addrs = addrs,
+							       .n_addrs = n});
 	if (r < 0) {
 		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "ipMasq: nftables: %s", strerror(-r));
 		if (nft && pw_nft_ext_ack(nft))
@@ -248,9 +254,9 @@ static int run_ipam(struct cni_ctx *ctx, struct bridge_add *a)
 static int configure_pod(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	return podnet_iface_configure(&a->pn,
-				      &(struct podnet_iface){ .ifindex = a->veth.pod.ifindex,
-							      .name = ctx->ifname,
-							      .enable_dad = a->conf.enable_dad },
+				      &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
+							     .name = ctx->ifname,
+							     .enable_dad = a->conf.enable_dad},
 				      a->result);
 }
 
@@ -330,7 +336,7 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 
 static int cmd_add(struct cni_ctx *ctx)
 {
-	struct bridge_add a = { .pn = PODNET_INIT, .br_lock = -1 };
+	struct bridge_add a = {.pn = PODNET_INIT, .br_lock = -1};
 	int r;
 
 	r = bridge_conf_parse(ctx, &a.conf);
@@ -360,13 +366,13 @@ static int cmd_status(struct cni_ctx *ctx)
 }
 
 const struct cni_plugin_ops bridge_ops = {
-	.name = "bridge",
-	.about = "podwire bridge plugin: veth pairs from pods to a Linux bridge "
-		 "(drop-in for the reference bridge)",
-	.cni_args_keys = bridge_cni_args_keys,
-	.add = cmd_add,
-	.del = bridge_cmd_del,
-	.check = bridge_cmd_check,
-	.gc = bridge_cmd_gc,
-	.status = cmd_status,
+    .name = "bridge",
+    .about = "podwire bridge plugin: veth pairs from pods to a Linux bridge "
+	     "(drop-in for the reference bridge)",
+    .cni_args_keys = bridge_cni_args_keys,
+    .add = cmd_add,
+    .del = bridge_cmd_del,
+    .check = bridge_cmd_check,
+    .gc = bridge_cmd_gc,
+    .status = cmd_status,
 };

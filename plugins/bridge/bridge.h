@@ -17,7 +17,6 @@
 #include "podnet/podnet.h"
 #include "podnet/veth.h"
 
-
 #define BRIDGE_DEFAULT_NAME "cni0"
 /* Host veth names: "veth" + 8 hex digits (podnet_host_ifname), as the reference. */
 #define BRIDGE_VETH_PREFIX "veth"
@@ -35,9 +34,9 @@ enum bridge_masq_backend {
 /* Where the MAC came from (later sources override earlier ones). */
 enum bridge_mac_source {
 	BRIDGE_MAC_NONE,
-	BRIDGE_MAC_KEY,           /* top-level "mac" (podwire extension) */
-	BRIDGE_MAC_CNI_ARGS,      /* CNI_ARGS MAC= */
-	BRIDGE_MAC_ARGS,          /* args.cni.mac */
+	BRIDGE_MAC_KEY,		   /* top-level "mac" (podwire extension) */
+	BRIDGE_MAC_CNI_ARGS,	   /* CNI_ARGS MAC= */
+	BRIDGE_MAC_ARGS,	   /* args.cni.mac */
 	BRIDGE_MAC_RUNTIME_CONFIG, /* runtimeConfig.mac (capability "mac") */
 };
 
@@ -55,7 +54,7 @@ struct bridge_conf {
 	unsigned mtu; /* 0: kernel default */
 	bool hairpin_mode;
 	bool promisc_mode;
-	unsigned vlan; /* 0: none */
+	unsigned vlan;	 /* 0: none */
 	uint16_t *trunk; /* sorted, unique VIDs; owned */
 	size_t n_trunk;
 	bool has_trunk; /* vlanTrunk present and non-empty */

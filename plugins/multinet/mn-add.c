@@ -41,7 +41,7 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 		c->path = NULL;
 		return -ENOMEM;
 	}
-	c->rt = (struct cni_runtime){ .plugin_path = c->path, .cache_dir = c->conf.cni_dir };
+	c->rt = (struct cni_runtime){.plugin_path = c->path, .cache_dir = c->conf.cni_dir};
 	return 0;
 }
 
@@ -96,8 +96,8 @@ static int push_arg(struct mn_plan *p, const char *k, const char *v)
 /* IgnoreUnknown and the four K8S_* keys first (Multus' order), then the rest. */
 int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx)
 {
-	static const char *const k8s[] = { "K8S_POD_NAMESPACE", "K8S_POD_NAME",
-					   "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID" };
+	static const char *const k8s[] = {"K8S_POD_NAMESPACE", "K8S_POD_NAME",
+					  "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID"};
 	int r = push_arg(p, "IgnoreUnknown", "true");
 
 	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(k8s); i++)
@@ -124,8 +124,8 @@ int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
 /* UID check on ADD only; static pods (config.source not "api") are exempt. */
 static int check_uid(struct mn_call *c, const struct mn_plan *p)
 {
-	const char *uid = json_string_value(
-		json_object_get(json_object_get(c->pod, "metadata"), "uid"));
+	const char *uid =
+	    json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "uid"));
 	const char *src = mn_k8s_annotation(c->pod, "kubernetes.io/config.source");
 
 	if (!p->pod.uid || !uid || streq(uid, p->pod.uid) || (src && !streq(src, "api")))
@@ -214,7 +214,7 @@ static int wait_ready(struct mn_call *c, long wait_ms)
 	const char *f = c->conf.readiness_file;
 
 	for (long waited = 0; f; waited += 250) {
-		struct timespec ts = { 0, 250 * 1000000L };
+		struct timespec ts = {0, 250 * 1000000L};
 
 		if (access(f, F_OK) == 0)
 			return 0;
@@ -255,12 +255,12 @@ void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
 		     struct cni_runtime_conf *rc)
 {
 	*rc = (struct cni_runtime_conf){
-		.container_id = p->container_id,
-		.netns = p->netns,
-		.ifname = d->ifname,
-		.args = p->args,
-		.n_args = p->n_args,
-		.capability_args = d->cap_args,
+	    .container_id = p->container_id,
+	    .netns = p->netns,
+	    .ifname = d->ifname,
+	    .args = p->args,
+	    .n_args = p->n_args,
+	    .capability_args = d->cap_args,
 	};
 }
 
@@ -290,8 +290,8 @@ static int devinfo_prepare(struct mn_call *c, const struct mn_plan *p, struct mn
 	if (!(disp = strdup(d->display)))
 		return -ENOMEM;
 	dashes(disp);
-	if (asprintf(&d->devinfo_file, "%s/cni/%s-%s_%s", slash ? dir : ".", disp,
-		     p->container_id, d->ifname) < 0) {
+	if (asprintf(&d->devinfo_file, "%s/cni/%s-%s_%s", slash ? dir : ".", disp, p->container_id,
+		     d->ifname) < 0) {
 		d->devinfo_file = NULL;
 		return -ENOMEM;
 	}
@@ -351,7 +351,7 @@ static json_t *devinfo_read(const struct mn_delegate *d)
 /* Undo an ADD: DEL everything up to and including `upto`; drop the cache if all went. */
 static void rollback(struct mn_call *c, struct mn_plan *p, size_t upto)
 {
-	struct cni_error tmp = { 0 };
+	struct cni_error tmp = {0};
 
 	if (mn_del_delegates(c, p, upto + 1, &tmp) < 0) {
 		cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
@@ -419,7 +419,8 @@ static int set_result(struct mn_call *c, const struct mn_plan *p)
 	for (size_t i = 0; i < p->n && !res; i++)
 		res = p->d[i].result;
 	if (!res)
-		return cni_errorf(&c->ctx->err, CNI_ERR_PLUGIN, -EINVAL, "no delegate returned a result");
+		return cni_errorf(&c->ctx->err, CNI_ERR_PLUGIN, -EINVAL,
+				  "no delegate returned a result");
 	return cni_result_from_json_any(res, c->conf.version, "cluster network result",
 					&c->ctx->result, &c->ctx->err);
 }
@@ -444,7 +445,7 @@ static int prepare(struct mn_call *c, struct mn_plan *p)
 int mn_add(struct cni_ctx *ctx)
 {
 	struct mn_call c;
-	struct mn_plan p = { 0 };
+	struct mn_plan p = {0};
 	size_t i;
 	int r;
 

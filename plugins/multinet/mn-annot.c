@@ -15,9 +15,20 @@
 #include "multinet.h"
 
 static const char *const sel_keys[] = {
-	"name",	    "namespace",       "interface",    "interfaceRequest", "ips",
-	"mac",	    "infiniband-guid", "portMappings", "bandwidth",	   "cni-args",
-	"default-route", "deviceID",   "ipam-claim-reference", NULL,
+    "name",
+    "namespace",
+    "interface",
+    "interfaceRequest",
+    "ips",
+    "mac",
+    "infiniband-guid",
+    "portMappings",
+    "bandwidth",
+    "cni-args",
+    "default-route",
+    "deviceID",
+    "ipam-claim-reference",
+    NULL,
 };
 
 bool mn_dns_label(const char *s)
@@ -149,8 +160,8 @@ static int parse_comma_item(const char *item, size_t i, const char *pod_ns, stru
 }
 
 /* Split on ',' keeping empty items (strtok would skip them). */
-static int parse_comma(const char *value, const char *pod_ns, struct mn_sel **ret,
-		       size_t *ret_n, struct cni_error *err)
+static int parse_comma(const char *value, const char *pod_ns, struct mn_sel **ret, size_t *ret_n,
+		       struct cni_error *err)
 {
 	struct mn_sel *v = NULL;
 	size_t n = 0;
@@ -168,7 +179,8 @@ static int parse_comma(const char *value, const char *pod_ns, struct mn_sel **re
 			len--;
 		if (n >= MN_MAX_NETWORKS) {
 			r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -E2BIG,
-				       MN_ANNOT_NETWORKS ": more than %d networks", MN_MAX_NETWORKS);
+				       MN_ANNOT_NETWORKS ": more than %d networks",
+				       MN_MAX_NETWORKS);
 			break;
 		}
 		if (!(tok = strndup(s, len)) || !(nv = reallocarray_safe(v, n + 1, sizeof(*v)))) {
@@ -197,8 +209,7 @@ static int parse_comma(const char *value, const char *pod_ns, struct mn_sel **re
 }
 
 /* Optional string member; "" counts as absent. */
-static int opt_str(const json_t *o, const char *key, size_t i, char **ret,
-		   struct cni_error *err)
+static int opt_str(const json_t *o, const char *key, size_t i, char **ret, struct cni_error *err)
 {
 	const json_t *v = json_object_get(o, key);
 
@@ -214,8 +225,8 @@ static int opt_str(const json_t *o, const char *key, size_t i, char **ret,
 }
 
 /* Array of IP strings; with_prefix allows "addr/len". */
-static int addr_list(const json_t *o, const char *key, size_t i, bool with_prefix,
-		     json_t **ret, struct cni_error *err)
+static int addr_list(const json_t *o, const char *key, size_t i, bool with_prefix, json_t **ret,
+		     struct cni_error *err)
 {
 	const json_t *v = json_object_get(o, key), *e;
 	size_t j;
@@ -311,8 +322,8 @@ static int parse_json_elem(const json_t *o, size_t i, const char *pod_ns, struct
 	return 0;
 }
 
-static int parse_json(const char *value, const char *pod_ns, struct mn_sel **ret,
-		      size_t *ret_n, struct cni_error *err)
+static int parse_json(const char *value, const char *pod_ns, struct mn_sel **ret, size_t *ret_n,
+		      struct cni_error *err)
 {
 	json_t *root = NULL;
 	struct mn_sel *v;

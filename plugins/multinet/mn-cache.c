@@ -43,7 +43,8 @@ static json_t *delegate_json(const struct mn_delegate *d)
 	json_object_set_new(o, "ifnameRequest", str_or_null(d->ifname_request));
 	json_object_set_new(o, "master", json_boolean(d->master));
 	json_object_set(o, "config", d->conf);
-	json_object_set_new(o, "capabilityArgs", d->cap_args ? json_incref(d->cap_args) : json_null());
+	json_object_set_new(o, "capabilityArgs",
+			    d->cap_args ? json_incref(d->cap_args) : json_null());
 	json_object_set_new(o, "deviceID", str_or_null(d->device_id));
 	json_object_set_new(o, "resourceName", str_or_null(d->resource_name));
 	json_object_set_new(o, "deviceInfoFile", str_or_null(d->devinfo_file));
@@ -66,10 +67,10 @@ static json_t *plan_json(const struct mn_plan *p)
 	json_object_set_new(o, "containerId", json_string(p->container_id));
 	json_object_set_new(o, "netns", str_or_null(p->netns));
 	json_object_set_new(o, "ifname", str_or_null(p->ifname));
-	json_object_set_new(o, "pod", json_pack("{s:o,s:o,s:o}", "namespace",
-						str_or_null(p->pod.namespace), "name",
-						str_or_null(p->pod.name), "uid",
-						str_or_null(p->pod.uid)));
+	json_object_set_new(o, "pod",
+			    json_pack("{s:o,s:o,s:o}", "namespace", str_or_null(p->pod.namespace),
+				      "name", str_or_null(p->pod.name), "uid",
+				      str_or_null(p->pod.uid)));
 	json_object_set_new(o, "cniArgs", args);
 	json_object_set_new(o, "delegates", ds);
 	return o;
@@ -136,9 +137,10 @@ static int parse_delegate(const json_t *o, size_t i, const char *what, struct mn
 	snprintf(name, sizeof(name), "delegates[%zu]", i);
 	if (!json_is_object(o) || !json_is_string(json_object_get(o, "name")) ||
 	    !json_is_string(json_object_get(o, "ifname")))
-		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL, "cache %s: %s: needs name and ifname",
-				  what, name);
-	if ((r = dup_str(o, "name", &d->display)) < 0 || (r = dup_str(o, "ifname", &d->ifname)) < 0 ||
+		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL,
+				  "cache %s: %s: needs name and ifname", what, name);
+	if ((r = dup_str(o, "name", &d->display)) < 0 ||
+	    (r = dup_str(o, "ifname", &d->ifname)) < 0 ||
 	    (r = dup_str(o, "ifnameRequest", &d->ifname_request)) < 0 ||
 	    (r = dup_str(o, "deviceID", &d->device_id)) < 0 ||
 	    (r = dup_str(o, "resourceName", &d->resource_name)) < 0 ||
@@ -148,8 +150,8 @@ static int parse_delegate(const json_t *o, size_t i, const char *what, struct mn
 		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL, "cache %s: %s: bad ifname", what,
 				  name);
 	d->master = json_is_true(json_object_get(o, "master"));
-	d->state = streq(json_string_value(json_object_get(o, "state")), "added") ? MN_ADDED
-										  : MN_PENDING;
+	d->state =
+	    streq(json_string_value(json_object_get(o, "state")), "added") ? MN_ADDED : MN_PENDING;
 	d->cap_args = opt_ref(o, "capabilityArgs", false);
 	d->default_route = opt_ref(o, "defaultRoute", true);
 	d->result = opt_ref(o, "result", false);
@@ -191,15 +193,18 @@ static int parse_plan(const json_t *o, const char *what, struct mn_plan *p, stru
 	size_t i;
 	int r;
 
-	if (!json_is_object(o) || !streq(json_string_value(json_object_get(o, "kind")), MN_CACHE_KIND) ||
+	if (!json_is_object(o) ||
+	    !streq(json_string_value(json_object_get(o, "kind")), MN_CACHE_KIND) ||
 	    !json_is_string(json_object_get(o, "containerId")) || !json_is_array(ds) ||
 	    json_array_size(ds) > MN_MAX_NETWORKS)
 		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL, "cache %s: not a %s object", what,
 				  MN_CACHE_KIND);
 	if ((r = dup_str(o, "containerId", &p->container_id)) < 0 ||
-	    (r = dup_str(o, "netns", &p->netns)) < 0 || (r = dup_str(o, "ifname", &p->ifname)) < 0 ||
+	    (r = dup_str(o, "netns", &p->netns)) < 0 ||
+	    (r = dup_str(o, "ifname", &p->ifname)) < 0 ||
 	    (r = dup_str(pod, "namespace", &p->pod.namespace)) < 0 ||
-	    (r = dup_str(pod, "name", &p->pod.name)) < 0 || (r = dup_str(pod, "uid", &p->pod.uid)) < 0 ||
+	    (r = dup_str(pod, "name", &p->pod.name)) < 0 ||
+	    (r = dup_str(pod, "uid", &p->pod.uid)) < 0 ||
 	    (r = parse_args(json_object_get(o, "cniArgs"), p)) < 0)
 		return r;
 	json_array_foreach (ds, i, e) {

@@ -103,7 +103,8 @@ static int add_numa_map(struct mn_resource *res, const json_t *map, const char *
 
 		json_object_foreach ((json_t *)map, key, v) {
 			if (numa_key(key, &kn) < 0)
-				return bad(err, what, i, "DeviceIDs keys must be NUMA node numbers");
+				return bad(err, what, i,
+					   "DeviceIDs keys must be NUMA node numbers");
 			if ((have_last && kn <= last) || (best && kn >= best_n))
 				continue;
 			best = key;
@@ -155,7 +156,8 @@ int mn_checkpoint_parse(const char *buf, size_t len, const char *pod_uid, const 
 		return cni_error_wrapf(err, r, "device checkpoint");
 	}
 	entries = json_object_get(json_object_get(root, "Data"), "PodDeviceEntries");
-	if (!json_is_object(root) || (entries && !json_is_array(entries) && !json_is_null(entries))) {
+	if (!json_is_object(root) ||
+	    (entries && !json_is_array(entries) && !json_is_null(entries))) {
 		json_decref(root);
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "device checkpoint %s: Data.PodDeviceEntries must be an array",

@@ -11,13 +11,25 @@
 #include "multinet.h"
 
 static const char *const mn_keys[] = {
-	"kubeconfig",	 "clusterNetwork",     "defaultNetworks",
-	"delegates",	 "confDir",	       "cniDir",
-	"binDir",	 "logToStderr",	       "systemNamespaces",
-	"multusNamespace", "namespaceIsolation", "globalNamespaces",
-	"readinessindicatorfile", "retryDeleteOnError", "deviceCheckpoint",
-	"deviceInfoDir", "logOptions", "auxiliaryCNIChainName",
-	NULL,
+    "kubeconfig",
+    "clusterNetwork",
+    "defaultNetworks",
+    "delegates",
+    "confDir",
+    "cniDir",
+    "binDir",
+    "logToStderr",
+    "systemNamespaces",
+    "multusNamespace",
+    "namespaceIsolation",
+    "globalNamespaces",
+    "readinessindicatorfile",
+    "retryDeleteOnError",
+    "deviceCheckpoint",
+    "deviceInfoDir",
+    "logOptions",
+    "auxiliaryCNIChainName",
+    NULL,
 };
 
 void mn_strv_done(struct mn_strv *s)
@@ -62,8 +74,7 @@ static int bad_type(bool strict, const char *key, const json_t *v, const char *w
 	if (strict)
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: must be %s, got %s",
 				  key, want, repr ? repr : "?");
-	cni_log_warning("%s: must be %s, got %s; using the default", key, want,
-			repr ? repr : "?");
+	cni_log_warning("%s: must be %s, got %s; using the default", key, want, repr ? repr : "?");
 	return 0;
 }
 
@@ -152,8 +163,8 @@ static int parse_namespaces(const json_t *root, bool strict, struct mn_conf *c,
 	bool present;
 	int r;
 
-	if ((r = get_strv(root, "systemNamespaces", strict, &present, &c->system_namespaces,
-			  err)) < 0)
+	if ((r = get_strv(root, "systemNamespaces", strict, &present, &c->system_namespaces, err)) <
+	    0)
 		return r;
 	if (!present && mn_strv_push(&c->system_namespaces, MN_DEFAULT_NAMESPACE) < 0)
 		return -ENOMEM;
@@ -183,18 +194,17 @@ static int parse_paths(const json_t *root, bool strict, struct mn_conf *c, struc
 	    (r = get_str(root, "binDir", MN_DEFAULT_BIN_DIR, strict, &c->bin_dir, err)) < 0 ||
 	    (r = get_str(root, "logFile", NULL, strict, &c->log_file, err)) < 0 ||
 	    (r = get_str(root, "logLevel", NULL, strict, &c->log_level, err)) < 0 ||
-	    (r = get_str(root, "readinessindicatorfile", NULL, strict, &c->readiness_file,
-			 err)) < 0 ||
+	    (r = get_str(root, "readinessindicatorfile", NULL, strict, &c->readiness_file, err)) <
+		0 ||
 	    (r = get_str(root, "deviceCheckpoint", MN_DEFAULT_CHECKPOINT, strict,
 			 &c->device_checkpoint, err)) < 0 ||
-	    (r = get_str(root, "deviceInfoDir", MN_DEFAULT_DEVINFO_DIR, strict,
-			 &c->device_info_dir, err)) < 0)
+	    (r = get_str(root, "deviceInfoDir", MN_DEFAULT_DEVINFO_DIR, strict, &c->device_info_dir,
+			 err)) < 0)
 		return r;
 	return 0;
 }
 
-static int parse_networks(const json_t *root, bool strict, struct mn_conf *c,
-			  struct cni_error *err)
+static int parse_networks(const json_t *root, bool strict, struct mn_conf *c, struct cni_error *err)
 {
 	const json_t *v;
 	bool present;
@@ -202,8 +212,8 @@ static int parse_networks(const json_t *root, bool strict, struct mn_conf *c,
 
 	if ((r = get_str(root, "clusterNetwork", NULL, strict, &c->cluster_network, err)) < 0)
 		return r;
-	if ((r = get_strv(root, "defaultNetworks", strict, &present, &c->default_networks,
-			  err)) < 0)
+	if ((r = get_strv(root, "defaultNetworks", strict, &present, &c->default_networks, err)) <
+	    0)
 		return r;
 	v = json_object_get(root, "delegates");
 	if (v && !json_is_null(v)) {
@@ -232,8 +242,8 @@ int mn_conf_parse(const json_t *root, bool strict, struct mn_conf *c, struct cni
 	memset(c, 0, sizeof(*c));
 	c->root = root;
 	c->name = json_string_value(json_object_get(root, "name"));
-	if (cni_version_parse(json_string_value(json_object_get(root, "cniVersion")),
-			      &c->version) < 0)
+	if (cni_version_parse(json_string_value(json_object_get(root, "cniVersion")), &c->version) <
+	    0)
 		c->version = CNI_V010;
 	if ((r = parse_paths(root, strict, c, err)) < 0 ||
 	    (r = parse_namespaces(root, strict, c, err)) < 0 ||

@@ -38,7 +38,7 @@ int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct c
 	for (size_t i = upto; i > 0; i--) {
 		struct mn_delegate *d = &p->d[i - 1];
 		struct cni_runtime_conf rc;
-		struct cni_error e = { 0 };
+		struct cni_error e = {0};
 		int r;
 
 		mn_runtime_conf(p, d, &rc);
@@ -64,7 +64,7 @@ int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct c
 static int load_plan(struct mn_call *c, struct mn_plan *p, bool *from_cache)
 {
 	struct cni_ctx *ctx = c->ctx;
-	struct cni_error tmp = { 0 };
+	struct cni_error tmp = {0};
 	int r;
 
 	r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &tmp);
@@ -89,7 +89,7 @@ static int load_plan(struct mn_call *c, struct mn_plan *p, bool *from_cache)
 int mn_del(struct cni_ctx *ctx)
 {
 	struct mn_call c;
-	struct mn_plan p = { 0 };
+	struct mn_plan p = {0};
 	bool from_cache = false;
 	int r;
 
@@ -99,7 +99,7 @@ int mn_del(struct cni_ctx *ctx)
 	if (r < 0) {
 		/* Keep the cache: the runtime retries DEL and every delegate runs again. */
 		if (from_cache)
-			(void)mn_cache_write(c.conf.cni_dir, &p, false, &(struct cni_error){ 0 });
+			(void)mn_cache_write(c.conf.cni_dir, &p, false, &(struct cni_error){0});
 		goto out;
 	}
 	r = mn_cache_remove(c.conf.cni_dir, ctx->container_id);
@@ -115,8 +115,8 @@ out:
 int mn_check(struct cni_ctx *ctx)
 {
 	struct mn_call c;
-	struct mn_plan p = { 0 };
-	struct cni_error tmp = { 0 };
+	struct mn_plan p = {0};
+	struct cni_error tmp = {0};
 	int r;
 
 	if ((r = mn_call_init(&c, ctx)) < 0)
@@ -131,7 +131,7 @@ int mn_check(struct cni_ctx *ctx)
 	for (size_t i = 0; i < p.n; i++) {
 		struct mn_delegate *d = &p.d[i];
 		struct cni_runtime_conf rc;
-		struct cni_error e = { 0 };
+		struct cni_error e = {0};
 
 		mn_runtime_conf(&p, d, &rc);
 		if (cni_runtime_check(&c.rt, d->list, &rc, &e) < 0) {
@@ -171,19 +171,19 @@ static int gc_caches(struct mn_call *c, struct gc_state *g)
 	int n = scandir(c->conf.cni_dir, &names, NULL, alphasort);
 
 	for (int i = 0; i < n; i++) {
-		struct mn_plan p = { 0 };
-		struct cni_error e = { 0 };
+		struct mn_plan p = {0};
+		struct cni_error e = {0};
 		const char *name = names[i]->d_name;
 
 		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp.") &&
 		    mn_cache_read(c->conf.cni_dir, name, &p, &e) > 0) {
 			if (attachment_valid(c->ctx, p.container_id)) {
-				struct mn_plan *nv = reallocarray_safe(g->kept, g->n_kept + 1,
-								       sizeof(*nv));
+				struct mn_plan *nv =
+				    reallocarray_safe(g->kept, g->n_kept + 1, sizeof(*nv));
 				if (nv) {
 					g->kept = nv;
 					g->kept[g->n_kept++] = p;
-					p = (struct mn_plan){ 0 };
+					p = (struct mn_plan){0};
 				}
 			} else if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
 				cni_log_info("gc: removed stale attachment %s", p.container_id);
@@ -215,9 +215,9 @@ static void gc_network(struct mn_call *c, struct gc_state *g, const struct cni_n
 			if (!nv)
 				continue;
 			v = nv;
-			v[n++] = (struct cni_gc_attachment){ g->kept[i].container_id, d->ifname };
+			v[n++] = (struct cni_gc_attachment){g->kept[i].container_id, d->ifname};
 		}
-	struct cni_error e = { 0 };
+	struct cni_error e = {0};
 
 	if (cni_runtime_gc(&c->rt, l, true, v, n, &e) < 0) {
 		if (!cni_error_isset(&g->err))
@@ -230,7 +230,7 @@ static void gc_network(struct mn_call *c, struct gc_state *g, const struct cni_n
 
 static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_plan *master)
 {
-	struct mn_strv done = { 0 };
+	struct mn_strv done = {0};
 	const struct cni_netconf_list *all[MN_MAX_NETWORKS * 4];
 	size_t n = 0;
 
@@ -251,8 +251,8 @@ static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_p
 int mn_gc(struct cni_ctx *ctx)
 {
 	struct mn_call c;
-	struct mn_plan master = { 0 };
-	struct gc_state g = { 0 };
+	struct mn_plan master = {0};
+	struct gc_state g = {0};
 	int r;
 
 	if ((r = mn_call_init(&c, ctx)) < 0)
@@ -285,7 +285,7 @@ out:
 int mn_status(struct cni_ctx *ctx)
 {
 	struct mn_call c;
-	struct mn_plan p = { 0 };
+	struct mn_plan p = {0};
 	int r;
 
 	if ((r = mn_call_init(&c, ctx)) < 0)
@@ -305,11 +305,11 @@ out:
 }
 
 const struct cni_plugin_ops multinet_ops = {
-	.name = "multinet",
-	.about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
-	.add = mn_add,
-	.del = mn_del,
-	.check = mn_check,
-	.gc = mn_gc,
-	.status = mn_status,
+    .name = "multinet",
+    .about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
+    .add = mn_add,
+    .del = mn_del,
+    .check = mn_check,
+    .gc = mn_gc,
+    .status = mn_status,
 };

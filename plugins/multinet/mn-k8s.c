@@ -60,13 +60,13 @@ static size_t on_data(char *p, size_t size, size_t n, void *userdata)
 
 static int set_tls(const struct lazycurl *lc, CURL *c, const struct mn_kubeconfig *kc)
 {
-	struct curl_blob blob = { 0 };
+	struct curl_blob blob = {0};
 	CURLcode rc = CURLE_OK;
 
 	lc->easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	lc->easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (kc->ca_data) {
-		blob = (struct curl_blob){ kc->ca_data, kc->ca_len, CURL_BLOB_COPY };
+		blob = (struct curl_blob){kc->ca_data, kc->ca_len, CURL_BLOB_COPY};
 		rc = lc->easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
 	} else {
 		rc = lc->easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
@@ -74,9 +74,9 @@ static int set_tls(const struct lazycurl *lc, CURL *c, const struct mn_kubeconfi
 	/* Only the kubeconfig's CA: never the system store as well. */
 	lc->easy_setopt(c, CURLOPT_CAPATH, NULL);
 	if (rc == CURLE_OK && kc->cert_data) {
-		blob = (struct curl_blob){ kc->cert_data, kc->cert_len, CURL_BLOB_COPY };
+		blob = (struct curl_blob){kc->cert_data, kc->cert_len, CURL_BLOB_COPY};
 		rc = lc->easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
-		blob = (struct curl_blob){ kc->key_data, kc->key_len, CURL_BLOB_COPY };
+		blob = (struct curl_blob){kc->key_data, kc->key_len, CURL_BLOB_COPY};
 		if (rc == CURLE_OK)
 			rc = lc->easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob);
 	} else if (rc == CURLE_OK && kc->cert_file) {
@@ -141,7 +141,7 @@ void mn_k8s_free(struct mn_k8s *k)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -154,8 +154,8 @@ static bool retryable_curl(CURLcode rc)
 }
 
 /* One attempt. Returns the curl code; *status and body filled on CURLE_OK. */
-static CURLcode attempt(struct mn_k8s *k, const char *method, const char *url,
-			const char *ctype, const char *body, long *status, struct body *out)
+static CURLcode attempt(struct mn_k8s *k, const char *method, const char *url, const char *ctype,
+			const char *body, long *status, struct body *out)
 {
 	struct curl_slist *h = NULL;
 	_cleanup_free_ char *ct = NULL;
@@ -193,7 +193,7 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 		   const char *body, long *status, char **ret_body, struct cni_error *err)
 {
 	_cleanup_free_ char *url = NULL;
-	struct body out = { 0 };
+	struct body out = {0};
 	CURLcode rc = CURLE_OK;
 	long backoff = K8S_BACKOFF_MS;
 
@@ -205,7 +205,7 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 			backoff *= 2;
 		}
 		free(out.buf);
-		out = (struct body){ 0 };
+		out = (struct body){0};
 		*status = 0;
 		rc = attempt(k, method, url, ctype, body, status, &out);
 		if (rc == CURLE_OK && *status != 429 && *status < 500)
@@ -303,14 +303,15 @@ int mn_k8s_get_nad(struct mn_k8s *k, const char *ns, const char *name, json_t **
 {
 	_cleanup_free_ char *path = NULL;
 
-	if (asprintf(&path, "/apis/k8s.cni.cncf.io/v1/namespaces/%s/network-attachment-definitions/%s",
-		     ns, name) < 0)
+	if (asprintf(&path,
+		     "/apis/k8s.cni.cncf.io/v1/namespaces/%s/network-attachment-definitions/%s", ns,
+		     name) < 0)
 		return -ENOMEM;
 	return get_object(k, path, "NetworkAttachmentDefinition", ret, err);
 }
 
-int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name,
-			const char *status_json, struct cni_error *err)
+int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, const char *status_json,
+			struct cni_error *err)
 {
 	_cleanup_free_ char *path = NULL, *body = NULL, *resp = NULL;
 	json_t *patch;
@@ -319,8 +320,7 @@ int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name,
 
 	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ns, name) < 0)
 		return -ENOMEM;
-	patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MN_ANNOT_STATUS,
-			  status_json);
+	patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MN_ANNOT_STATUS, status_json);
 	body = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
 	json_decref(patch);
 	if (!body)

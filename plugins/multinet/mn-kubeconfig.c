@@ -70,8 +70,8 @@ static yaml_node_t *find_named(const struct kc *k, const char *list, const char 
 
 	if (!seq || seq->type != YAML_SEQUENCE_NODE)
 		return NULL;
-	for (yaml_node_item_t *i = seq->data.sequence.items.start;
-	     i < seq->data.sequence.items.top; i++) {
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top;
+	     i++) {
 		yaml_node_t *e = node(k, *i);
 		const char *n = map_str(k, e, "name");
 
@@ -138,8 +138,7 @@ static int parse_cluster(const struct kc *k, const yaml_node_t *cl, const char *
 	while (n > 8 && kc->server[n - 1] == '/')
 		kc->server[--n] = '\0';
 	if (cad)
-		return decode_data(k, "certificate-authority-data", cad, &kc->ca_data,
-				   &kc->ca_len);
+		return decode_data(k, "certificate-authority-data", cad, &kc->ca_data, &kc->ca_len);
 	if (caf)
 		return resolve_path(k, caf, &kc->ca_file);
 	return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
@@ -183,8 +182,8 @@ static int parse_user(const struct kc *k, const yaml_node_t *u, struct mn_kubeco
 		return -ENOMEM;
 	if (!tok && tokf && (r = read_token_file(k, tokf, &kc->token)) < 0)
 		return r;
-	if (cd && (r = decode_data(k, "client-certificate-data", cd, &kc->cert_data,
-				   &kc->cert_len)) < 0)
+	if (cd &&
+	    (r = decode_data(k, "client-certificate-data", cd, &kc->cert_data, &kc->cert_len)) < 0)
 		return r;
 	if (!cd && cf && (r = resolve_path(k, cf, &kc->cert_file)) < 0)
 		return r;
@@ -215,8 +214,8 @@ static int parse_doc(const struct kc *k, struct mn_kubeconfig *kc)
 	ctx = find_named(k, "contexts", cur, "context");
 	if (!ctx)
 		return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "kubeconfig %s: current-context '%s' is not in contexts",
-				  k->what, cur);
+				  "kubeconfig %s: current-context '%s' is not in contexts", k->what,
+				  cur);
 	cname = map_str(k, ctx, "cluster");
 	cl = cname ? find_named(k, "clusters", cname, "cluster") : NULL;
 	if (!cl)
@@ -230,8 +229,8 @@ static int parse_doc(const struct kc *k, struct mn_kubeconfig *kc)
 	u = uname ? find_named(k, "users", uname, "user") : NULL;
 	if (uname && !u)
 		return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "kubeconfig %s: context '%s': user '%s' not found", k->what,
-				  cur, uname);
+				  "kubeconfig %s: context '%s': user '%s' not found", k->what, cur,
+				  uname);
 	return u ? parse_user(k, u, kc) : 0;
 }
 
@@ -240,7 +239,7 @@ int mn_kubeconfig_parse(const char *buf, size_t len, const char *dir, const char
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct kc k = { .doc = &doc, .what = what, .dir = dir, .err = err };
+	struct kc k = {.doc = &doc, .what = what, .dir = dir, .err = err};
 	int r;
 
 	memset(ret, 0, sizeof(*ret));

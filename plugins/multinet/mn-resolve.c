@@ -123,7 +123,8 @@ static int load_confdir(const char *dir, const char *name, struct mn_delegate *d
 static int nad_conf(struct mn_call *c, const json_t *nad, const char *ns, const char *name,
 		    struct mn_delegate *d, const json_t *cni_args, struct cni_error *err)
 {
-	const char *text = json_string_value(json_object_get(json_object_get(nad, "spec"), "config"));
+	const char *text =
+	    json_string_value(json_object_get(json_object_get(nad, "spec"), "config"));
 	char what[300];
 	json_t *conf = NULL;
 	int r;
@@ -165,7 +166,7 @@ static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate 
 		return set_display(d, NULL, d->list->name);
 	}
 	if (c->k8s) {
-		struct cni_error tmp = { 0 };
+		struct cni_error tmp = {0};
 
 		r = mn_k8s_get_nad(c->k8s, c->conf.multus_namespace, ref, &nad, &tmp);
 		if (r < 0)
@@ -175,7 +176,8 @@ static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate 
 	}
 	if (nad) {
 		/* resourceName works on the cluster network's NAD too (Multus #501). */
-		if ((r = set_display(d, NULL, ref)) >= 0 && (r = sel_device(c, d, nad, NULL, err)) >= 0)
+		if ((r = set_display(d, NULL, ref)) >= 0 &&
+		    (r = sel_device(c, d, nad, NULL, err)) >= 0)
 			r = nad_conf(c, nad, c->conf.multus_namespace, ref, d, NULL, err);
 		d->display = mfree(d->display);
 		json_decref(nad);
@@ -227,11 +229,11 @@ static int sel_caps(struct mn_delegate *d, const struct mn_sel *s, struct cni_er
 		const char *cap;
 		json_t *v;
 	} req[] = {
-		{ "portMappings", s->port_mappings },
-		{ "bandwidth", s->bandwidth },
-		{ "ips", s->ips },
-		{ "mac", s->mac ? json_string(s->mac) : NULL },
-		{ "infinibandGUID", s->infiniband_guid ? json_string(s->infiniband_guid) : NULL },
+	    {"portMappings", s->port_mappings},
+	    {"bandwidth", s->bandwidth},
+	    {"ips", s->ips},
+	    {"mac", s->mac ? json_string(s->mac) : NULL},
+	    {"infinibandGUID", s->infiniband_guid ? json_string(s->infiniband_guid) : NULL},
 	};
 	int r = 0;
 
@@ -434,8 +436,8 @@ int mn_resolve(struct mn_call *c, struct mn_plan *p)
 				return r;
 		}
 	}
-	if (c->k8s && ((r = resolve_default_override(c, p)) < 0 ||
-		       (r = resolve_pod_networks(c, p)) < 0))
+	if (c->k8s &&
+	    ((r = resolve_default_override(c, p)) < 0 || (r = resolve_pod_networks(c, p)) < 0))
 		return r;
 	return assign_ifnames(c, p);
 }

@@ -51,7 +51,7 @@ static int collect(const struct mn_plan *p, struct gw_req *v4, struct gw_req *v6
 						  "(%s on %s, %s on %s): ECMP is not supported",
 						  fam == AF_INET ? '4' : '6', g->text,
 						  p->d[g->idx].display, s, p->d[i].display);
-			*g = (struct gw_req){ (ssize_t)i, a, s };
+			*g = (struct gw_req){(ssize_t)i, a, s};
 		}
 	}
 	return 0;
@@ -71,7 +71,7 @@ static bool route_is(const struct nlw_route *r, int oif, int fam, const union ip
 
 static int list_defaults(struct nlw_sock *s, int fam, struct nlw_route **ret, unsigned *ret_n)
 {
-	struct nlw_route_filter f = { .family = fam, .table = RT_MAIN };
+	struct nlw_route_filter f = {.family = fam, .table = RT_MAIN};
 	struct nlw_route *v = NULL;
 	unsigned n = 0, k = 0;
 	int r = nlw_route_list(s, &f, &v, &n);
@@ -91,7 +91,7 @@ static int move_default(struct nlw_sock *s, int fam, int oif, const struct gw_re
 			const char *ifname, struct cni_error *err)
 {
 	_cleanup_free_ struct nlw_route *v = NULL;
-	struct nlw_route want = { .dst.family = fam, .has_gw = true, .gw = g->gw, .oif = oif };
+	struct nlw_route want = {.dst.family = fam, .has_gw = true, .gw = g->gw, .oif = oif};
 	unsigned n;
 	int r;
 
@@ -142,9 +142,9 @@ static void drop_from(json_t *routes, int family)
 void mn_result_drop_default(json_t *result, int family)
 {
 	drop_from(json_object_get(result, "routes"), family);
-	drop_from(json_object_get(json_object_get(result, family == AF_INET ? "ip4" : "ip6"),
-				  "routes"),
-		  family);
+	drop_from(
+	    json_object_get(json_object_get(result, family == AF_INET ? "ip4" : "ip6"), "routes"),
+	    family);
 }
 
 int mn_result_add_default(json_t *result, const char *gw)
@@ -165,8 +165,8 @@ int mn_result_add_default(json_t *result, const char *gw)
 			return -ENOMEM;
 	}
 	return json_array_append_new(routes, json_pack("{s:s,s:s}", "dst", dst, "gw", gw)) < 0
-		       ? -ENOMEM
-		       : 0;
+		   ? -ENOMEM
+		   : 0;
 }
 
 static int apply_family(struct nlw_sock *s, struct mn_plan *p, int fam, const struct gw_req *g,
@@ -178,8 +178,9 @@ static int apply_family(struct nlw_sock *s, struct mn_plan *p, int fam, const st
 
 	r = nlw_link_get_by_name(s, d->ifname, &link);
 	if (r < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r, "network %s: default-route: no %s in the pod",
-				  d->display, d->ifname);
+		return cni_errorf(err, CNI_ERR_PLUGIN, r,
+				  "network %s: default-route: no %s in the pod", d->display,
+				  d->ifname);
 	if ((r = move_default(s, fam, link.ifindex, g, d->ifname, err)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n; i++)
@@ -200,7 +201,8 @@ static int recache(const struct mn_plan *p, const struct cni_runtime *rt, struct
 		if (!p->d[i].result || p->d[i].state != MN_ADDED)
 			continue;
 		mn_runtime_conf(p, &p->d[i], &rc);
-		if ((r = cni_cache_write(rt->cache_dir, p->d[i].list, &rc, p->d[i].result, err)) < 0)
+		if ((r = cni_cache_write(rt->cache_dir, p->d[i].list, &rc, p->d[i].result, err)) <
+		    0)
 			return r;
 	}
 	return 0;

@@ -39,8 +39,8 @@ static json_t *gateways_of(const struct cni_result *r, int iface, bool take_unin
 		if (!ip->has_gateway ||
 		    (ip->interface != iface && !(take_unindexed && ip->interface < 0)))
 			continue;
-		json_array_append_new(gws,
-				      json_string(ip_addr_fmt(ip->address.family, &ip->gateway, buf)));
+		json_array_append_new(
+		    gws, json_string(ip_addr_fmt(ip->address.family, &ip->gateway, buf)));
 	}
 	return gws;
 }

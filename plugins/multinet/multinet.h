@@ -88,7 +88,7 @@ struct mn_sel {
 	char *mac;
 	char *infiniband_guid;
 	char *device_id;
-	json_t *ips;           /* array of strings or NULL */
+	json_t *ips;	       /* array of strings or NULL */
 	json_t *port_mappings; /* array or NULL */
 	json_t *bandwidth;     /* object or NULL */
 	json_t *cni_args;      /* object or NULL */
@@ -145,8 +145,8 @@ int mn_k8s_get_pod(struct mn_k8s *k, const char *ns, const char *name, json_t **
 int mn_k8s_get_nad(struct mn_k8s *k, const char *ns, const char *name, json_t **ret,
 		   struct cni_error *err);
 /* Merge-PATCH the pod's network-status annotation. 0 also when the pod is gone. */
-int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name,
-			const char *status_json, struct cni_error *err);
+int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, const char *status_json,
+			struct cni_error *err);
 /*
  * Validate an apiserver object body (untrusted): JSON object with the
  * expected "kind" (NULL: any) and metadata. Returns 0 and a new reference.
@@ -279,9 +279,9 @@ struct mn_call {
 	struct cni_ctx *ctx;
 	struct mn_conf conf;
 	struct cni_runtime rt;
-	char *path; /* binDir + CNI_PATH */
-	struct mn_k8s *k8s; /* NULL without kubeconfig */
-	json_t *pod;        /* NULL when unknown */
+	char *path;	     /* binDir + CNI_PATH */
+	struct mn_k8s *k8s;  /* NULL without kubeconfig */
+	json_t *pod;	     /* NULL when unknown */
 	const char *pod_uid; /* borrowed from the plan */
 	struct mn_devices devices;
 	bool devices_loaded;

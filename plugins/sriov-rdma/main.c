@@ -6,7 +6,7 @@
 
 /* IPAM types run in-process; any other (whereabouts, cluster-ipam, ...) is exec'd. */
 static const struct podnet_ipam_type ipam_types[] = {
-	PODNET_IPAM_NODE_LOCAL,
+    PODNET_IPAM_NODE_LOCAL,
     {NULL, NULL},
 };
 

@@ -66,10 +66,11 @@ int podnet_veth_add(struct podnet *pn, const struct podnet_veth *v, struct podne
 		r = create_pair(pn, v, ret->host_name);
 		/* Which name is taken? The pod's is a hard error, ours a retry. */
 		if (r == -EEXIST && nlw_link_get_by_name(pn->pod, ctx->ifname, &probe) >= 0)
-			return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
-					  "container veth name (\"%s\") peer provided (\"%s\") already "
-					  "exists: CNI_IFNAME '%s' is taken in the pod netns '%s'",
-					  ctx->ifname, ret->host_name, ctx->ifname, ctx->netns);
+			return cni_errorf(
+			    &ctx->err, CNI_ERR_EXISTS, -EEXIST,
+			    "container veth name (\"%s\") peer provided (\"%s\") already "
+			    "exists: CNI_IFNAME '%s' is taken in the pod netns '%s'",
+			    ctx->ifname, ret->host_name, ctx->ifname, ctx->netns);
 	}
 	if (r == -EEXIST)
 		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, r,

@@ -18,7 +18,7 @@
 #include "ipam/cluster-ipam.h"
 
 #define BASE                                                                                       \
-	"\"cniVersion\":\"1.1.0\",\"name\":\"net\",\"ipam\":{\"type\":\"cluster-ipam\",\"etcd\":{"  \
+	"\"cniVersion\":\"1.1.0\",\"name\":\"net\",\"ipam\":{\"type\":\"cluster-ipam\",\"etcd\":{" \
 	"\"endpoints\":[\"unix:///run/etcd.sock\"]}"
 
 struct parsed {
@@ -37,8 +37,8 @@ static void parse(struct parsed *p, enum cni_command cmd, const char *json)
 	p->ctx.command_str = cni_command_str(cmd);
 	p->ctx.container_id = "c";
 	p->ctx.ifname = "eth0";
-	assert_int_equal(cni_conf_parse_ex(root, !cni_ctx_strict(&p->ctx), &p->ctx.conf, &p->ctx.err),
-			 0);
+	assert_int_equal(
+	    cni_conf_parse_ex(root, !cni_ctx_strict(&p->ctx), &p->ctx.conf, &p->ctx.err), 0);
 	json_decref(root);
 	p->r = cipam_conf_parse(&p->ctx, &p->c);
 }
@@ -94,7 +94,8 @@ static void test_all_keys(void **state)
 	(void)state;
 
 	parse(&p, CNI_CMD_ADD,
-	      "{\"cniVersion\":\"1.1.0\",\"name\":\"net\",\"args\":{\"cni\":{\"ips\":[\"10.1.0.9\"]}},"
+	      "{\"cniVersion\":\"1.1.0\",\"name\":\"net\",\"args\":{\"cni\":{\"ips\":[\"10.1.0.9\"]"
+	      "}},"
 	      "\"ipam\":{\"type\":\"cluster-ipam\",\"nodeName\":\"n2\",\"etcdPrefix\":\"/x/y/\","
 	      "\"dataDir\":\"/tmp/d\",\"etcd\":{\"endpoints\":[\"https://10.0.0.1:2379\","
 	      "\"http://h:2379\"],\"caFile\":\"/ca\",\"certFile\":\"/c\",\"keyFile\":\"/k\","
@@ -126,13 +127,16 @@ static void test_errors(void **state)
 		     "ipam.etcd: expected an object with endpoints");
 	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[{\"cidr\":\"10.0.0.1/16\"}]}}",
 		     "ipam.pools[0].cidr: has host bits set: '10.0.0.1/16'");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[{\"cidr\":\"10.0.0.0/16\",\"blockSize\":19}]}}",
+	expect_error(CNI_CMD_ADD,
+		     "{" BASE ",\"pools\":[{\"cidr\":\"10.0.0.0/16\",\"blockSize\":19}]}}",
 		     "ipam.pools[0].blockSize: expected a prefix length in 20..32");
 	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[{\"cidr\":\"10.0.0.0/28\"}]}}",
 		     "ipam.pools[0].blockSize: the default /26 does not fit the pool");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[{\"cidr\":\"fd00::/64\",\"blockSize\":115}]}}",
+	expect_error(CNI_CMD_ADD,
+		     "{" BASE ",\"pools\":[{\"cidr\":\"fd00::/64\",\"blockSize\":115}]}}",
 		     "116..128");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[]}}", "ipam.pools: expected a list of 1 to 16");
+	expect_error(CNI_CMD_ADD, "{" BASE ",\"pools\":[]}}",
+		     "ipam.pools: expected a list of 1 to 16");
 	expect_error(CNI_CMD_ADD,
 		     "{" BASE ",\"pools\":[{\"cidr\":\"10.0.0.0/8\"},{\"cidr\":\"10.9.0.0/16\"}]}}",
 		     "ipam.pools[1]: 10.9.0.0/16 overlaps ipam.pools[0] 10.0.0.0/8");
@@ -144,31 +148,37 @@ static void test_errors(void **state)
 		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{\"endpoints\":"
 		     "[\"http://h:1\"],\"timeoutMs\":5},\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "ipam.etcd.timeoutMs: expected milliseconds in 10..600000, got 5");
+	expect_error(
+	    CNI_CMD_ADD,
+	    "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{\"endpoints\":"
+	    "[\"http://h:1\"],\"keyFile\":\"/k\"},\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
+	    "certFile and keyFile go together");
 	expect_error(CNI_CMD_ADD,
-		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{\"endpoints\":"
-		     "[\"http://h:1\"],\"keyFile\":\"/k\"},\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
-		     "certFile and keyFile go together");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"nodeName\":\"a b\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
+		     "{" BASE ",\"nodeName\":\"a b\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "ipam.nodeName: not a node name");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"etcdPrefix\":\"rel\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
+	expect_error(CNI_CMD_ADD,
+		     "{" BASE ",\"etcdPrefix\":\"rel\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "ipam.etcdPrefix");
-	expect_error(CNI_CMD_ADD, "{" BASE ",\"dataDir\":\"rel\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
+	expect_error(CNI_CMD_ADD,
+		     "{" BASE ",\"dataDir\":\"rel\",\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "ipam.dataDir: not an absolute path: 'rel'");
 	expect_error(CNI_CMD_ADD,
 		     "{" BASE ",\"blockRouteProtocol\":12,\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "ipam.blockRouteProtocol");
-	expect_error(CNI_CMD_ADD,
-		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"runtimeConfig\":{\"ips\":[\"10.0.0.1\","
-		     "\"10.0.0.2\"]},\"ipam\":{\"etcd\":{\"endpoints\":[\"http://h:1\"]},\"pools\":"
-		     "[{\"cidr\":\"10.0.0.0/16\"}]}}",
-		     "runtimeConfig.ips[1]: a second IPv4 address requested");
+	expect_error(
+	    CNI_CMD_ADD,
+	    "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"runtimeConfig\":{\"ips\":[\"10.0.0.1\","
+	    "\"10.0.0.2\"]},\"ipam\":{\"etcd\":{\"endpoints\":[\"http://h:1\"]},\"pools\":"
+	    "[{\"cidr\":\"10.0.0.0/16\"}]}}",
+	    "runtimeConfig.ips[1]: a second IPv4 address requested");
 	expect_error(CNI_CMD_ADD,
 		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"runtimeConfig\":{\"ips\":[\"x\"]},"
 		     "\"ipam\":{\"etcd\":{\"endpoints\":[\"http://h:1\"]},\"pools\":"
 		     "[{\"cidr\":\"10.0.0.0/16\"}]}}",
 		     "runtimeConfig.ips[0]: not an IP address: 'x'");
 	/* etcd decides what DEL touches: an error there too */
-	expect_error(CNI_CMD_DEL, "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{}}}",
+	expect_error(CNI_CMD_DEL,
+		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{}}}",
 		     "ipam.etcd.endpoints");
 }
 

@@ -16,15 +16,15 @@
 #include "../../ipam/cluster-ipam/src/cluster-add.h"
 #include "ipam/cluster-ipam.h"
 
-static struct ip_prefix P(const char *s)
-{
+static struct ip_prefix P(const char *s) {
 	struct ip_prefix p;
 
 	assert_int_equal(ip_prefix_parse(s, &p), 0);
 	return p;
 }
 
-static void test_keypart(void **state)
+static void
+test_keypart(void **state)
 {
 	char buf[CIPAM_KEYPART_LEN];
 	struct ip_prefix p = P("10.244.1.0/26"), back;
@@ -205,8 +205,9 @@ static void test_block_json_roundtrip(void **state)
 	assert_int_equal(cipam_block_init(&b, &cidr, "n1", 7), 0);
 	assert_int_equal(cipam_block_take(&b, 63, "n1/c/eth0", 8), 0);
 	s = cipam_block_json(&b);
-	assert_string_equal(s, "{\"cidr\":\"10.0.0.64/26\",\"claimed\":7,\"next\":0,\"node\":\"n1\","
-			       "\"seq\":1,\"updated\":8,\"used\":{\"63\":\"n1/c/eth0\"}}");
+	assert_string_equal(s,
+			    "{\"cidr\":\"10.0.0.64/26\",\"claimed\":7,\"next\":0,\"node\":\"n1\","
+			    "\"seq\":1,\"updated\":8,\"used\":{\"63\":\"n1/c/eth0\"}}");
 	assert_int_equal(cipam_block_parse(s, strlen(s), &cidr, &c, &why), 0);
 	assert_int_equal(c.n_used, 1);
 	assert_string_equal(c.used[63], "n1/c/eth0");
@@ -248,7 +249,8 @@ static void test_block_parse_bad(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why = NULL;
-		assert_int_equal(cipam_block_parse(bad[i], strlen(bad[i]), NULL, &b, &why), -EBADMSG);
+		assert_int_equal(cipam_block_parse(bad[i], strlen(bad[i]), NULL, &b, &why),
+				 -EBADMSG);
 		assert_non_null(why);
 	}
 }
@@ -256,8 +258,13 @@ static void test_block_parse_bad(void **state)
 static void test_handle_json(void **state)
 {
 	char id[] = "n1/c1/eth0", node[] = "n1", cid[] = "c1", ifname[] = "eth0", net[] = "net";
-	struct cipam_handle h = {.id = id, .node = node, .container_id = cid,
-				 .ifname = ifname, .network = net, .created = 5, .n_ips = 2};
+	struct cipam_handle h = {.id = id,
+				 .node = node,
+				 .container_id = cid,
+				 .ifname = ifname,
+				 .network = net,
+				 .created = 5,
+				 .n_ips = 2};
 	struct cipam_handle g;
 	const char *why;
 	char *s;
@@ -293,8 +300,8 @@ static void test_pool_json(void **state)
 	assert_int_equal(cipam_pool_parse(s, strlen(s), &q, &why), 0);
 	assert_int_equal(q.block_size, 122);
 	free(s);
-	assert_int_equal(cipam_pool_parse("{\"cidr\":\"10.0.0.0/16\",\"blockSize\":8}", 37, &q, &why),
-			 -EBADMSG);
+	assert_int_equal(
+	    cipam_pool_parse("{\"cidr\":\"10.0.0.0/16\",\"blockSize\":8}", 37, &q, &why), -EBADMSG);
 	assert_int_equal(cipam_pool_parse("{\"cidr\":\"10.0.0.0/16\"}", 22, &q, &why), -EBADMSG);
 }
 

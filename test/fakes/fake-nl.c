@@ -292,4 +292,3 @@ int fake_fx_teardown(void **state)
 	free(x);
 	return 0;
 }
-

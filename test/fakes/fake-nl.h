@@ -81,4 +81,3 @@ int fake_fx_setup_route(void **state);
 int fake_fx_setup_rdma(void **state);
 /* cmocka teardown: frees the socket, the fake and the fixture. */
 int fake_fx_teardown(void **state);
-

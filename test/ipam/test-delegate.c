@@ -207,9 +207,9 @@ static void test_undo_releases_lease(void **state)
 }
 
 static const struct podnet_ipam_type ipam_types[] = {
-	{ "host-local", &ipam_host_local_ops },
-	{ "static", &ipam_static_ops },
-	{ NULL, NULL },
+    {"host-local", &ipam_host_local_ops},
+    {"static", &ipam_static_ops},
+    {NULL, NULL},
 };
 
 int main(void)

@@ -20,51 +20,48 @@ struct conf_case {
 };
 
 static const struct conf_case cases[] = {
-	{ "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":\"bridge\"}", false, 0, 0, NULL },
-	{ "{\"name\":\"net1\"}", false, 0, 0, NULL },
-	{ "[1,2]", false, -EINVAL, CNI_ERR_DECODE, "not a JSON object" },
-	{ "{\"cniVersion\":\"1.0.0\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "missing network name" },
-	{ "{\"name\":\"../etc\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "name: invalid network name \"../etc\"" },
-	{ "{\"name\":\"a/b\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name" },
-	{ "{\"name\":7}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name 7" },
-	{ "{\"name\":\"n\",\"cniVersion\":1}", false, -EINVAL, CNI_ERR_DECODE,
-	  "cniVersion: not a string" },
-	/* well-formed JSON naming no version: parsed; the skeleton answers code 1 */
-	{ "{\"name\":\"n\",\"cniVersion\":\"x.y\"}", false, 0, 0, NULL },
-	{ "{\"name\":\"n\",\"ipMasq\":\"yes\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "ipMasq: not a boolean: \"yes\"" },
-	{ "{\"name\":\"n\",\"ipMasq\":\"yes\"}", true, 0, 0, NULL },
-	{ "{\"name\":\"n\",\"ipam\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "ipam: not an object" },
-	{ "{\"name\":\"n\",\"ipam\":{\"type\":\"../x\"}}", false, -EINVAL,
-	  CNI_ERR_INVALID_CONFIG, "ipam.type: invalid plugin name '../x'" },
-	{ "{\"name\":\"n\",\"ipam\":{\"type\":5}}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "ipam: type: not a string: 5" },
-	{ "{\"name\":\"n\",\"args\":{\"cni\":{\"ips\":[\"10.0.0.1\",3]}}}", false, -EINVAL,
-	  CNI_ERR_INVALID_CONFIG, "args.cni.ips[1]: not a string: 3" },
-	{ "{\"name\":\"n\",\"cni.dev/valid-attachments\":[{\"containerID\":\"a\"}]}", false,
-	  -EINVAL, CNI_ERR_INVALID_CONFIG, "cni.dev/valid-attachments[0]" },
-	{ "{\"name\":\"n\",\"prevResult\":\"x\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "prevResult: not an object" },
-	{ "{\"name\":\"n\",\"runtimeConfig\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
-	  "runtimeConfig: not an object" },
+    {"{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":\"bridge\"}", false, 0, 0, NULL},
+    {"{\"name\":\"net1\"}", false, 0, 0, NULL},
+    {"[1,2]", false, -EINVAL, CNI_ERR_DECODE, "not a JSON object"},
+    {"{\"cniVersion\":\"1.0.0\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "missing network name"},
+    {"{\"name\":\"../etc\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "name: invalid network name \"../etc\""},
+    {"{\"name\":\"a/b\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name"},
+    {"{\"name\":7}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid network name 7"},
+    {"{\"name\":\"n\",\"cniVersion\":1}", false, -EINVAL, CNI_ERR_DECODE,
+     "cniVersion: not a string"},
+    /* well-formed JSON naming no version: parsed; the skeleton answers code 1 */
+    {"{\"name\":\"n\",\"cniVersion\":\"x.y\"}", false, 0, 0, NULL},
+    {"{\"name\":\"n\",\"ipMasq\":\"yes\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "ipMasq: not a boolean: \"yes\""},
+    {"{\"name\":\"n\",\"ipMasq\":\"yes\"}", true, 0, 0, NULL},
+    {"{\"name\":\"n\",\"ipam\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG, "ipam: not an object"},
+    {"{\"name\":\"n\",\"ipam\":{\"type\":\"../x\"}}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "ipam.type: invalid plugin name '../x'"},
+    {"{\"name\":\"n\",\"ipam\":{\"type\":5}}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "ipam: type: not a string: 5"},
+    {"{\"name\":\"n\",\"args\":{\"cni\":{\"ips\":[\"10.0.0.1\",3]}}}", false, -EINVAL,
+     CNI_ERR_INVALID_CONFIG, "args.cni.ips[1]: not a string: 3"},
+    {"{\"name\":\"n\",\"cni.dev/valid-attachments\":[{\"containerID\":\"a\"}]}", false, -EINVAL,
+     CNI_ERR_INVALID_CONFIG, "cni.dev/valid-attachments[0]"},
+    {"{\"name\":\"n\",\"prevResult\":\"x\"}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "prevResult: not an object"},
+    {"{\"name\":\"n\",\"runtimeConfig\":[]}", false, -EINVAL, CNI_ERR_INVALID_CONFIG,
+     "runtimeConfig: not an object"},
 };
 
 static void test_parse_table(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cni_error err = { 0 };
-		struct cni_conf c = { 0 };
+		struct cni_error err = {0};
+		struct cni_conf c = {0};
 		json_t *root = NULL;
 		int r;
 
 		print_message("case %zu: %s\n", i, cases[i].json);
-		assert_int_equal(cni_json_loadb(cases[i].json, strlen(cases[i].json), "stdin",
-						&root, &err),
-				 0);
+		assert_int_equal(
+		    cni_json_loadb(cases[i].json, strlen(cases[i].json), "stdin", &root, &err), 0);
 		r = cni_conf_parse_ex(root, cases[i].lenient, &c, &err);
 		assert_int_equal(r, cases[i].want_r);
 		if (r < 0) {
@@ -81,14 +78,14 @@ static void test_parse_table(void **state)
 static void test_parse_fields(void **state)
 {
 	static const char json[] =
-		"{\"cniVersion\":\"0.4.0\",\"name\":\"mynet\",\"type\":\"bridge\",\"ipMasq\":true,"
-		"\"ipam\":{\"type\":\"host-local\",\"subnet\":\"10.1.0.0/16\"},"
-		"\"dns\":{\"nameservers\":[\"10.1.0.1\"]},"
-		"\"args\":{\"cni\":{\"ips\":[\"10.1.0.7\"]}},"
-		"\"cni.dev/valid-attachments\":[{\"containerID\":\"c1\",\"ifname\":\"eth0\"}],"
-		"\"logLevel\":\"debug\"}";
-	struct cni_error err = { 0 };
-	struct cni_conf c = { 0 };
+	    "{\"cniVersion\":\"0.4.0\",\"name\":\"mynet\",\"type\":\"bridge\",\"ipMasq\":true,"
+	    "\"ipam\":{\"type\":\"host-local\",\"subnet\":\"10.1.0.0/16\"},"
+	    "\"dns\":{\"nameservers\":[\"10.1.0.1\"]},"
+	    "\"args\":{\"cni\":{\"ips\":[\"10.1.0.7\"]}},"
+	    "\"cni.dev/valid-attachments\":[{\"containerID\":\"c1\",\"ifname\":\"eth0\"}],"
+	    "\"logLevel\":\"debug\"}";
+	struct cni_error err = {0};
+	struct cni_conf c = {0};
 	json_t *root = NULL;
 
 	(void)state;
@@ -114,8 +111,8 @@ static void test_parse_fields(void **state)
 static void test_empty_ipam_type_is_l2(void **state)
 {
 	static const char json[] = "{\"name\":\"n\",\"ipam\":{}}";
-	struct cni_error err = { 0 };
-	struct cni_conf c = { 0 };
+	struct cni_error err = {0};
+	struct cni_conf c = {0};
 	json_t *root = NULL;
 
 	(void)state;
@@ -133,7 +130,7 @@ static void test_huge_integer_names_key(void **state)
 	static const char json[] = "{\"name\":\"a\",\"x\":1e300,\"ipam\":{\"r\":[1,"
 				   "{\"mtu\":99999999999999999999}]}}";
 	static const char neg[] = "{\"name\":\"a\",\"mtu\":-99999999999999999999}";
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 
 	(void)state;
@@ -156,7 +153,7 @@ static void test_huge_integer_names_key(void **state)
 static void test_duplicate_keys_rejected(void **state)
 {
 	static const char json[] = "{\"name\":\"a\",\"name\":\"b\"}";
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *root = NULL;
 
 	(void)state;
@@ -214,10 +211,10 @@ static void capture(enum cni_log_level level, const char *line, void *userdata)
 
 static void test_unknown_keys_warn_with_hint(void **state)
 {
-	static const char *const known[] = { "bridge", "isGateway", "hairpinMode", NULL };
-	json_t *o = json_pack("{s:s, s:b, s:b, s:i, s:s, s:i}", "name", "n", "isgateway", 1,
-			      "hairpinMod", 1, "frobnicate", 1, "cniVersion", "1.0.0",
-			      "cni.dev/x", 1);
+	static const char *const known[] = {"bridge", "isGateway", "hairpinMode", NULL};
+	json_t *o =
+	    json_pack("{s:s, s:b, s:b, s:i, s:s, s:i}", "name", "n", "isgateway", 1, "hairpinMod",
+		      1, "frobnicate", 1, "cniVersion", "1.0.0", "cni.dev/x", 1);
 
 	(void)state;
 	captured[0] = '\0';
@@ -241,12 +238,12 @@ static void test_json_whole_number(void **state)
 		bool ok;
 		long long value;
 	} wn_cases[] = {
-		{ "1500", true, 1500 },	     { "1500.0", true, 1500 },	{ "-7.0", true, -7 },
-		{ "1500.5", false, 0 },	     { "2e80", false, 0 },	{ "-2e80", false, 0 },
-		{ "9.3e18", false, 0 },	     { "-9.3e18", false, 0 },	{ "\"1\"", false, 0 },
-		{ "true", false, 0 },	     { "null", false, 0 },
+	    {"1500", true, 1500}, {"1500.0", true, 1500}, {"-7.0", true, -7},
+	    {"1500.5", false, 0}, {"2e80", false, 0},	  {"-2e80", false, 0},
+	    {"9.3e18", false, 0}, {"-9.3e18", false, 0},  {"\"1\"", false, 0},
+	    {"true", false, 0},	  {"null", false, 0},
 	};
-	struct cni_ctx ctx = { .command = CNI_CMD_ADD };
+	struct cni_ctx ctx = {.command = CNI_CMD_ADD};
 	unsigned long long u = 0;
 
 	(void)state;
@@ -269,7 +266,7 @@ static void test_json_whole_number(void **state)
 
 static void test_getters_strict_and_lenient(void **state)
 {
-	struct cni_ctx ctx = { .command = CNI_CMD_ADD };
+	struct cni_ctx ctx = {.command = CNI_CMD_ADD};
 	json_t *o = json_pack("{s:i, s:s, s:f, s:b, s:[i]}", "mtu", 70000, "bridge", "cni0", "x",
 			      1500.0, "hairpinMode", 1, "list", 1);
 	unsigned long long u = 0;
@@ -313,16 +310,16 @@ static void test_getters_strict_and_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_table),
-		cmocka_unit_test(test_parse_fields),
-		cmocka_unit_test(test_empty_ipam_type_is_l2),
-		cmocka_unit_test(test_duplicate_keys_rejected),
-		cmocka_unit_test(test_huge_integer_names_key),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_get_ci),
-		cmocka_unit_test(test_unknown_keys_warn_with_hint),
-		cmocka_unit_test(test_json_whole_number),
-		cmocka_unit_test(test_getters_strict_and_lenient),
+	    cmocka_unit_test(test_parse_table),
+	    cmocka_unit_test(test_parse_fields),
+	    cmocka_unit_test(test_empty_ipam_type_is_l2),
+	    cmocka_unit_test(test_duplicate_keys_rejected),
+	    cmocka_unit_test(test_huge_integer_names_key),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_get_ci),
+	    cmocka_unit_test(test_unknown_keys_warn_with_hint),
+	    cmocka_unit_test(test_json_whole_number),
+	    cmocka_unit_test(test_getters_strict_and_lenient),
 	};
 
 	return cmocka_run_group_tests_name("cni_conf", tests, NULL, NULL);

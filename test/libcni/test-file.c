@@ -86,7 +86,7 @@ static void test_replace_and_read(void **state)
 static void test_write_all(void **state)
 {
 	int p[2];
-	char got[8] = { 0 };
+	char got[8] = {0};
 
 	(void)state;
 	assert_int_equal(pipe(p), 0);
@@ -101,8 +101,8 @@ static void test_write_all(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_replace_and_read, dir_setup, dir_teardown),
-		cmocka_unit_test(test_write_all),
+	    cmocka_unit_test_setup_teardown(test_replace_and_read, dir_setup, dir_teardown),
+	    cmocka_unit_test(test_write_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,13 +78,13 @@ static const char *script(const char *dir, const char *name, const char *body)
 
 static int run(const char *path, const char *in, int timeout_ms, char **out, struct cni_error *err)
 {
-	char *env[] = { (char *)"CNI_COMMAND=ADD", (char *)"PATH=/usr/bin:/bin", NULL };
+	char *env[] = {(char *)"CNI_COMMAND=ADD", (char *)"PATH=/usr/bin:/bin", NULL};
 	struct cni_exec_request req = {
-		.plugin_path = path,
-		.env = env,
-		.stdin_buf = in,
-		.stdin_len = in ? strlen(in) : 0,
-		.timeout_ms = timeout_ms,
+	    .plugin_path = path,
+	    .env = env,
+	    .stdin_buf = in,
+	    .stdin_len = in ? strlen(in) : 0,
+	    .timeout_ms = timeout_ms,
 	};
 	size_t len = 0;
 	int r = cni_exec_plugin(&req, out, &len, err);
@@ -99,7 +99,7 @@ static int run(const char *path, const char *in, int timeout_ms, char **out, str
 static void test_find_bad_names(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *p = NULL;
 
 	assert_int_equal(cni_find_plugin("", f->dir, &p, &err), -EINVAL);
@@ -122,7 +122,7 @@ static void test_find_bad_names(void **state)
 static void test_find_order_and_skips(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char list[256], want[256], sub[256];
 	char *p = NULL;
 
@@ -149,7 +149,7 @@ static void test_find_order_and_skips(void **state)
 static void test_find_not_found(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *p = NULL;
 
 	assert_int_equal(cni_find_plugin("absent", f->dir, &p, &err), -ENOENT);
@@ -164,8 +164,8 @@ static void test_find_not_found(void **state)
 
 static void test_env_build(void **state)
 {
-	char *base[] = { (char *)"A=1", (char *)"B=2", (char *)"A=3", (char *)"PATH=/bin", NULL };
-	char *ov[] = { (char *)"B=x", (char *)"C=", (char *)"CNI_COMMAND=DEL", (char *)"B=y", NULL };
+	char *base[] = {(char *)"A=1", (char *)"B=2", (char *)"A=3", (char *)"PATH=/bin", NULL};
+	char *ov[] = {(char *)"B=x", (char *)"C=", (char *)"CNI_COMMAND=DEL", (char *)"B=y", NULL};
 	char **env;
 
 	(void)state;
@@ -197,7 +197,7 @@ static void test_env_build(void **state)
 static void test_exec_stdin_env_stdout(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "echo", "printf '%s|' \"$CNI_COMMAND\"; cat");
 	char *out = NULL;
 
@@ -216,7 +216,7 @@ static void test_exec_stdin_env_stdout(void **state)
 static void test_exec_large_io(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	size_t n = 3u << 20;
 	char *big = malloc(n + 1), *out = NULL;
 	const char *p;
@@ -242,7 +242,7 @@ static void test_exec_large_io(void **state)
 static void test_exec_output_cap(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "flood", "head -c 5000000 /dev/zero");
 	char *out = NULL;
 
@@ -256,7 +256,7 @@ static void test_exec_output_cap(void **state)
 static void test_exec_error_json(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "err",
 			       "echo '{\"cniVersion\":\"1.0.0\",\"code\":42,\"msg\":\"boom\","
 			       "\"details\":\"it broke\"}'; exit 1");
@@ -281,7 +281,7 @@ static void test_exec_error_json(void **state)
 static void test_exec_error_unparsable(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "garbage", "echo 'not json'; exit 3");
 	char *out = NULL;
 
@@ -313,7 +313,7 @@ static void test_exec_error_unparsable(void **state)
 static void test_exec_missing_binary(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[128];
 	char *out = NULL;
 
@@ -351,7 +351,7 @@ static bool pid_gone(pid_t pid)
 static void test_exec_timeout_kills_group(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char body[512], pidfile[128];
 	char *out = NULL;
 	int64_t t0;
@@ -383,7 +383,7 @@ static void test_exec_timeout_kills_group(void **state)
 static void test_exec_no_fd_leak(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "fds",
 			       "if [ -e /proc/$$/fd/50 ]; then echo leaked; else echo clean; fi");
 	char *out = NULL;
@@ -401,9 +401,9 @@ static void test_exec_no_fd_leak(void **state)
 static void test_exec_stderr_passthrough(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "talk", "echo to-stderr-123 >&2; echo '{}'");
-	char logpath[128], buf[256] = { 0 };
+	char logpath[128], buf[256] = {0};
 	char *out = NULL;
 	int saved, fd;
 
@@ -445,10 +445,10 @@ static void *close_later(void *arg)
 static void test_exec_retries_text_file_busy(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "busy", "echo ran");
 	char path[256], *out = NULL;
-	struct txtbsy t = { .delay_ms = 1200 };
+	struct txtbsy t = {.delay_ms = 1200};
 	pthread_t th;
 
 	strcpy(path, p);
@@ -465,7 +465,7 @@ static void test_exec_retries_text_file_busy(void **state)
 static void test_exec_sigchld_ignored(void **state)
 {
 	struct fixture *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *p = script(f->dir, "fine", "echo '{}'");
 	char *out = NULL;
 	int r;
@@ -483,21 +483,21 @@ static void test_exec_sigchld_ignored(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_find_bad_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_find_order_and_skips, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_find_not_found, setup, teardown),
-		cmocka_unit_test(test_env_build),
-		cmocka_unit_test_setup_teardown(test_exec_stdin_env_stdout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_large_io, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_output_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_error_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_error_unparsable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_missing_binary, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_timeout_kills_group, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_no_fd_leak, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_stderr_passthrough, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_retries_text_file_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_sigchld_ignored, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_find_bad_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_find_order_and_skips, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_find_not_found, setup, teardown),
+	    cmocka_unit_test(test_env_build),
+	    cmocka_unit_test_setup_teardown(test_exec_stdin_env_stdout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_large_io, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_output_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_error_json, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_error_unparsable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_missing_binary, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_timeout_kills_group, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_no_fd_leak, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_stderr_passthrough, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_retries_text_file_busy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_sigchld_ignored, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("invoke", tests, NULL, NULL);

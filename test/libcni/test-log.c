@@ -99,9 +99,9 @@ static void test_fifo_and_device_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_regular_file_created_0600, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fifo_and_device_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_regular_file_created_0600, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fifo_and_device_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,7 +42,7 @@ static void assert_json_equal(const json_t *got, const char *want_text)
 
 static struct cni_result *parse_ok(const char *text, enum cni_version v)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = NULL;
 	json_t *j = load(text);
 	int rc = cni_result_from_json(j, v, "prevResult", &r, &err);
@@ -61,7 +61,7 @@ static struct cni_result *parse_ok(const char *text, enum cni_version v)
 	"{\"name\":\"eth0\",\"mac\":\"0a:58:0a:01:00:05\",\"mtu\":1400,"                           \
 	"\"sandbox\":\"/var/run/netns/blue\",\"socketPath\":\"/x.sock\","                          \
 	"\"pciID\":\"0000:04:00.5\"}],"                                                            \
-	"\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":1},"        \
+	"\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":1},"         \
 	"{\"address\":\"10.2.0.5/24\",\"interface\":1},"                                           \
 	"{\"address\":\"fd00::5/64\",\"gateway\":\"fd00::1\",\"interface\":1}],"                   \
 	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.0.1\",\"mtu\":1300,\"advmss\":1260,"     \
@@ -117,92 +117,96 @@ struct conv_case {
 };
 
 static const struct conv_case conv_cases[] = {
-	{ "1.1 -> 1.1 unchanged", FULL_110, CNI_V110, CNI_V110, FULL_110 },
-	/* The reference's one 1.x type keeps the 1.1 fields on a 1.0.0 label. */
-	{ "1.1 -> 1.0 relabel only", FULL_110, CNI_V110, CNI_V100,
-	  "{\"cniVersion\":\"1.0.0\"," FULL_110_BODY },
-	{ "1.1 -> 0.4 drops interface extras, adds version", FULL_110, CNI_V110, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY },
-	{ "1.1 -> 0.3.1", FULL_110, CNI_V110, CNI_V031, "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY },
-	{ "1.1 -> 0.3.0", FULL_110, CNI_V110, CNI_V030, "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY },
-	{ "1.1 -> 0.2 keeps first v4 and v6, routes by family", FULL_110, CNI_V110, CNI_V020,
-	  "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY },
-	{ "1.1 -> 0.1", FULL_110, CNI_V110, CNI_V010, "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY },
-	{ "1.0 -> 1.1 relabel", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}",
-	  CNI_V100, CNI_V110, "{\"cniVersion\":\"1.1.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}" },
-	{ "0.4 -> 1.0 drops version", "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY, CNI_V040, CNI_V100,
-	  "{\"cniVersion\":\"1.0.0\","
-	  "\"interfaces\":[{\"name\":\"cni0\",\"mac\":\"00:11:22:33:44:55\"},"
-	  "{\"name\":\"eth0\",\"mac\":\"0a:58:0a:01:00:05\",\"sandbox\":\"/var/run/netns/blue\"}],"
-	  "\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":1},"
-	  "{\"address\":\"10.2.0.5/24\",\"interface\":1},"
-	  "{\"address\":\"fd00::5/64\",\"gateway\":\"fd00::1\",\"interface\":1}],"
-	  "\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.0.1\",\"mtu\":1300,\"advmss\":1260,"
-	  "\"priority\":100,\"table\":100,\"scope\":0},"
-	  "{\"dst\":\"::/0\",\"gw\":\"fd00::1\"},{\"dst\":\"192.168.0.0/16\"}],"
-	  "\"dns\":{\"nameservers\":[\"10.1.0.1\"],\"domain\":\"x\",\"search\":[\"a\"],"
-	  "\"options\":[\"ndots:5\"]}}" },
-	{ "0.4 -> 0.3.0 relabel", "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY, CNI_V040, CNI_V030,
-	  "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY },
-	{ "0.3.0 -> 0.4", "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY, CNI_V030, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY },
-	{ "0.3.1 -> 0.2", "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY, CNI_V031, CNI_V020,
-	  "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY },
-	{ "0.2 -> 0.4", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\"," LEGACY_AS_040_BODY },
-	{ "0.2 -> 0.3.1", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V031,
-	  "{\"cniVersion\":\"0.3.1\"," LEGACY_AS_040_BODY },
-	{ "0.1 -> 1.1", "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY, CNI_V010, CNI_V110,
-	  "{\"cniVersion\":\"1.1.0\"," LEGACY_AS_100_BODY },
-	{ "0.2 -> 1.0", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V100,
-	  "{\"cniVersion\":\"1.0.0\"," LEGACY_AS_100_BODY },
-	{ "0.1 -> 0.2", "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY, CNI_V010, CNI_V020,
-	  "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY },
-	{ "0.2 -> 0.1", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V010,
-	  "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY },
-	/* Legacy target: a route whose family has no address is dropped. */
-	{ "1.0 v6-only -> 0.2 drops v4 routes",
-	  "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"fd00::5/64\"}],"
-	  "\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.0.0.1\"},{\"dst\":\"fd01::/64\"}]}",
-	  CNI_V100, CNI_V020,
-	  "{\"cniVersion\":\"0.2.0\",\"ip6\":{\"ip\":\"fd00::5/64\","
-	  "\"routes\":[{\"dst\":\"fd01::/64\"}]},\"dns\":{}}" },
-	{ "0.2 ip6 only -> 0.4", "{\"cniVersion\":\"0.2.0\",\"ip6\":{\"ip\":\"fd00::5/64\"}}",
-	  CNI_V020, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"6\",\"address\":\"fd00::5/64\"}],"
-	  "\"dns\":{}}" },
-	/* DNS emission: omitted on 1.x when empty, always present before. */
-	{ "empty dns omitted on 1.1", "{\"cniVersion\":\"1.1.0\",\"dns\":{}}", CNI_V110, CNI_V110,
-	  "{\"cniVersion\":\"1.1.0\"}" },
-	{ "empty dns omitted on 1.0", "{\"cniVersion\":\"1.1.0\"}", CNI_V110, CNI_V100,
-	  "{\"cniVersion\":\"1.0.0\"}" },
-	{ "empty dns present on 0.4", "{\"cniVersion\":\"1.1.0\"}", CNI_V110, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\",\"dns\":{}}" },
-	{ "dns domain only on 1.1", "{\"cniVersion\":\"1.1.0\",\"dns\":{\"domain\":\"d\"}}",
-	  CNI_V110, CNI_V110, "{\"cniVersion\":\"1.1.0\",\"dns\":{\"domain\":\"d\"}}" },
-	/* Route extras: 0 mtu/advmss/priority omitted, table/scope 0 kept. */
-	{ "route zero fields", "{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"10.9.0.0/16\","
-	  "\"mtu\":0,\"advmss\":0,\"priority\":0,\"table\":0,\"scope\":253}]}",
-	  CNI_V110, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\",\"routes\":[{\"dst\":\"10.9.0.0/16\",\"table\":0,"
-	  "\"scope\":253}],\"dns\":{}}" },
-	/* Interface mtu 0 means unset. */
-	{ "interface mtu 0 omitted", "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\","
-	  "\"mtu\":0,\"mac\":\"\"}]}", CNI_V110, CNI_V110,
-	  "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\"}]}" },
-	/* Unknown keys and JSON nulls are ignored; host bits of address are kept. */
-	{ "unknown keys ignored", "{\"cniVersion\":\"1.0.0\",\"x\":1,\"ips\":[{\"address\":"
-	  "\"10.0.0.7/8\",\"gateway\":null,\"foo\":[1]}],\"routes\":null}", CNI_V100, CNI_V100,
-	  "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.7/8\"}]}" },
-	/* 0.4 shapes carry no interface mtu: the key is ignored there. */
-	{ "0.4 interface mtu ignored", "{\"cniVersion\":\"0.4.0\",\"interfaces\":[{\"name\":\"a\","
-	  "\"mtu\":9000,\"pciID\":\"x\"}]}", CNI_V040, CNI_V110,
-	  "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\"}]}" },
-	/* Missing cniVersion means the requested version. */
-	{ "unlabelled prevResult", "{\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}]}",
-	  CNI_V040, CNI_V040,
-	  "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}],"
-	  "\"dns\":{}}" },
+    {"1.1 -> 1.1 unchanged", FULL_110, CNI_V110, CNI_V110, FULL_110},
+    /* The reference's one 1.x type keeps the 1.1 fields on a 1.0.0 label. */
+    {"1.1 -> 1.0 relabel only", FULL_110, CNI_V110, CNI_V100,
+     "{\"cniVersion\":\"1.0.0\"," FULL_110_BODY},
+    {"1.1 -> 0.4 drops interface extras, adds version", FULL_110, CNI_V110, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY},
+    {"1.1 -> 0.3.1", FULL_110, CNI_V110, CNI_V031, "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY},
+    {"1.1 -> 0.3.0", FULL_110, CNI_V110, CNI_V030, "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY},
+    {"1.1 -> 0.2 keeps first v4 and v6, routes by family", FULL_110, CNI_V110, CNI_V020,
+     "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY},
+    {"1.1 -> 0.1", FULL_110, CNI_V110, CNI_V010, "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY},
+    {"1.0 -> 1.1 relabel", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}",
+     CNI_V100, CNI_V110, "{\"cniVersion\":\"1.1.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}"},
+    {"0.4 -> 1.0 drops version", "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY, CNI_V040, CNI_V100,
+     "{\"cniVersion\":\"1.0.0\","
+     "\"interfaces\":[{\"name\":\"cni0\",\"mac\":\"00:11:22:33:44:55\"},"
+     "{\"name\":\"eth0\",\"mac\":\"0a:58:0a:01:00:05\",\"sandbox\":\"/var/run/netns/blue\"}],"
+     "\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":1},"
+     "{\"address\":\"10.2.0.5/24\",\"interface\":1},"
+     "{\"address\":\"fd00::5/64\",\"gateway\":\"fd00::1\",\"interface\":1}],"
+     "\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.0.1\",\"mtu\":1300,\"advmss\":1260,"
+     "\"priority\":100,\"table\":100,\"scope\":0},"
+     "{\"dst\":\"::/0\",\"gw\":\"fd00::1\"},{\"dst\":\"192.168.0.0/16\"}],"
+     "\"dns\":{\"nameservers\":[\"10.1.0.1\"],\"domain\":\"x\",\"search\":[\"a\"],"
+     "\"options\":[\"ndots:5\"]}}"},
+    {"0.4 -> 0.3.0 relabel", "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY, CNI_V040, CNI_V030,
+     "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY},
+    {"0.3.0 -> 0.4", "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY, CNI_V030, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY},
+    {"0.3.1 -> 0.2", "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY, CNI_V031, CNI_V020,
+     "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY},
+    {"0.2 -> 0.4", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\"," LEGACY_AS_040_BODY},
+    {"0.2 -> 0.3.1", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V031,
+     "{\"cniVersion\":\"0.3.1\"," LEGACY_AS_040_BODY},
+    {"0.1 -> 1.1", "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY, CNI_V010, CNI_V110,
+     "{\"cniVersion\":\"1.1.0\"," LEGACY_AS_100_BODY},
+    {"0.2 -> 1.0", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V100,
+     "{\"cniVersion\":\"1.0.0\"," LEGACY_AS_100_BODY},
+    {"0.1 -> 0.2", "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY, CNI_V010, CNI_V020,
+     "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY},
+    {"0.2 -> 0.1", "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY, CNI_V020, CNI_V010,
+     "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY},
+    /* Legacy target: a route whose family has no address is dropped. */
+    {"1.0 v6-only -> 0.2 drops v4 routes",
+     "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"fd00::5/64\"}],"
+     "\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.0.0.1\"},{\"dst\":\"fd01::/64\"}]}",
+     CNI_V100, CNI_V020,
+     "{\"cniVersion\":\"0.2.0\",\"ip6\":{\"ip\":\"fd00::5/64\","
+     "\"routes\":[{\"dst\":\"fd01::/64\"}]},\"dns\":{}}"},
+    {"0.2 ip6 only -> 0.4", "{\"cniVersion\":\"0.2.0\",\"ip6\":{\"ip\":\"fd00::5/64\"}}", CNI_V020,
+     CNI_V040,
+     "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"6\",\"address\":\"fd00::5/64\"}],"
+     "\"dns\":{}}"},
+    /* DNS emission: omitted on 1.x when empty, always present before. */
+    {"empty dns omitted on 1.1", "{\"cniVersion\":\"1.1.0\",\"dns\":{}}", CNI_V110, CNI_V110,
+     "{\"cniVersion\":\"1.1.0\"}"},
+    {"empty dns omitted on 1.0", "{\"cniVersion\":\"1.1.0\"}", CNI_V110, CNI_V100,
+     "{\"cniVersion\":\"1.0.0\"}"},
+    {"empty dns present on 0.4", "{\"cniVersion\":\"1.1.0\"}", CNI_V110, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\",\"dns\":{}}"},
+    {"dns domain only on 1.1", "{\"cniVersion\":\"1.1.0\",\"dns\":{\"domain\":\"d\"}}", CNI_V110,
+     CNI_V110, "{\"cniVersion\":\"1.1.0\",\"dns\":{\"domain\":\"d\"}}"},
+    /* Route extras: 0 mtu/advmss/priority omitted, table/scope 0 kept. */
+    {"route zero fields",
+     "{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"10.9.0.0/16\","
+     "\"mtu\":0,\"advmss\":0,\"priority\":0,\"table\":0,\"scope\":253}]}",
+     CNI_V110, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\",\"routes\":[{\"dst\":\"10.9.0.0/16\",\"table\":0,"
+     "\"scope\":253}],\"dns\":{}}"},
+    /* Interface mtu 0 means unset. */
+    {"interface mtu 0 omitted",
+     "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\","
+     "\"mtu\":0,\"mac\":\"\"}]}",
+     CNI_V110, CNI_V110, "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\"}]}"},
+    /* Unknown keys and JSON nulls are ignored; host bits of address are kept. */
+    {"unknown keys ignored",
+     "{\"cniVersion\":\"1.0.0\",\"x\":1,\"ips\":[{\"address\":"
+     "\"10.0.0.7/8\",\"gateway\":null,\"foo\":[1]}],\"routes\":null}",
+     CNI_V100, CNI_V100, "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.7/8\"}]}"},
+    /* 0.4 shapes carry no interface mtu: the key is ignored there. */
+    {"0.4 interface mtu ignored",
+     "{\"cniVersion\":\"0.4.0\",\"interfaces\":[{\"name\":\"a\","
+     "\"mtu\":9000,\"pciID\":\"x\"}]}",
+     CNI_V040, CNI_V110, "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"a\"}]}"},
+    /* Missing cniVersion means the requested version. */
+    {"unlabelled prevResult", "{\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}]}",
+     CNI_V040, CNI_V040,
+     "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}],"
+     "\"dns\":{}}"},
 };
 
 static void test_conversions(void **state)
@@ -210,7 +214,7 @@ static void test_conversions(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(conv_cases) / sizeof(conv_cases[0]); i++) {
 		const struct conv_case *c = &conv_cases[i];
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r;
 		json_t *out = NULL;
 
@@ -230,18 +234,18 @@ static void test_round_trips(void **state)
 		enum cni_version v;
 		const char *text;
 	} docs[] = {
-		{ CNI_V110, FULL_110 },
-		{ CNI_V100, "{\"cniVersion\":\"1.0.0\"," FULL_110_BODY },
-		{ CNI_V040, "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY },
-		{ CNI_V031, "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY },
-		{ CNI_V030, "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY },
-		{ CNI_V020, "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY },
-		{ CNI_V010, "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY },
+	    {CNI_V110, FULL_110},
+	    {CNI_V100, "{\"cniVersion\":\"1.0.0\"," FULL_110_BODY},
+	    {CNI_V040, "{\"cniVersion\":\"0.4.0\"," FULL_040_BODY},
+	    {CNI_V031, "{\"cniVersion\":\"0.3.1\"," FULL_040_BODY},
+	    {CNI_V030, "{\"cniVersion\":\"0.3.0\"," FULL_040_BODY},
+	    {CNI_V020, "{\"cniVersion\":\"0.2.0\"," FULL_LEGACY_BODY},
+	    {CNI_V010, "{\"cniVersion\":\"0.1.0\"," FULL_LEGACY_BODY},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r = parse_ok(docs[i].text, docs[i].v);
 		json_t *out = NULL;
 
@@ -256,7 +260,7 @@ static void test_round_trips(void **state)
 /* 1.1 -> 0.4 -> 1.1 loses exactly the 1.1-only interface fields. */
 static void test_down_up_loses_iface_extras(void **state)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = parse_ok(FULL_110, CNI_V110), *r2;
 	json_t *mid = NULL;
 
@@ -281,15 +285,15 @@ static void test_down_up_loses_iface_extras(void **state)
 static void test_legacy_no_ip(void **state)
 {
 	static const char *const docs[] = {
-		"{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"eth0\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}",
-		"{\"cniVersion\":\"1.1.0\"}",
+	    "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"eth0\"}],"
+	    "\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}",
+	    "{\"cniVersion\":\"1.1.0\"}",
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		for (enum cni_version t = CNI_V010; t <= CNI_V020; t++) {
-			struct cni_error err = { 0 };
+			struct cni_error err = {0};
 			struct cni_result *r = parse_ok(docs[i], CNI_V110);
 			json_t *out = NULL;
 
@@ -311,80 +315,80 @@ struct err_case {
 };
 
 static const struct err_case err_cases[] = {
-	{ "[]", CNI_V110, 7, "prevResult: not a JSON object: []" },
-	{ "{\"ips\":{}}", CNI_V110, 7, "prevResult.ips: not an array: {}" },
-	{ "{\"ips\":[1]}", CNI_V110, 7, "prevResult.ips[0]: not a JSON object: 1" },
-	{ "{\"ips\":[{}]}", CNI_V110, 7, "prevResult.ips[0].address: missing" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.1/24\"},{\"address\":\"10.0.0.5\"}]}", CNI_V110, 7,
-	  "prevResult.ips[1].address: not a CIDR: '10.0.0.5'" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/33\"}]}", CNI_V110, 7,
-	  "prevResult.ips[0].address: not a CIDR: '10.0.0.5/33'" },
-	{ "{\"ips\":[{\"address\":5}]}", CNI_V110, 7, "prevResult.ips[0].address: not a string: 5" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"fd00::1\"}]}", CNI_V110, 7,
-	  "prevResult.ips[0].gateway: 'fd00::1' is not of the same family as '10.0.0.5/24'" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"10.0.0.1/24\"}]}", CNI_V110, 7,
-	  "prevResult.ips[0].gateway: not an IP address: '10.0.0.1/24'" },
-	{ "{\"interfaces\":[{\"name\":\"a\"}],\"ips\":[{\"address\":\"10.0.0.5/24\","
-	  "\"interface\":1}]}",
-	  CNI_V110, 7, "prevResult.ips[0].interface: index 1 out of range (1 interfaces)" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":-1}]}", CNI_V110, 7,
-	  "prevResult.ips[0].interface: not an integer in [0, 2147483647]: -1" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":\"0\"}]}", CNI_V110, 7,
-	  "prevResult.ips[0].interface: not an integer in [0, 2147483647]: \"0\"" },
-	{ "{\"ips\":[{\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
-	  "prevResult.ips[0].version: missing" },
-	{ "{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
-	  "prevResult.ips[0].version: '6' does not match address '10.0.0.5/24'" },
-	{ "{\"ips\":[{\"version\":\"v4\",\"address\":\"10.0.0.5/24\"}]}", CNI_V031, 7,
-	  "prevResult.ips[0].version: must be \"4\" or \"6\": 'v4'" },
-	{ "{\"ips\":[{\"version\":4,\"address\":\"10.0.0.5/24\"}]}", CNI_V030, 7,
-	  "prevResult.ips[0].version: not a string: 4" },
-	{ "{\"interfaces\":[{\"mac\":\"x\"}]}", CNI_V110, 7, "prevResult.interfaces[0].name: missing" },
-	{ "{\"interfaces\":[{\"name\":\"a\",\"mtu\":\"1500\"}]}", CNI_V110, 7,
-	  "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: \"1500\"" },
-	{ "{\"interfaces\":[{\"name\":\"a\",\"mtu\":1500.5}]}", CNI_V110, 7,
-	  "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: 1500.5" },
-	{ "{\"interfaces\":[{\"name\":\"a\",\"sandbox\":[]}]}", CNI_V040, 7,
-	  "prevResult.interfaces[0].sandbox: not a string: []" },
-	{ "{\"routes\":[{\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7, "prevResult.routes[0].dst: missing" },
-	{ "{\"routes\":[{\"dst\":\"default\"}]}", CNI_V110, 7,
-	  "prevResult.routes[0].dst: not a CIDR: 'default'" },
-	{ "{\"routes\":[{\"dst\":\"::/0\",\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7,
-	  "prevResult.routes[0].gw: '10.0.0.1' is not of the same family as '::/0'" },
-	{ "{\"routes\":[{\"dst\":\"::/0\",\"scope\":256}]}", CNI_V110, 7,
-	  "prevResult.routes[0].scope: not an integer in [0, 255]: 256" },
-	{ "{\"routes\":[{\"dst\":\"::/0\",\"table\":true}]}", CNI_V040, 7,
-	  "prevResult.routes[0].table: not an integer in [0, 2147483647]: true" },
-	{ "{\"dns\":[]}", CNI_V110, 7, "prevResult.dns: not a JSON object: []" },
-	{ "{\"dns\":{\"nameservers\":\"8.8.8.8\"}}", CNI_V110, 7,
-	  "prevResult.dns.nameservers: not an array: \"8.8.8.8\"" },
-	{ "{\"dns\":{\"search\":[\"a\",2]}}", CNI_V110, 7, "prevResult.dns.search[1]: not a string: 2" },
-	{ "{\"dns\":{\"domain\":false}}", CNI_V040, 7, "prevResult.dns.domain: not a string: false" },
-	{ "{\"ip4\":{}}", CNI_V020, 7, "prevResult.ip4.ip: missing" },
-	{ "{\"ip4\":\"10.0.0.5/24\"}", CNI_V020, 7,
-	  "prevResult.ip4: not a JSON object: \"10.0.0.5/24\"" },
-	{ "{\"ip4\":{\"ip\":\"fd00::5/64\"}}", CNI_V010, 7,
-	  "prevResult.ip4.ip: 'fd00::5/64' is not an IPv4 address" },
-	{ "{\"ip6\":{\"ip\":\"fd00::5/64\",\"gateway\":\"10.0.0.1\"}}", CNI_V020, 7,
-	  "prevResult.ip6.gateway: '10.0.0.1' is not of the same family as 'fd00::5/64'" },
-	{ "{\"ip6\":{\"ip\":\"fd00::5/64\",\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}", CNI_V020, 7,
-	  "prevResult.ip6.routes[0].dst: '0.0.0.0/0' is not an IPv6 address" },
-	{ "{\"ip4\":{\"ip\":\"10.0.0.5/24\",\"routes\":[{\"dst\":\"10.1.0.0/16\",\"gw\":1}]}}",
-	  CNI_V020, 7, "prevResult.ip4.routes[0].gw: not a string: 1" },
-	{ "{\"cniVersion\":1}", CNI_V110, 7, "prevResult.cniVersion: not a string: 1" },
-	/* Cross-family labels are refused, as the reference's ParsePrevResult does. */
-	{ "{\"cniVersion\":\"1.0.0\"}", CNI_V040, 1,
-	  "prevResult.cniVersion: result version '1.0.0' is incompatible with version '0.4.0'" },
-	{ "{\"cniVersion\":\"0.4.0\"}", CNI_V110, 1,
-	  "prevResult.cniVersion: result version '0.4.0' is incompatible with version '1.1.0'" },
-	{ "{\"cniVersion\":\"0.2.0\"}", CNI_V031, 1,
-	  "prevResult.cniVersion: result version '0.2.0' is incompatible with version '0.3.1'" },
-	{ "{\"cniVersion\":\"0.3.0\"}", CNI_V010, 1,
-	  "prevResult.cniVersion: result version '0.3.0' is incompatible with version '0.1.0'" },
-	{ "{\"cniVersion\":\"2.0.0\"}", CNI_V110, 1,
-	  "prevResult.cniVersion: result version '2.0.0' is incompatible with version '1.1.0'" },
-	{ "{\"cniVersion\":\"x.y\"}", CNI_V110, 1,
-	  "prevResult.cniVersion: result version 'x.y' is incompatible with version '1.1.0'" },
+    {"[]", CNI_V110, 7, "prevResult: not a JSON object: []"},
+    {"{\"ips\":{}}", CNI_V110, 7, "prevResult.ips: not an array: {}"},
+    {"{\"ips\":[1]}", CNI_V110, 7, "prevResult.ips[0]: not a JSON object: 1"},
+    {"{\"ips\":[{}]}", CNI_V110, 7, "prevResult.ips[0].address: missing"},
+    {"{\"ips\":[{\"address\":\"10.0.0.1/24\"},{\"address\":\"10.0.0.5\"}]}", CNI_V110, 7,
+     "prevResult.ips[1].address: not a CIDR: '10.0.0.5'"},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/33\"}]}", CNI_V110, 7,
+     "prevResult.ips[0].address: not a CIDR: '10.0.0.5/33'"},
+    {"{\"ips\":[{\"address\":5}]}", CNI_V110, 7, "prevResult.ips[0].address: not a string: 5"},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"fd00::1\"}]}", CNI_V110, 7,
+     "prevResult.ips[0].gateway: 'fd00::1' is not of the same family as '10.0.0.5/24'"},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"10.0.0.1/24\"}]}", CNI_V110, 7,
+     "prevResult.ips[0].gateway: not an IP address: '10.0.0.1/24'"},
+    {"{\"interfaces\":[{\"name\":\"a\"}],\"ips\":[{\"address\":\"10.0.0.5/24\","
+     "\"interface\":1}]}",
+     CNI_V110, 7, "prevResult.ips[0].interface: index 1 out of range (1 interfaces)"},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":-1}]}", CNI_V110, 7,
+     "prevResult.ips[0].interface: not an integer in [0, 2147483647]: -1"},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":\"0\"}]}", CNI_V110, 7,
+     "prevResult.ips[0].interface: not an integer in [0, 2147483647]: \"0\""},
+    {"{\"ips\":[{\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
+     "prevResult.ips[0].version: missing"},
+    {"{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
+     "prevResult.ips[0].version: '6' does not match address '10.0.0.5/24'"},
+    {"{\"ips\":[{\"version\":\"v4\",\"address\":\"10.0.0.5/24\"}]}", CNI_V031, 7,
+     "prevResult.ips[0].version: must be \"4\" or \"6\": 'v4'"},
+    {"{\"ips\":[{\"version\":4,\"address\":\"10.0.0.5/24\"}]}", CNI_V030, 7,
+     "prevResult.ips[0].version: not a string: 4"},
+    {"{\"interfaces\":[{\"mac\":\"x\"}]}", CNI_V110, 7, "prevResult.interfaces[0].name: missing"},
+    {"{\"interfaces\":[{\"name\":\"a\",\"mtu\":\"1500\"}]}", CNI_V110, 7,
+     "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: \"1500\""},
+    {"{\"interfaces\":[{\"name\":\"a\",\"mtu\":1500.5}]}", CNI_V110, 7,
+     "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: 1500.5"},
+    {"{\"interfaces\":[{\"name\":\"a\",\"sandbox\":[]}]}", CNI_V040, 7,
+     "prevResult.interfaces[0].sandbox: not a string: []"},
+    {"{\"routes\":[{\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7, "prevResult.routes[0].dst: missing"},
+    {"{\"routes\":[{\"dst\":\"default\"}]}", CNI_V110, 7,
+     "prevResult.routes[0].dst: not a CIDR: 'default'"},
+    {"{\"routes\":[{\"dst\":\"::/0\",\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7,
+     "prevResult.routes[0].gw: '10.0.0.1' is not of the same family as '::/0'"},
+    {"{\"routes\":[{\"dst\":\"::/0\",\"scope\":256}]}", CNI_V110, 7,
+     "prevResult.routes[0].scope: not an integer in [0, 255]: 256"},
+    {"{\"routes\":[{\"dst\":\"::/0\",\"table\":true}]}", CNI_V040, 7,
+     "prevResult.routes[0].table: not an integer in [0, 2147483647]: true"},
+    {"{\"dns\":[]}", CNI_V110, 7, "prevResult.dns: not a JSON object: []"},
+    {"{\"dns\":{\"nameservers\":\"8.8.8.8\"}}", CNI_V110, 7,
+     "prevResult.dns.nameservers: not an array: \"8.8.8.8\""},
+    {"{\"dns\":{\"search\":[\"a\",2]}}", CNI_V110, 7, "prevResult.dns.search[1]: not a string: 2"},
+    {"{\"dns\":{\"domain\":false}}", CNI_V040, 7, "prevResult.dns.domain: not a string: false"},
+    {"{\"ip4\":{}}", CNI_V020, 7, "prevResult.ip4.ip: missing"},
+    {"{\"ip4\":\"10.0.0.5/24\"}", CNI_V020, 7,
+     "prevResult.ip4: not a JSON object: \"10.0.0.5/24\""},
+    {"{\"ip4\":{\"ip\":\"fd00::5/64\"}}", CNI_V010, 7,
+     "prevResult.ip4.ip: 'fd00::5/64' is not an IPv4 address"},
+    {"{\"ip6\":{\"ip\":\"fd00::5/64\",\"gateway\":\"10.0.0.1\"}}", CNI_V020, 7,
+     "prevResult.ip6.gateway: '10.0.0.1' is not of the same family as 'fd00::5/64'"},
+    {"{\"ip6\":{\"ip\":\"fd00::5/64\",\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}", CNI_V020, 7,
+     "prevResult.ip6.routes[0].dst: '0.0.0.0/0' is not an IPv6 address"},
+    {"{\"ip4\":{\"ip\":\"10.0.0.5/24\",\"routes\":[{\"dst\":\"10.1.0.0/16\",\"gw\":1}]}}", CNI_V020,
+     7, "prevResult.ip4.routes[0].gw: not a string: 1"},
+    {"{\"cniVersion\":1}", CNI_V110, 7, "prevResult.cniVersion: not a string: 1"},
+    /* Cross-family labels are refused, as the reference's ParsePrevResult does. */
+    {"{\"cniVersion\":\"1.0.0\"}", CNI_V040, 1,
+     "prevResult.cniVersion: result version '1.0.0' is incompatible with version '0.4.0'"},
+    {"{\"cniVersion\":\"0.4.0\"}", CNI_V110, 1,
+     "prevResult.cniVersion: result version '0.4.0' is incompatible with version '1.1.0'"},
+    {"{\"cniVersion\":\"0.2.0\"}", CNI_V031, 1,
+     "prevResult.cniVersion: result version '0.2.0' is incompatible with version '0.3.1'"},
+    {"{\"cniVersion\":\"0.3.0\"}", CNI_V010, 1,
+     "prevResult.cniVersion: result version '0.3.0' is incompatible with version '0.1.0'"},
+    {"{\"cniVersion\":\"2.0.0\"}", CNI_V110, 1,
+     "prevResult.cniVersion: result version '2.0.0' is incompatible with version '1.1.0'"},
+    {"{\"cniVersion\":\"x.y\"}", CNI_V110, 1,
+     "prevResult.cniVersion: result version 'x.y' is incompatible with version '1.1.0'"},
 };
 
 static void test_parse_errors(void **state)
@@ -392,7 +396,7 @@ static void test_parse_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
 		const struct err_case *c = &err_cases[i];
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r = NULL;
 		json_t *j = load(c->in);
 
@@ -431,7 +435,7 @@ static void test_same_family_label(void **state)
 
 static void test_path_variants(void **state)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = NULL;
 	json_t *j = load("{\"ips\":[{\"address\":\"x\"}]}");
 
@@ -469,17 +473,17 @@ static void test_caps(void **state)
 	static const struct {
 		const char *key, *entry, *msg;
 	} lists[] = {
-		{ "ips", "{\"address\":\"10.0.0.1/8\"}",
-		  "prevResult.ips: too many entries (1025, at most 1024)" },
-		{ "routes", "{\"dst\":\"10.0.0.0/8\"}",
-		  "prevResult.routes: too many entries (1025, at most 1024)" },
-		{ "interfaces", "{\"name\":\"eth0\"}",
-		  "prevResult.interfaces: too many entries (1025, at most 1024)" },
+	    {"ips", "{\"address\":\"10.0.0.1/8\"}",
+	     "prevResult.ips: too many entries (1025, at most 1024)"},
+	    {"routes", "{\"dst\":\"10.0.0.0/8\"}",
+	     "prevResult.routes: too many entries (1025, at most 1024)"},
+	    {"interfaces", "{\"name\":\"eth0\"}",
+	     "prevResult.interfaces: too many entries (1025, at most 1024)"},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r = NULL;
 		json_t *j = make_list(lists[i].key, CNI_RESULT_MAX_ENTRIES, lists[i].entry);
 
@@ -499,8 +503,8 @@ static void test_caps(void **state)
 
 static void test_dns_caps_and_parse(void **state)
 {
-	struct cni_error err = { 0 };
-	struct cni_dns dns = { 0 }, copy = { 0 };
+	struct cni_error err = {0};
+	struct cni_dns dns = {0}, copy = {0};
 	json_t *j = json_object(), *a = json_array();
 
 	(void)state;
@@ -542,22 +546,22 @@ struct any_case {
 static void test_from_json_any(void **state)
 {
 	static const struct any_case cases[] = {
-		{ "{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.0.0.2/24\"}}", CNI_V110, 0, 0,
-		  CNI_V020 },
-		{ "{\"cniVersion\":\"0.4.0\"}", CNI_V110, 0, 0, CNI_V040 },
-		{ "{\"ips\":[{\"address\":\"10.0.0.2/24\"}]}", CNI_V100, 0, 0, CNI_V100 },
-		{ "null", CNI_V040, 0, 0, CNI_V040 },
-		{ "{\"cniVersion\":\"\"}", CNI_V031, 0, 0, CNI_V031 },
-		{ "{\"cniVersion\":\"1.x\"}", CNI_V110, -EINVAL, CNI_ERR_DECODE, 0 },
-		{ "{\"cniVersion\":\"9.9.9\"}", CNI_V110, -EPROTONOSUPPORT,
-		  CNI_ERR_INCOMPATIBLE_VERSION, 0 },
-		{ "{\"cniVersion\":[]}", CNI_V110, -EINVAL, CNI_ERR_INVALID_CONFIG, 0 },
-		{ "[1]", CNI_V110, -EINVAL, CNI_ERR_INVALID_CONFIG, 0 },
+	    {"{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.0.0.2/24\"}}", CNI_V110, 0, 0,
+	     CNI_V020},
+	    {"{\"cniVersion\":\"0.4.0\"}", CNI_V110, 0, 0, CNI_V040},
+	    {"{\"ips\":[{\"address\":\"10.0.0.2/24\"}]}", CNI_V100, 0, 0, CNI_V100},
+	    {"null", CNI_V040, 0, 0, CNI_V040},
+	    {"{\"cniVersion\":\"\"}", CNI_V031, 0, 0, CNI_V031},
+	    {"{\"cniVersion\":\"1.x\"}", CNI_V110, -EINVAL, CNI_ERR_DECODE, 0},
+	    {"{\"cniVersion\":\"9.9.9\"}", CNI_V110, -EPROTONOSUPPORT, CNI_ERR_INCOMPATIBLE_VERSION,
+	     0},
+	    {"{\"cniVersion\":[]}", CNI_V110, -EINVAL, CNI_ERR_INVALID_CONFIG, 0},
+	    {"[1]", CNI_V110, -EINVAL, CNI_ERR_INVALID_CONFIG, 0},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r = NULL;
 		json_t *j = load(cases[i].in);
 		int rc = cni_result_from_json_any(j, cases[i].fallback, "stdout", &r, &err);
@@ -581,8 +585,8 @@ static void test_from_json_any(void **state)
 static struct cni_result *build_result(void)
 {
 	struct cni_result *r = cni_result_new(CNI_V110);
-	struct cni_ip ip = { .interface = -1 };
-	struct cni_route rt = { 0 };
+	struct cni_ip ip = {.interface = -1};
+	struct cni_route rt = {0};
 	int idx, family;
 
 	assert_non_null(r);
@@ -602,7 +606,7 @@ static struct cni_result *build_result(void)
 
 static void test_build_and_dup(void **state)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = build_result(), *d;
 	json_t *out = NULL;
 
@@ -624,9 +628,9 @@ static void test_build_and_dup(void **state)
 
 static void test_print_errors(void **state)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r = build_result();
-	struct cni_ip bad = { .interface = -1 };
+	struct cni_ip bad = {.interface = -1};
 	json_t *out = NULL;
 
 	(void)state;
@@ -651,18 +655,18 @@ static void test_print_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conversions),
-		cmocka_unit_test(test_round_trips),
-		cmocka_unit_test(test_down_up_loses_iface_extras),
-		cmocka_unit_test(test_legacy_no_ip),
-		cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_same_family_label),
-		cmocka_unit_test(test_path_variants),
-		cmocka_unit_test(test_caps),
-		cmocka_unit_test(test_dns_caps_and_parse),
-		cmocka_unit_test(test_from_json_any),
-		cmocka_unit_test(test_build_and_dup),
-		cmocka_unit_test(test_print_errors),
+	    cmocka_unit_test(test_conversions),
+	    cmocka_unit_test(test_round_trips),
+	    cmocka_unit_test(test_down_up_loses_iface_extras),
+	    cmocka_unit_test(test_legacy_no_ip),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_same_family_label),
+	    cmocka_unit_test(test_path_variants),
+	    cmocka_unit_test(test_caps),
+	    cmocka_unit_test(test_dns_caps_and_parse),
+	    cmocka_unit_test(test_from_json_any),
+	    cmocka_unit_test(test_build_and_dup),
+	    cmocka_unit_test(test_print_errors),
 	};
 
 	return cmocka_run_group_tests_name("cni_result", tests, NULL, NULL);

@@ -28,26 +28,25 @@ struct bad_case {
 };
 
 static const struct bad_case bad_lists[] = {
-	{ "[]", 6, "object" },
-	{ "{\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"a\"}]}", 7, "name" },
-	{ "{\"name\":\"\",\"plugins\":[{\"type\":\"a\"}]}", 7, "name" },
-	{ "{\"name\":\"n\",\"plugins\":[]}", 7, "no plugins in list" },
-	{ "{\"name\":\"n\",\"plugins\":{}}", 7, "plugins: must be a list" },
-	{ "{\"name\":\"n\",\"plugins\":[{\"type\":\"a\"},{\"x\":1}]}", 7, "plugins[1]" },
-	{ "{\"name\":\"n\",\"plugins\":[{\"type\":\"\"}]}", 7, "\"type\"" },
-	{ "{\"name\":\"n\",\"plugins\":[7]}", 7, "plugins[0]: must be an object" },
-	{ "{\"name\":\"n\",\"disableCheck\":\"yes\",\"plugins\":[{\"type\":\"a\"}]}", 7,
-	  "disableCheck: invalid value \"yes\"" },
-	{ "{\"name\":\"n\",\"disableGC\":1,\"plugins\":[{\"type\":\"a\"}]}", 7, "disableGC" },
-	{ "{\"name\":\"n\",\"loadOnlyInlinedPlugins\":true}", 7, "loadOnlyInlinedPlugins" },
-	{ "{\"name\":\"n\",\"cniVersion\":\"x.y\",\"plugins\":[{\"type\":\"a\"}]}", 6,
-	  "cniVersion: invalid version \"x.y\"" },
-	{ "{\"name\":\"n\",\"cniVersions\":[\"1.0.0\",\"bogus\"],\"plugins\":[{\"type\":\"a\"}]}", 6,
-	  "cniVersions[1]" },
-	{ "{\"name\":\"n\",\"cniVersions\":\"1.0.0\",\"plugins\":[{\"type\":\"a\"}]}", 6,
-	  "cniVersions" },
-	{ "{\"name\":\"n\",\"name\":\"m\",\"plugins\":[{\"type\":\"a\"}]}", 6, "" },
-	{ "{\"name\":\"n\",", 6, "" },
+    {"[]", 6, "object"},
+    {"{\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"a\"}]}", 7, "name"},
+    {"{\"name\":\"\",\"plugins\":[{\"type\":\"a\"}]}", 7, "name"},
+    {"{\"name\":\"n\",\"plugins\":[]}", 7, "no plugins in list"},
+    {"{\"name\":\"n\",\"plugins\":{}}", 7, "plugins: must be a list"},
+    {"{\"name\":\"n\",\"plugins\":[{\"type\":\"a\"},{\"x\":1}]}", 7, "plugins[1]"},
+    {"{\"name\":\"n\",\"plugins\":[{\"type\":\"\"}]}", 7, "\"type\""},
+    {"{\"name\":\"n\",\"plugins\":[7]}", 7, "plugins[0]: must be an object"},
+    {"{\"name\":\"n\",\"disableCheck\":\"yes\",\"plugins\":[{\"type\":\"a\"}]}", 7,
+     "disableCheck: invalid value \"yes\""},
+    {"{\"name\":\"n\",\"disableGC\":1,\"plugins\":[{\"type\":\"a\"}]}", 7, "disableGC"},
+    {"{\"name\":\"n\",\"loadOnlyInlinedPlugins\":true}", 7, "loadOnlyInlinedPlugins"},
+    {"{\"name\":\"n\",\"cniVersion\":\"x.y\",\"plugins\":[{\"type\":\"a\"}]}", 6,
+     "cniVersion: invalid version \"x.y\""},
+    {"{\"name\":\"n\",\"cniVersions\":[\"1.0.0\",\"bogus\"],\"plugins\":[{\"type\":\"a\"}]}", 6,
+     "cniVersions[1]"},
+    {"{\"name\":\"n\",\"cniVersions\":\"1.0.0\",\"plugins\":[{\"type\":\"a\"}]}", 6, "cniVersions"},
+    {"{\"name\":\"n\",\"name\":\"m\",\"plugins\":[{\"type\":\"a\"}]}", 6, ""},
+    {"{\"name\":\"n\",", 6, ""},
 };
 
 static void test_list_bad(void **state)
@@ -56,9 +55,9 @@ static void test_list_bad(void **state)
 	for (size_t i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
 		const struct bad_case *c = &bad_lists[i];
 		struct cni_netconf_list *l = NULL;
-		struct cni_error err = { 0 };
-		int r = cni_netconf_list_from_bytes(c->json, strlen(c->json), "test", false, &l,
-						    &err);
+		struct cni_error err = {0};
+		int r =
+		    cni_netconf_list_from_bytes(c->json, strlen(c->json), "test", false, &l, &err);
 
 		if (r >= 0 || err.code != c->code || !err.msg || !strstr(err.msg, c->substr))
 			fail_msg("case %zu %s: r=%d code=%u msg=%s", i, c->json, r, err.code,
@@ -71,7 +70,7 @@ static void test_list_bad(void **state)
 static struct cni_netconf_list *parse_ok(const char *json)
 {
 	struct cni_netconf_list *l = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	if (cni_netconf_list_from_bytes(json, strlen(json), "test", false, &l, &err) < 0)
 		fail_msg("%s: %s", json, err.msg ? err.msg : "?");
@@ -80,21 +79,21 @@ static struct cni_netconf_list *parse_ok(const char *json)
 
 struct version_case {
 	const char *json_versions; /* the version keys of the list */
-	const char *want;          /* NULL: no version */
+	const char *want;	   /* NULL: no version */
 };
 
 static const struct version_case versions[] = {
-	{ "\"cniVersion\":\"0.4.0\"", "0.4.0" },
-	{ "\"cniVersion\":\"0.4.0\",\"cniVersions\":[\"1.0.0\",\"0.3.1\"]", "1.0.0" },
-	/* Newer than we speak: skipped; cniVersion is a candidate too. */
-	{ "\"cniVersion\":\"1.0.0\",\"cniVersions\":[\"9.0.0\",\"0.3.1\"]", "1.0.0" },
-	{ "\"cniVersion\":\"0.3.1\",\"cniVersions\":[\"1.1.0\",\"1.2.0\"]", "1.1.0" },
-	{ "\"cniVersions\":[\"0.3.0\",\"0.4.0\"]", "0.4.0" },
-	/* Nothing usable: cniVersion kept as given. */
-	{ "\"cniVersion\":\"2.0.0\",\"cniVersions\":[]", "2.0.0" },
-	{ "\"cniVersion\":\"2.0.0\",\"cniVersions\":[\"3.0.0\"]", "2.0.0" },
-	{ "\"cniVersions\":[]", NULL },
-	{ "\"name2\":1", NULL },
+    {"\"cniVersion\":\"0.4.0\"", "0.4.0"},
+    {"\"cniVersion\":\"0.4.0\",\"cniVersions\":[\"1.0.0\",\"0.3.1\"]", "1.0.0"},
+    /* Newer than we speak: skipped; cniVersion is a candidate too. */
+    {"\"cniVersion\":\"1.0.0\",\"cniVersions\":[\"9.0.0\",\"0.3.1\"]", "1.0.0"},
+    {"\"cniVersion\":\"0.3.1\",\"cniVersions\":[\"1.1.0\",\"1.2.0\"]", "1.1.0"},
+    {"\"cniVersions\":[\"0.3.0\",\"0.4.0\"]", "0.4.0"},
+    /* Nothing usable: cniVersion kept as given. */
+    {"\"cniVersion\":\"2.0.0\",\"cniVersions\":[]", "2.0.0"},
+    {"\"cniVersion\":\"2.0.0\",\"cniVersions\":[\"3.0.0\"]", "2.0.0"},
+    {"\"cniVersions\":[]", NULL},
+    {"\"name2\":1", NULL},
 };
 
 static void test_list_version_selection(void **state)
@@ -138,7 +137,7 @@ static void test_list_from_conf(void **state)
 	static const char conf[] = "{\"cniVersion\":\"0.4.0\",\"name\":\"legacy\",\"type\":\"x\","
 				   "\"k\":1}";
 	struct cni_netconf_list *l = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	(void)state;
 	assert_int_equal(cni_netconf_list_from_conf(conf, strlen(conf), "c", &l, &err), 0);
@@ -214,7 +213,7 @@ static void test_load_empty_and_missing(void **state)
 {
 	struct dirfix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	assert_int_equal(load(f->dir, "n", &l, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "no net configurations found"));
@@ -234,7 +233,7 @@ static void test_load_order_and_bad_file(void **state)
 {
 	struct dirfix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	put(f->dir, "20-n.conflist", "{\"name\":\"n\",\"plugins\":[{\"type\":\"second\"}]}");
 	put(f->dir, "10-n.conflist", "{\"name\":\"n\",\"plugins\":[{\"type\":\"first\"}]}");
@@ -263,7 +262,7 @@ static void test_load_legacy_upconvert(void **state)
 {
 	struct dirfix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	put(f->dir, "10-other.conflist", "{\"name\":\"o\",\"plugins\":[{\"type\":\"x\"}]}");
 	put(f->dir, "20-j.json", "{\"cniVersion\":\"0.3.1\",\"name\":\"j\",\"type\":\"fromjson\"}");
@@ -289,7 +288,7 @@ static void test_load_sibling_plugins(void **state)
 {
 	struct dirfix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[256];
 
 	put(f->dir, "10-m.conflist", "{\"name\":\"m\",\"plugins\":[{\"type\":\"inline\"}]}");
@@ -335,17 +334,17 @@ static void test_load_sibling_plugins(void **state)
 
 static void test_build_request(void **state)
 {
-	struct cni_netconf_list *l = parse_ok(
-		"{\"name\":\"net\",\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"a\","
-		"\"capabilities\":{\"portMappings\":true,\"mac\":false,\"ips\":true},"
-		"\"runtimeConfig\":{\"stale\":1},\"cni.dev/secret\":1,\"name\":\"overridden\","
-		"\"keep\":{\"x\":[1,2]}},{\"type\":\"b\",\"runtimeConfig\":{\"stale\":2}}]}");
+	struct cni_netconf_list *l =
+	    parse_ok("{\"name\":\"net\",\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"a\","
+		     "\"capabilities\":{\"portMappings\":true,\"mac\":false,\"ips\":true},"
+		     "\"runtimeConfig\":{\"stale\":1},\"cni.dev/secret\":1,\"name\":\"overridden\","
+		     "\"keep\":{\"x\":[1,2]}},{\"type\":\"b\",\"runtimeConfig\":{\"stale\":2}}]}");
 	json_t *caps = json_loads("{\"portMappings\":[{\"hostPort\":1}],\"mac\":\"aa\","
 				  "\"bandwidth\":{}}",
 				  0, NULL);
 	json_t *prev = json_loads("{\"cniVersion\":\"1.0.0\",\"ips\":[]}", 0, NULL);
-	struct cni_runtime_conf rc = { .capability_args = caps };
-	struct cni_error err = { 0 };
+	struct cni_runtime_conf rc = {.capability_args = caps};
+	struct cni_error err = {0};
 	json_t *req = NULL, *want;
 
 	(void)state;
@@ -362,9 +361,8 @@ static void test_build_request(void **state)
 	/* No capability matches: the file's runtimeConfig is passed through. */
 	assert_int_equal(cni_runtime_build_request(l, 1, NULL, &rc, &req, &err), 0);
 	assert_null(json_object_get(req, "prevResult"));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(req, "runtimeConfig"),
-							    "stale")),
-			 2);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(req, "runtimeConfig"), "stale")), 2);
 	json_decref(req);
 	json_decref(caps);
 	json_decref(prev);
@@ -373,11 +371,14 @@ static void test_build_request(void **state)
 
 static void test_runtime_env(void **state)
 {
-	const struct cni_runtime_arg args[] = { { (char *)"A", (char *)"1" },
-						{ (char *)"B", (char *)"x=y" } };
-	const struct cni_runtime rt = { .plugin_path = "/a:/b" };
-	const struct cni_runtime_conf rc = { .container_id = "c1", .netns = "/run/netns/p",
-					     .ifname = "eth1", .args = args, .n_args = 2 };
+	const struct cni_runtime_arg args[] = {{(char *)"A", (char *)"1"},
+					       {(char *)"B", (char *)"x=y"}};
+	const struct cni_runtime rt = {.plugin_path = "/a:/b"};
+	const struct cni_runtime_conf rc = {.container_id = "c1",
+					    .netns = "/run/netns/p",
+					    .ifname = "eth1",
+					    .args = args,
+					    .n_args = 2};
 	char **env = cni_runtime_env(&rt, "ADD", &rc);
 
 	(void)state;
@@ -406,10 +407,10 @@ static void test_runtime_env(void **state)
 
 static void test_base64(void **state)
 {
-	static const char *const plain[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
-	static const char *const enc[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
-					   "Zm9vYmFy" };
-	static const char *const bad[] = { "Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=Zg=" };
+	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const enc[] = {"",	      "Zg==",	  "Zm8=",    "Zm9v",
+					  "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+	static const char *const bad[] = {"Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=Zg="};
 	char *out;
 	size_t n;
 
@@ -429,7 +430,7 @@ static void test_base64(void **state)
 
 static void test_cache_path(void **state)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *p = NULL;
 
 	(void)state;
@@ -456,14 +457,17 @@ static void test_cache_roundtrip_and_list(void **state)
 	struct dirfix *f = *state;
 	struct cni_netconf_list *l = parse_ok("{\"name\":\"net\",\"cniVersion\":\"1.0.0\","
 					      "\"plugins\":[{\"type\":\"a\"}]}");
-	const struct cni_runtime_arg args[] = { { (char *)"K", (char *)"V" } };
+	const struct cni_runtime_arg args[] = {{(char *)"K", (char *)"V"}};
 	json_t *caps = json_loads("{\"mac\":\"02:00:00:00:00:01\"}", 0, NULL);
 	json_t *res = json_loads("{\"cniVersion\":\"1.0.0\",\"ips\":[]}", 0, NULL);
-	struct cni_runtime_conf rc = { .container_id = "c1", .netns = "/run/netns/x",
-				       .ifname = "eth0", .args = args, .n_args = 1,
-				       .capability_args = caps };
+	struct cni_runtime_conf rc = {.container_id = "c1",
+				      .netns = "/run/netns/x",
+				      .ifname = "eth0",
+				      .args = args,
+				      .n_args = 1,
+				      .capability_args = caps};
 	struct cni_cache_entry *e = NULL, **v = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char results[128];
 	size_t n = 0;
 
@@ -518,20 +522,19 @@ static void test_cache_roundtrip_and_list(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list_bad),
-		cmocka_unit_test(test_list_version_selection),
-		cmocka_unit_test(test_list_flags_and_plugins),
-		cmocka_unit_test(test_list_from_conf),
-		cmocka_unit_test_setup_teardown(test_load_empty_and_missing, dir_setup, dir_teardown),
-		cmocka_unit_test_setup_teardown(test_load_order_and_bad_file, dir_setup, dir_teardown),
-		cmocka_unit_test_setup_teardown(test_load_legacy_upconvert, dir_setup, dir_teardown),
-		cmocka_unit_test_setup_teardown(test_load_sibling_plugins, dir_setup, dir_teardown),
-		cmocka_unit_test(test_build_request),
-		cmocka_unit_test(test_runtime_env),
-		cmocka_unit_test(test_base64),
-		cmocka_unit_test(test_cache_path),
-		cmocka_unit_test_setup_teardown(test_cache_roundtrip_and_list, dir_setup,
-						dir_teardown),
+	    cmocka_unit_test(test_list_bad),
+	    cmocka_unit_test(test_list_version_selection),
+	    cmocka_unit_test(test_list_flags_and_plugins),
+	    cmocka_unit_test(test_list_from_conf),
+	    cmocka_unit_test_setup_teardown(test_load_empty_and_missing, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_load_order_and_bad_file, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_load_legacy_upconvert, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_load_sibling_plugins, dir_setup, dir_teardown),
+	    cmocka_unit_test(test_build_request),
+	    cmocka_unit_test(test_runtime_env),
+	    cmocka_unit_test(test_base64),
+	    cmocka_unit_test(test_cache_path),
+	    cmocka_unit_test_setup_teardown(test_cache_roundtrip_and_list, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime-conf", tests, NULL, NULL);

@@ -93,7 +93,7 @@ static struct cni_netconf_list *mklist_named(const struct fix *f, const char *tm
 					     const char *name)
 {
 	struct cni_netconf_list *l = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *json = expand(f, tmpl, name);
 
 	if (cni_netconf_list_from_bytes(json, strlen(json), "test", false, &l, &err) < 0)
@@ -167,20 +167,20 @@ static void assert_json_eq(const json_t *got, const char *want_text)
 	json_decref(want);
 }
 
-static const struct cni_runtime_arg args[] = { { (char *)"K8S_POD_NAME", (char *)"p1" },
-					       { (char *)"IgnoreUnknown", (char *)"1" } };
+static const struct cni_runtime_arg args[] = {{(char *)"K8S_POD_NAME", (char *)"p1"},
+					      {(char *)"IgnoreUnknown", (char *)"1"}};
 
 static const char two_plugins[] =
-	"{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":["
-	"{\"type\":\"noop\",\"recordFile\":\"@REC@\",\"capabilities\":{\"portMappings\":true},"
-	"\"result\":{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\"}],"
-	"\"ips\":[{\"address\":\"10.1.0.5/24\",\"interface\":0}]}},"
-	"{\"type\":\"noop\",\"recordFile\":\"@REC@\"}]}";
+    "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":["
+    "{\"type\":\"noop\",\"recordFile\":\"@REC@\",\"capabilities\":{\"portMappings\":true},"
+    "\"result\":{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\"}],"
+    "\"ips\":[{\"address\":\"10.1.0.5/24\",\"interface\":0}]}},"
+    "{\"type\":\"noop\",\"recordFile\":\"@REC@\"}]}";
 
 static void do_add(struct fix *f, const struct cni_netconf_list *l,
 		   const struct cni_runtime_conf *rc, json_t **res)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	if (cni_runtime_add(&f->rt, l, rc, res, &err) < 0)
 		fail_msg("add: %s (%u) %s", err.msg, err.code, err.details ? err.details : "");
@@ -191,10 +191,14 @@ static void test_add_chain_env_stdin_cache(void **state)
 	struct fix *f = *state;
 	struct cni_netconf_list *l = mklist(f, two_plugins);
 	json_t *caps = J("{\"portMappings\":[{\"hostPort\":80}],\"bandwidth\":{}}");
-	struct cni_runtime_conf rc = { .container_id = "ctr1", .netns = NETNS, .ifname = "eth0",
-				       .args = args, .n_args = 2, .capability_args = caps };
+	struct cni_runtime_conf rc = {.container_id = "ctr1",
+				      .netns = NETNS,
+				      .ifname = "eth0",
+				      .args = args,
+				      .n_args = 2,
+				      .capability_args = caps};
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *res = NULL, *recs;
 
 	do_add(f, l, &rc, &res);
@@ -219,13 +223,12 @@ static void test_add_chain_env_stdin_cache(void **state)
 		       "{\"portMappings\":[{\"hostPort\":80}]}");
 	/* Second plugin: the first one's result as prevResult, no runtimeConfig. */
 	assert_null(json_object_get(rec_stdin(recs, 1), "runtimeConfig"));
-	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(json_object_get(json_object_get(rec_stdin(recs, 1),
-										   "prevResult"),
-								   "ips"),
-						   0),
-				    "address")),
-			    "10.1.0.5/24");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_array_get(
+		    json_object_get(json_object_get(rec_stdin(recs, 1), "prevResult"), "ips"), 0),
+		"address")),
+	    "10.1.0.5/24");
 	/* The final result is the last plugin's (noop echoes prevResult). */
 	assert_string_equal(json_string_value(json_object_get(res, "cniVersion")), "1.0.0");
 	assert_int_equal(json_array_size(json_object_get(res, "ips")), 1);
@@ -254,12 +257,12 @@ static void test_add_cache_file_format(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l = mklist(f, two_plugins);
-	struct cni_runtime_conf rc = { .container_id = "c2", .netns = NETNS, .ifname = "net1" };
+	struct cni_runtime_conf rc = {.container_id = "c2", .netns = NETNS, .ifname = "net1"};
 	char path[160];
 	struct stat st;
 	json_t *res = NULL, *file;
-	const char *keys[] = { "kind", "containerId", "config", "ifName", "networkName", "netns",
-			       "result" };
+	const char *keys[] = {"kind",	     "containerId", "config", "ifName",
+			      "networkName", "netns",	    "result"};
 	size_t i = 0;
 	const char *key;
 	json_t *v;
@@ -272,7 +275,7 @@ static void test_add_cache_file_format(void **state)
 	assert_non_null(file);
 	assert_string_equal(json_string_value(json_object_get(file, "kind")), "cniCacheV1");
 	/* Keys in libcni's order; empty cniArgs and capabilityArgs omitted. */
-	json_object_foreach(file, key, v) {
+	json_object_foreach (file, key, v) {
 		assert_true(i < 7);
 		assert_string_equal(key, keys[i++]);
 	}
@@ -290,21 +293,21 @@ static void test_add_validates_and_fails(void **state)
 		unsigned code;
 		const char *substr;
 	} bad[] = {
-		{ "", "eth0", 3, "missing containerID" },
-		{ "a/b", "eth0", 4, "containerID \"a/b\"" },
-		{ "c", "", 4, "interface name" },
-		{ "c", "0123456789abcdef", 4, "0123456789abcdef" },
-		{ "c", "a:b", 4, "a:b" },
-		{ "c", "..", 4, ".." },
+	    {"", "eth0", 3, "missing containerID"},
+	    {"a/b", "eth0", 4, "containerID \"a/b\""},
+	    {"c", "", 4, "interface name"},
+	    {"c", "0123456789abcdef", 4, "0123456789abcdef"},
+	    {"c", "a:b", 4, "a:b"},
+	    {"c", "..", 4, ".."},
 	};
 	struct fix *f = *state;
 	struct cni_netconf_list *l = mklist(f, two_plugins);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *res = NULL;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct cni_runtime_conf rc = { .container_id = bad[i].cid, .netns = NETNS,
-					       .ifname = bad[i].ifname };
+		struct cni_runtime_conf rc = {
+		    .container_id = bad[i].cid, .netns = NETNS, .ifname = bad[i].ifname};
 
 		assert_true(cni_runtime_add(&f->rt, l, &rc, &res, &err) < 0);
 		if (err.code != bad[i].code || !strstr(err.msg, bad[i].substr))
@@ -318,7 +321,7 @@ static void test_add_validates_and_fails(void **state)
 	l = mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"plugins\":["
 		      "{\"type\":\"noop\",\"recordFile\":\"@REC@\"},"
 		      "{\"type\":\"fail\",\"code\":123,\"msg\":\"nope\",\"details\":\"why\"}]}");
-	struct cni_runtime_conf rc = { .container_id = "c", .netns = NETNS, .ifname = "eth0" };
+	struct cni_runtime_conf rc = {.container_id = "c", .netns = NETNS, .ifname = "eth0"};
 	struct cni_cache_entry *e = NULL;
 
 	assert_true(cni_runtime_add(&f->rt, l, &rc, &res, &err) < 0);
@@ -330,7 +333,8 @@ static void test_add_validates_and_fails(void **state)
 	cni_netconf_list_free(l);
 
 	/* A plugin that is not in CNI_PATH. */
-	l = mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"plugins\":[{\"type\":\"absent\"}]}");
+	l = mklist(f,
+		   "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"plugins\":[{\"type\":\"absent\"}]}");
 	assert_true(cni_runtime_add(&f->rt, l, &rc, &res, &err) < 0);
 	assert_int_equal(err.code, 104);
 	assert_non_null(strstr(err.msg, "failed to find plugin \"absent\""));
@@ -343,10 +347,10 @@ static void test_check_and_del(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l = mklist(f, two_plugins);
-	struct cni_runtime_conf rc = { .container_id = "c3", .netns = NETNS, .ifname = "eth0",
-				       .args = args, .n_args = 1 };
+	struct cni_runtime_conf rc = {
+	    .container_id = "c3", .netns = NETNS, .ifname = "eth0", .args = args, .n_args = 1};
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *res = NULL, *recs;
 
 	do_add(f, l, &rc, &res);
@@ -396,9 +400,9 @@ static void test_check_and_del(void **state)
 static void test_check_version_gates(void **state)
 {
 	struct fix *f = *state;
-	struct cni_runtime_conf rc = { .container_id = "c4", .netns = NETNS, .ifname = "eth0" };
+	struct cni_runtime_conf rc = {.container_id = "c4", .netns = NETNS, .ifname = "eth0"};
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *res = NULL, *recs;
 
 	l = mklist(f, "{\"cniVersion\":\"0.3.1\",\"name\":\"old\",\"plugins\":["
@@ -427,9 +431,9 @@ static void test_check_version_gates(void **state)
 static void test_cache_conversion_and_corruption(void **state)
 {
 	struct fix *f = *state;
-	struct cni_runtime_conf rc = { .container_id = "c5", .netns = NETNS, .ifname = "eth0" };
+	struct cni_runtime_conf rc = {.container_id = "c5", .netns = NETNS, .ifname = "eth0"};
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[160];
 	json_t *recs, *prev;
 	FILE *fp;
@@ -449,10 +453,9 @@ static void test_cache_conversion_and_corruption(void **state)
 	prev = json_object_get(rec_stdin(recs, 0), "prevResult");
 	/* Converted to the list's 0.4.0: labelled so, with the per-IP version. */
 	assert_string_equal(json_string_value(json_object_get(prev, "cniVersion")), "0.4.0");
-	assert_string_equal(
-		json_string_value(json_object_get(json_array_get(json_object_get(prev, "ips"), 0),
-						  "version")),
-		"4");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(prev, "ips"), 0), "version")),
+			    "4");
 	json_decref(recs);
 
 	/* Garbage in the cache: CHECK fails with a decode error, DEL goes on and drops it. */
@@ -475,13 +478,13 @@ static void test_del_stops_at_error(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l =
-		mklist(f, "{\"cniVersion\":\"1.0.0\",\"name\":\"d\",\"plugins\":["
-			  "{\"type\":\"noop\",\"recordFile\":\"@REC@\"},"
-			  "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"DEL\"],"
-			  "\"code\":11,\"msg\":\"busy\"}]}");
-	struct cni_runtime_conf rc = { .container_id = "c6", .netns = NETNS, .ifname = "eth0" };
+	    mklist(f, "{\"cniVersion\":\"1.0.0\",\"name\":\"d\",\"plugins\":["
+		      "{\"type\":\"noop\",\"recordFile\":\"@REC@\"},"
+		      "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"DEL\"],"
+		      "\"code\":11,\"msg\":\"busy\"}]}");
+	struct cni_runtime_conf rc = {.container_id = "c6", .netns = NETNS, .ifname = "eth0"};
 	struct cni_cache_entry *e = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *res = NULL, *recs;
 
 	do_add(f, l, &rc, &res);
@@ -514,10 +517,10 @@ static void test_timeout(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l =
-		mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"slow\",\"plugins\":["
-			  "{\"type\":\"fail\",\"hangSeconds\":30}]}");
-	struct cni_runtime_conf rc = { .container_id = "c7", .netns = NETNS, .ifname = "eth0" };
-	struct cni_error err = { 0 };
+	    mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"slow\",\"plugins\":["
+		      "{\"type\":\"fail\",\"hangSeconds\":30}]}");
+	struct cni_runtime_conf rc = {.container_id = "c7", .netns = NETNS, .ifname = "eth0"};
+	struct cni_error err = {0};
 	json_t *res = NULL;
 	int64_t t0 = mono_ms();
 
@@ -540,7 +543,7 @@ static void test_status(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *want = NULL;
 	json_t *recs;
 
@@ -559,8 +562,9 @@ static void test_status(void **state)
 	assert_string_equal(rec_str(recs, 0, "command"), "STATUS");
 	assert_string_equal(rec_str(recs, 0, "containerID"), "");
 	/* Only name and cniVersion injected: no prevResult, no runtimeConfig. */
-	assert_true(asprintf(&want, "{\"cniVersion\":\"1.1.0\",\"name\":\"st\",\"type\":\"noop\","
-				    "\"recordFile\":\"%s\"}",
+	assert_true(asprintf(&want,
+			     "{\"cniVersion\":\"1.1.0\",\"name\":\"st\",\"type\":\"noop\","
+			     "\"recordFile\":\"%s\"}",
 			     f->rec) > 0);
 	assert_json_eq(rec_stdin(recs, 0), want);
 	free(want);
@@ -578,8 +582,8 @@ static void test_status(void **state)
 static void add_one(struct fix *f, const struct cni_netconf_list *l, const char *cid,
 		    const char *ifname)
 {
-	struct cni_runtime_conf rc = { .container_id = cid, .netns = NETNS, .ifname = ifname,
-				       .args = args, .n_args = 2 };
+	struct cni_runtime_conf rc = {
+	    .container_id = cid, .netns = NETNS, .ifname = ifname, .args = args, .n_args = 2};
 	json_t *res = NULL;
 
 	do_add(f, l, &rc, &res);
@@ -589,14 +593,14 @@ static void add_one(struct fix *f, const struct cni_netconf_list *l, const char 
 static void test_gc(void **state)
 {
 	static const char gc_list[] =
-		"{\"cniVersion\":\"1.1.0\",\"name\":\"@NAME@\",\"plugins\":["
-		"{\"type\":\"noop\",\"recordFile\":\"@REC@\"},"
-		"{\"type\":\"noop\",\"recordFile\":\"@REC@\",\"cni.dev/valid-attachments\":[]}]}";
+	    "{\"cniVersion\":\"1.1.0\",\"name\":\"@NAME@\",\"plugins\":["
+	    "{\"type\":\"noop\",\"recordFile\":\"@REC@\"},"
+	    "{\"type\":\"noop\",\"recordFile\":\"@REC@\",\"cni.dev/valid-attachments\":[]}]}";
 	struct fix *f = *state;
 	struct cni_netconf_list *l, *other;
-	const struct cni_gc_attachment valid[] = { { "keep", "eth0" } };
+	const struct cni_gc_attachment valid[] = {{"keep", "eth0"}};
 	struct cni_cache_entry **v = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	size_t n = 0;
 	json_t *recs;
 
@@ -659,12 +663,12 @@ static void test_gc_collects_errors(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l =
-		mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"ge\",\"plugins\":["
-			  "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"GC\"],"
-			  "\"code\":120,\"msg\":\"first\"},"
-			  "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"GC\"],"
-			  "\"code\":121,\"msg\":\"second\"}]}");
-	struct cni_error err = { 0 };
+	    mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"ge\",\"plugins\":["
+		      "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"GC\"],"
+		      "\"code\":120,\"msg\":\"first\"},"
+		      "{\"type\":\"fail\",\"recordFile\":\"@REC@\",\"failOn\":[\"GC\"],"
+		      "\"code\":121,\"msg\":\"second\"}]}");
+	struct cni_error err = {0};
 	json_t *recs;
 
 	assert_true(cni_runtime_gc(&f->rt, l, true, NULL, 0, &err) < 0);
@@ -690,7 +694,7 @@ static void test_gc_collects_errors(void **state)
 static void test_version_info(void **state)
 {
 	struct fix *f = *state;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *v = NULL;
 
 	assert_int_equal(cni_runtime_version_info(&f->rt, "noop", &v, &err), 0);
@@ -702,12 +706,13 @@ static void test_validate(void **state)
 {
 	struct fix *f = *state;
 	struct cni_netconf_list *l;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *caps = NULL;
 
-	l = mklist(f, "{\"cniVersion\":\"1.1.0\",\"name\":\"v\",\"plugins\":["
-		      "{\"type\":\"noop\",\"capabilities\":{\"portMappings\":true,\"mac\":false}},"
-		      "{\"type\":\"fail\",\"capabilities\":{\"ips\":true,\"portMappings\":true}}]}");
+	l = mklist(f,
+		   "{\"cniVersion\":\"1.1.0\",\"name\":\"v\",\"plugins\":["
+		   "{\"type\":\"noop\",\"capabilities\":{\"portMappings\":true,\"mac\":false}},"
+		   "{\"type\":\"fail\",\"capabilities\":{\"ips\":true,\"portMappings\":true}}]}");
 	assert_int_equal(cni_runtime_validate(&f->rt, l, &caps, &err), 0);
 	assert_json_eq(caps, "[\"ips\",\"portMappings\"]");
 	json_decref(caps);
@@ -726,20 +731,19 @@ static void test_validate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_add_chain_env_stdin_cache, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_add_cache_file_format, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_add_validates_and_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_check_and_del, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_check_version_gates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cache_conversion_and_corruption, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_del_stops_at_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gc_collects_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_version_info, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_add_chain_env_stdin_cache, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_add_cache_file_format, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_add_validates_and_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_check_and_del, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_check_version_gates, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cache_conversion_and_corruption, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_del_stops_at_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gc_collects_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_version_info, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);

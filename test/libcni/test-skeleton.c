@@ -35,7 +35,7 @@ static int undo_mark(void *arg)
 
 static int fake_add(struct cni_ctx *ctx)
 {
-	struct cni_ip ip = { .interface = -1 };
+	struct cni_ip ip = {.interface = -1};
 
 	add_calls++;
 	cni_undo_push(&ctx->undo, "mark", undo_mark, NULL, NULL);
@@ -55,14 +55,14 @@ static int fake_del(struct cni_ctx *ctx)
 	return 0;
 }
 
-static const char *const arg_keys[] = { "MAC", NULL };
+static const char *const arg_keys[] = {"MAC", NULL};
 
 static const struct cni_plugin_ops ops = {
-	.name = "fake",
-	.cni_args_keys = arg_keys,
-	.add = fake_add,
-	.del = fake_del,
-	.check = fake_del,
+    .name = "fake",
+    .cni_args_keys = arg_keys,
+    .add = fake_add,
+    .del = fake_del,
+    .check = fake_del,
 };
 
 static char out_buf[8192];
@@ -104,7 +104,7 @@ static void expect_error(unsigned code, const char *substr)
 
 static void test_missing_env_all_named(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=ADD", NULL };
+	const char *env[] = {"CNI_COMMAND=ADD", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 1);
@@ -114,8 +114,8 @@ static void test_missing_env_all_named(void **state)
 
 static void test_del_needs_less(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", "CNI_NETNS=",
-			NULL };
+	const char *env[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+			     "CNI_NETNS=", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 0);
@@ -124,7 +124,7 @@ static void test_del_needs_less(void **state)
 
 static void test_gc_needs_path(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=GC", NULL };
+	const char *env[] = {"CNI_COMMAND=GC", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, CONF_V("1.1.0")), 1);
@@ -133,10 +133,10 @@ static void test_gc_needs_path(void **state)
 
 static void test_bad_container_id_and_ifname(void **state)
 {
-	const char *env1[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=../x", "CNI_IFNAME=eth0", NULL };
-	const char *env2[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0/1", NULL };
-	const char *env3[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1",
-			 "CNI_IFNAME=averyveryverylongname", NULL };
+	const char *env1[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=../x", "CNI_IFNAME=eth0", NULL};
+	const char *env2[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0/1", NULL};
+	const char *env3[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1",
+			      "CNI_IFNAME=averyveryverylongname", NULL};
 
 	(void)state;
 	assert_int_equal(run(env1, CONF), 1);
@@ -149,7 +149,8 @@ static void test_bad_container_id_and_ifname(void **state)
 
 static void test_ifname_ascii_only(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=\xc3\xa9th0", NULL };
+	const char *env[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=\xc3\xa9th0",
+			     NULL};
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 1);
@@ -160,9 +161,9 @@ static void test_ifname_ascii_only(void **state)
 static void test_length_limits(void **state)
 {
 	char cid[200], env_cid[256], env_check[256], conf[400], name[130];
-	const char *del[] = { "CNI_COMMAND=DEL", env_cid, "CNI_IFNAME=eth0", NULL };
-	const char *check[] = { "CNI_COMMAND=CHECK", env_cid, "CNI_IFNAME=eth0", env_check, NULL };
-	const char *gc[] = { "CNI_COMMAND=GC", "CNI_PATH=/x", NULL };
+	const char *del[] = {"CNI_COMMAND=DEL", env_cid, "CNI_IFNAME=eth0", NULL};
+	const char *check[] = {"CNI_COMMAND=CHECK", env_cid, "CNI_IFNAME=eth0", env_check, NULL};
+	const char *gc[] = {"CNI_COMMAND=GC", "CNI_PATH=/x", NULL};
 
 	(void)state;
 	memset(cid, 'a', CNI_CONTAINER_ID_MAX + 1);
@@ -170,9 +171,10 @@ static void test_length_limits(void **state)
 	snprintf(env_cid, sizeof(env_cid), "CNI_CONTAINERID=%s", cid);
 	snprintf(env_check, sizeof(env_check), "CNI_NETNS=%s", pod_netns);
 	assert_int_equal(run(check, CONF), 1);
-	expect_error(CNI_ERR_INVALID_ENV,
-		     "CNI_CONTAINERID: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is 129 bytes, longer than "
-		     "the limit of 128 bytes");
+	expect_error(
+	    CNI_ERR_INVALID_ENV,
+	    "CNI_CONTAINERID: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is 129 bytes, longer than "
+	    "the limit of 128 bytes");
 	assert_int_equal(run(del, CONF), 0);
 	assert_string_equal(out_buf, "");
 	cid[CNI_CONTAINER_ID_MAX] = '\0'; /* at the limit: fine */
@@ -192,10 +194,10 @@ static void test_length_limits(void **state)
 
 static void test_log_level_unknown(void **state)
 {
-	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *del[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL};
 	char env_check[256];
-	const char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
-				env_check, NULL };
+	const char *check[] = {"CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+			       env_check, NULL};
 	static const char conf[] =
 	    "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"fake\",\"logLevel\":\"loud\"}";
 
@@ -208,7 +210,7 @@ static void test_log_level_unknown(void **state)
 
 static void test_unknown_command(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=FROB", NULL };
+	const char *env[] = {"CNI_COMMAND=FROB", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, CONF), 1);
@@ -217,7 +219,7 @@ static void test_unknown_command(void **state)
 
 static void test_no_command_prints_about(void **state)
 {
-	const char *env[] = { NULL };
+	const char *env[] = {NULL};
 	int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY);
 
 	(void)state;
@@ -231,7 +233,7 @@ static void test_no_command_prints_about(void **state)
 
 static void test_version(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=VERSION", NULL };
+	const char *env[] = {"CNI_COMMAND=VERSION", NULL};
 	const json_t *sv;
 
 	(void)state;
@@ -250,7 +252,7 @@ static void test_version(void **state)
 
 static void test_bad_stdin(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *env[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, "{\"name\":"), 1);
@@ -265,19 +267,19 @@ static void test_bad_stdin(void **state)
 
 static void test_version_rules(void **state)
 {
-	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
-	const char *status[] = { "CNI_COMMAND=STATUS", NULL };
-	const char *gc[] = { "CNI_COMMAND=GC", "CNI_PATH=/nonexistent", NULL };
+	const char *del[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL};
+	const char *status[] = {"CNI_COMMAND=STATUS", NULL};
+	const char *gc[] = {"CNI_COMMAND=GC", "CNI_PATH=/nonexistent", NULL};
 	char env_check[256];
-	const char *check[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", env_check,
-			  NULL };
+	const char *check[] = {"CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+			       env_check, NULL};
 
 	(void)state;
 	snprintf(env_check, sizeof(env_check), "CNI_NETNS=%s", pod_netns);
 	assert_int_equal(run(del, CONF_V("0.5.0")), 1);
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion '0.5.0' is not supported");
-	assert_non_null(strstr(json_string_value(json_object_get(out_json, "details")),
-			       "plugin supports"));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(out_json, "details")), "plugin supports"));
 	/* A string naming no version is incompatible (1), not undecodable (6), as the reference. */
 	assert_int_equal(run(del, CONF_V("abc")), 1);
 	expect_error(CNI_ERR_INCOMPATIBLE_VERSION, "cniVersion 'abc' is not supported");
@@ -297,9 +299,10 @@ static void test_version_rules(void **state)
 
 static void test_netns_checks(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL, NULL };
-	const char *own[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
-			"CNI_NETNS=/proc/self/ns/net", NULL };
+	const char *env[] = {"CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL,
+			     NULL};
+	const char *own[] = {"CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+			     "CNI_NETNS=/proc/self/ns/net", NULL};
 
 	(void)state;
 	env[3] = "CNI_NETNS=relative/path";
@@ -318,7 +321,8 @@ static void test_netns_checks(void **state)
 static void test_add_prints_result_in_conf_version(void **state)
 {
 	char netns[256];
-	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = {"CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+			     NULL};
 	const json_t *ip0;
 
 	(void)state;
@@ -334,7 +338,8 @@ static void test_add_prints_result_in_conf_version(void **state)
 static void test_add_failure_rolls_back(void **state)
 {
 	char netns[256];
-	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = {"CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+			     NULL};
 
 	(void)state;
 	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
@@ -363,12 +368,17 @@ static void test_add_failure_rolls_back(void **state)
 static void test_cni_args_strictness(void **state)
 {
 	char netns[256];
-	const char *env[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
-			"CNI_ARGS=K8S_POD_NAME=x", NULL };
-	const char *env_ok[] = { "CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
-			   "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAME=x;MAC=aa:bb:cc:dd:ee:ff", NULL };
-	const char *del[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
-			"CNI_ARGS=garbage", NULL };
+	const char *env[] = {"CNI_COMMAND=ADD",		"CNI_CONTAINERID=c1",
+			     "CNI_IFNAME=eth0",		netns,
+			     "CNI_ARGS=K8S_POD_NAME=x", NULL};
+	const char *env_ok[] = {"CNI_COMMAND=ADD",
+				"CNI_CONTAINERID=c1",
+				"CNI_IFNAME=eth0",
+				netns,
+				"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAME=x;MAC=aa:bb:cc:dd:ee:ff",
+				NULL};
+	const char *del[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0",
+			     "CNI_ARGS=garbage", NULL};
 
 	(void)state;
 	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
@@ -381,7 +391,8 @@ static void test_cni_args_strictness(void **state)
 static void test_prev_result_version_family(void **state)
 {
 	char netns[256];
-	const char *env[] = { "CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns, NULL };
+	const char *env[] = {"CNI_COMMAND=CHECK", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+			     NULL};
 
 	(void)state;
 	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
@@ -390,14 +401,15 @@ static void test_prev_result_version_family(void **state)
 			 1);
 	assert_non_null(out_json);
 	assert_true(json_integer_value(json_object_get(out_json, "code")) > 0);
-	assert_int_equal(run(env, "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"prevResult\":"
-				  "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}}"),
+	assert_int_equal(run(env,
+			     "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"prevResult\":"
+			     "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}}"),
 			 0);
 }
 
 static void test_lenient_del(void **state)
 {
-	const char *env[] = { "CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL };
+	const char *env[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", NULL};
 
 	(void)state;
 	assert_int_equal(run(env, "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"ipMasq\":\"on\"}"),
@@ -457,24 +469,24 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_missing_env_all_named),
-		cmocka_unit_test(test_del_needs_less),
-		cmocka_unit_test(test_gc_needs_path),
-		cmocka_unit_test(test_bad_container_id_and_ifname),
-		cmocka_unit_test(test_ifname_ascii_only),
-		cmocka_unit_test(test_length_limits),
-		cmocka_unit_test(test_log_level_unknown),
-		cmocka_unit_test(test_unknown_command),
-		cmocka_unit_test(test_no_command_prints_about),
-		cmocka_unit_test(test_version),
-		cmocka_unit_test(test_bad_stdin),
-		cmocka_unit_test(test_version_rules),
-		cmocka_unit_test(test_netns_checks),
-		cmocka_unit_test(test_add_prints_result_in_conf_version),
-		cmocka_unit_test(test_add_failure_rolls_back),
-		cmocka_unit_test(test_cni_args_strictness),
-		cmocka_unit_test(test_prev_result_version_family),
-		cmocka_unit_test(test_lenient_del),
+	    cmocka_unit_test(test_missing_env_all_named),
+	    cmocka_unit_test(test_del_needs_less),
+	    cmocka_unit_test(test_gc_needs_path),
+	    cmocka_unit_test(test_bad_container_id_and_ifname),
+	    cmocka_unit_test(test_ifname_ascii_only),
+	    cmocka_unit_test(test_length_limits),
+	    cmocka_unit_test(test_log_level_unknown),
+	    cmocka_unit_test(test_unknown_command),
+	    cmocka_unit_test(test_no_command_prints_about),
+	    cmocka_unit_test(test_version),
+	    cmocka_unit_test(test_bad_stdin),
+	    cmocka_unit_test(test_version_rules),
+	    cmocka_unit_test(test_netns_checks),
+	    cmocka_unit_test(test_add_prints_result_in_conf_version),
+	    cmocka_unit_test(test_add_failure_rolls_back),
+	    cmocka_unit_test(test_cni_args_strictness),
+	    cmocka_unit_test(test_prev_result_version_family),
+	    cmocka_unit_test(test_lenient_del),
 	};
 
 	return cmocka_run_group_tests_name("cni_skeleton", tests, group_setup, group_teardown);

@@ -17,13 +17,25 @@ static void test_version_parse(void **state)
 		int r;
 		enum cni_version v;
 	} cases[] = {
-		{ NULL, 0, CNI_V010 },	   { "", 0, CNI_V010 },	      { "0.1.0", 0, CNI_V010 },
-		{ "0.2.0", 0, CNI_V020 },  { "0.3.0", 0, CNI_V030 },  { "0.3.1", 0, CNI_V031 },
-		{ "0.4.0", 0, CNI_V040 },  { "1.0.0", 0, CNI_V100 },  { "1.1.0", 0, CNI_V110 },
-		{ "1.1", 0, CNI_V110 },	   { "1", 0, CNI_V100 }, { "0.5.0", -EPROTONOSUPPORT, CNI_V_INVALID },
-		{ "2.0.0", -EPROTONOSUPPORT, CNI_V_INVALID }, { "1.0.0-rc1", -EINVAL, CNI_V_INVALID }, { "v1.0.0", -EINVAL, CNI_V_INVALID },
-		{ "1..0", -EINVAL, CNI_V_INVALID },	   { "01.0.0", -EINVAL, CNI_V_INVALID },     { "1.0.0.0", -EINVAL, CNI_V_INVALID },
-		{ "a.b.c", -EINVAL, CNI_V_INVALID },
+	    {NULL, 0, CNI_V010},
+	    {"", 0, CNI_V010},
+	    {"0.1.0", 0, CNI_V010},
+	    {"0.2.0", 0, CNI_V020},
+	    {"0.3.0", 0, CNI_V030},
+	    {"0.3.1", 0, CNI_V031},
+	    {"0.4.0", 0, CNI_V040},
+	    {"1.0.0", 0, CNI_V100},
+	    {"1.1.0", 0, CNI_V110},
+	    {"1.1", 0, CNI_V110},
+	    {"1", 0, CNI_V100},
+	    {"0.5.0", -EPROTONOSUPPORT, CNI_V_INVALID},
+	    {"2.0.0", -EPROTONOSUPPORT, CNI_V_INVALID},
+	    {"1.0.0-rc1", -EINVAL, CNI_V_INVALID},
+	    {"v1.0.0", -EINVAL, CNI_V_INVALID},
+	    {"1..0", -EINVAL, CNI_V_INVALID},
+	    {"01.0.0", -EINVAL, CNI_V_INVALID},
+	    {"1.0.0.0", -EINVAL, CNI_V_INVALID},
+	    {"a.b.c", -EINVAL, CNI_V_INVALID},
 	};
 
 	(void)state;
@@ -56,7 +68,7 @@ static void test_semver_cmp(void **state)
 
 static void test_errorf_first_wins(void **state)
 {
-	struct cni_error e = { 0 };
+	struct cni_error e = {0};
 
 	(void)state;
 	assert_int_equal(cni_errorf(&e, CNI_ERR_INVALID_CONFIG, -EINVAL, "mtu: bad '%s'", "x"),
@@ -71,7 +83,7 @@ static void test_errorf_first_wins(void **state)
 
 static void test_wrap_and_detail(void **state)
 {
-	struct cni_error e = { 0 };
+	struct cni_error e = {0};
 
 	(void)state;
 	cni_errorf(&e, CNI_ERR_PLUGIN, -EEXIST, "create veth 'veth1'");
@@ -89,14 +101,14 @@ static void test_from_errno(void **state)
 		int r;
 		unsigned code;
 	} map[] = {
-		{ -EAGAIN, CNI_ERR_TRY_AGAIN }, { -EBUSY, CNI_ERR_TRY_AGAIN },
-		{ -ETIMEDOUT, CNI_ERR_TRY_AGAIN }, { -EIO, CNI_ERR_IO },
-		{ -ENOENT, CNI_ERR_PLUGIN },	{ -EPERM, CNI_ERR_PLUGIN },
+	    {-EAGAIN, CNI_ERR_TRY_AGAIN},    {-EBUSY, CNI_ERR_TRY_AGAIN},
+	    {-ETIMEDOUT, CNI_ERR_TRY_AGAIN}, {-EIO, CNI_ERR_IO},
+	    {-ENOENT, CNI_ERR_PLUGIN},	     {-EPERM, CNI_ERR_PLUGIN},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		struct cni_error e = { 0 };
+		struct cni_error e = {0};
 
 		cni_error_from_errno(&e, map[i].r);
 		assert_int_equal(e.code, map[i].code);
@@ -108,9 +120,9 @@ static void test_from_errno(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_parse),	  cmocka_unit_test(test_semver_cmp),
-		cmocka_unit_test(test_errorf_first_wins), cmocka_unit_test(test_wrap_and_detail),
-		cmocka_unit_test(test_from_errno),
+	    cmocka_unit_test(test_version_parse),     cmocka_unit_test(test_semver_cmp),
+	    cmocka_unit_test(test_errorf_first_wins), cmocka_unit_test(test_wrap_and_detail),
+	    cmocka_unit_test(test_from_errno),
 	};
 
 	return cmocka_run_group_tests_name("cni_version_error", tests, NULL, NULL);

@@ -32,7 +32,7 @@ static void test_conf_defaults(void **state)
 {
 	json_t *root = js("{\"cniVersion\":\"1.0.0\",\"name\":\"m\",\"type\":\"multinet\","
 			  "\"clusterNetwork\":\"k8s-pod-network\"}");
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_conf c;
 
 	(void)state;
@@ -56,10 +56,11 @@ static void test_conf_defaults(void **state)
 
 static void test_conf_keys(void **state)
 {
-	json_t *root = js("{\"name\":\"m\",\"clusterNetwork\":\"x\",\"globalNamespaces\":\" a , b \","
-			  "\"systemNamespaces\":[\"s1\",\"s2\"],\"namespaceIsolation\":true,"
-			  "\"cniDir\":\"/c\",\"defaultNetworks\":[\"d1\"]}");
-	struct cni_error err = { 0 };
+	json_t *root =
+	    js("{\"name\":\"m\",\"clusterNetwork\":\"x\",\"globalNamespaces\":\" a , b \","
+	       "\"systemNamespaces\":[\"s1\",\"s2\"],\"namespaceIsolation\":true,"
+	       "\"cniDir\":\"/c\",\"defaultNetworks\":[\"d1\"]}");
+	struct cni_error err = {0};
 	struct mn_conf c;
 
 	(void)state;
@@ -79,19 +80,19 @@ static void test_conf_keys(void **state)
 static void test_conf_errors(void **state)
 {
 	const char *bad[] = {
-		"{\"name\":\"m\"}",
-		"{\"name\":\"m\",\"clusterNetwork\":5}",
-		"{\"name\":\"m\",\"delegates\":[]}",
-		"{\"name\":\"m\",\"clusterNetwork\":\"x\",\"namespaceIsolation\":\"yes\"}",
-		"{\"name\":\"m\",\"clusterNetwork\":\"x\",\"systemNamespaces\":[1]}",
+	    "{\"name\":\"m\"}",
+	    "{\"name\":\"m\",\"clusterNetwork\":5}",
+	    "{\"name\":\"m\",\"delegates\":[]}",
+	    "{\"name\":\"m\",\"clusterNetwork\":\"x\",\"namespaceIsolation\":\"yes\"}",
+	    "{\"name\":\"m\",\"clusterNetwork\":\"x\",\"systemNamespaces\":[1]}",
 	};
-	const char *key[] = { "clusterNetwork", "clusterNetwork", "delegates",
-			      "namespaceIsolation", "systemNamespaces" };
+	const char *key[] = {"clusterNetwork", "clusterNetwork", "delegates", "namespaceIsolation",
+			     "systemNamespaces"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		json_t *root = js(bad[i]);
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct mn_conf c;
 
 		assert_true(mn_conf_parse(root, true, &c, &err) < 0);
@@ -106,7 +107,7 @@ static void test_conf_errors(void **state)
 static void test_conf_lenient(void **state)
 {
 	json_t *root = js("{\"name\":\"m\",\"clusterNetwork\":\"x\",\"cniDir\":7}");
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_conf c;
 
 	(void)state;
@@ -139,7 +140,7 @@ static void test_log_levels(void **state)
 
 static void parse_ok(const char *v, struct mn_sel **s, size_t *n)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	if (mn_annot_parse(v, "podns", s, n, &err) < 0)
 		fail_msg("'%s': %s", v, err.msg);
@@ -147,7 +148,7 @@ static void parse_ok(const char *v, struct mn_sel **s, size_t *n)
 
 static void parse_bad(const char *v, const char *want)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_sel *s;
 	size_t n;
 
@@ -281,15 +282,16 @@ static void test_hwaddr(void **state)
 
 #define KC_HEAD                                                                                    \
 	"apiVersion: v1\nkind: Config\ncurrent-context: c1\n"                                      \
-	"contexts:\n- name: c0\n  context: {cluster: x, user: y}\n"                               \
+	"contexts:\n- name: c0\n  context: {cluster: x, user: y}\n"                                \
 	"- name: c1\n  context:\n    cluster: k\n    user: u\n"
 
 static void test_kubeconfig_token_cafile(void **state)
 {
-	const char *y = KC_HEAD "clusters:\n- name: k\n  cluster:\n    server: https://10.0.0.1:6443/\n"
-			       "    certificate-authority: ca.crt\n"
-			       "users:\n- name: u\n  user:\n    token: abc\n";
-	struct cni_error err = { 0 };
+	const char *y =
+	    KC_HEAD "clusters:\n- name: k\n  cluster:\n    server: https://10.0.0.1:6443/\n"
+		    "    certificate-authority: ca.crt\n"
+		    "users:\n- name: u\n  user:\n    token: abc\n";
+	struct cni_error err = {0};
 	struct mn_kubeconfig kc;
 
 	(void)state;
@@ -304,11 +306,12 @@ static void test_kubeconfig_token_cafile(void **state)
 static void test_kubeconfig_data(void **state)
 {
 	/* "CA" "CERT" "KEY" in base64, the CA split over lines. */
-	const char *y = KC_HEAD "clusters:\n- name: k\n  cluster:\n    server: https://h\n"
-			       "    certificate-authority-data: Q0\n      E=\n"
-			       "users:\n- name: u\n  user:\n    client-certificate-data: Q0VSVA==\n"
-			       "    client-key-data: S0VZ\n";
-	struct cni_error err = { 0 };
+	const char *y =
+	    KC_HEAD "clusters:\n- name: k\n  cluster:\n    server: https://h\n"
+		    "    certificate-authority-data: Q0\n      E=\n"
+		    "users:\n- name: u\n  user:\n    client-certificate-data: Q0VSVA==\n"
+		    "    client-key-data: S0VZ\n";
+	struct cni_error err = {0};
 	struct mn_kubeconfig kc;
 
 	(void)state;
@@ -323,7 +326,7 @@ static void test_kubeconfig_data(void **state)
 
 static void kc_bad(const char *y, const char *want)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct mn_kubeconfig kc;
 
 	assert_true(mn_kubeconfig_parse(y, strlen(y), "/d", "t", &kc, &err) < 0);
@@ -367,15 +370,17 @@ static void test_kubeconfig_bad(void **state)
 
 static void test_checkpoint_forms(void **state)
 {
-	const char *cp =
-		"{\"Data\":{\"PodDeviceEntries\":["
-		"{\"PodUID\":\"u1\",\"ContainerName\":\"a\",\"ResourceName\":\"r/x\","
-		"\"DeviceIDs\":{\"1\":[\"d3\"],\"-1\":[\"d1\"],\"0\":[\"d2\"]}},"
-		"{\"PodUID\":\"u2\",\"ContainerName\":\"a\",\"ResourceName\":\"r/x\",\"DeviceIDs\":[\"z\"]},"
-		"{\"PodUID\":\"u1\",\"ContainerName\":\"b\",\"ResourceName\":\"r/x\",\"DeviceIDs\":[\"d4\"]},"
-		"{\"PodUID\":\"u1\",\"ContainerName\":\"b\",\"ResourceName\":\"r/y\",\"DeviceIDs\":[\"y1\"]}"
-		"]},\"Checksum\":1}";
-	struct cni_error err = { 0 };
+	const char *cp = "{\"Data\":{\"PodDeviceEntries\":["
+			 "{\"PodUID\":\"u1\",\"ContainerName\":\"a\",\"ResourceName\":\"r/x\","
+			 "\"DeviceIDs\":{\"1\":[\"d3\"],\"-1\":[\"d1\"],\"0\":[\"d2\"]}},"
+			 "{\"PodUID\":\"u2\",\"ContainerName\":\"a\",\"ResourceName\":\"r/"
+			 "x\",\"DeviceIDs\":[\"z\"]},"
+			 "{\"PodUID\":\"u1\",\"ContainerName\":\"b\",\"ResourceName\":\"r/"
+			 "x\",\"DeviceIDs\":[\"d4\"]},"
+			 "{\"PodUID\":\"u1\",\"ContainerName\":\"b\",\"ResourceName\":\"r/"
+			 "y\",\"DeviceIDs\":[\"y1\"]}"
+			 "]},\"Checksum\":1}";
+	struct cni_error err = {0};
 	struct mn_devices d;
 
 	(void)state;
@@ -399,21 +404,21 @@ static void test_checkpoint_forms(void **state)
 static void test_checkpoint_bad(void **state)
 {
 	const char *bad[] = {
-		"[",
-		"[]",
-		"{\"Data\":{\"PodDeviceEntries\":{}}}",
-		"{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\"}]}}",
-		"{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
-		"\"DeviceIDs\":\"x\"}]}}",
-		"{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
-		"\"DeviceIDs\":{\"numa\":[\"x\"]}}]}}",
-		"{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
-		"\"DeviceIDs\":[1]}]}}",
+	    "[",
+	    "[]",
+	    "{\"Data\":{\"PodDeviceEntries\":{}}}",
+	    "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\"}]}}",
+	    "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
+	    "\"DeviceIDs\":\"x\"}]}}",
+	    "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
+	    "\"DeviceIDs\":{\"numa\":[\"x\"]}}]}}",
+	    "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"u1\",\"ResourceName\":\"r\","
+	    "\"DeviceIDs\":[1]}]}}",
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct mn_devices d;
 
 		assert_true(mn_checkpoint_parse(bad[i], strlen(bad[i]), "u1", "t", &d, &err) < 0);
@@ -427,16 +432,17 @@ static void test_checkpoint_bad(void **state)
 
 static void test_status_entries(void **state)
 {
-	json_t *res = js("{\"cniVersion\":\"1.0.0\",\"interfaces\":["
-			 "{\"name\":\"br0\",\"mac\":\"00:00:00:00:00:01\"},"
-			 "{\"name\":\"veth1\"},"
-			 "{\"name\":\"eth0\",\"mac\":\"0a:00:00:00:00:02\",\"sandbox\":\"/ns\"}],"
-			 "\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":2},"
-			 "{\"address\":\"fd00::5/64\",\"interface\":2}],"
-			 "\"dns\":{\"nameservers\":[\"10.1.0.53\"]}}");
+	json_t *res =
+	    js("{\"cniVersion\":\"1.0.0\",\"interfaces\":["
+	       "{\"name\":\"br0\",\"mac\":\"00:00:00:00:00:01\"},"
+	       "{\"name\":\"veth1\"},"
+	       "{\"name\":\"eth0\",\"mac\":\"0a:00:00:00:00:02\",\"sandbox\":\"/ns\"}],"
+	       "\"ips\":[{\"address\":\"10.1.0.5/16\",\"gateway\":\"10.1.0.1\",\"interface\":2},"
+	       "{\"address\":\"fd00::5/64\",\"interface\":2}],"
+	       "\"dns\":{\"nameservers\":[\"10.1.0.53\"]}}");
 	json_t *di = js("{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"x\"}}");
 	json_t *arr = json_array();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *e;
 
 	(void)state;
@@ -455,8 +461,7 @@ static void test_status_entries(void **state)
 	assert_true(json_is_false(json_object_get(e, "default")));
 	assert_non_null(json_object_get(json_object_get(e, "dns"), "nameservers"));
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(e, "device-info"), "type")),
-		"pci");
+	    json_string_value(json_object_get(json_object_get(e, "device-info"), "type")), "pci");
 	json_decref(res);
 	json_decref(arr);
 	json_decref(di);
@@ -467,7 +472,7 @@ static void test_status_ip_only_and_legacy(void **state)
 	/* An IP-only result still gets an entry (Multus drops it: Q16). */
 	json_t *res = js("{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.2.0.3/24\"}}");
 	json_t *arr = json_array(), *e;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	(void)state;
 	assert_int_equal(mn_status_append(arr, "c", true, res, CNI_V100, NULL, &err), 0);
@@ -491,7 +496,7 @@ static void test_status_two_sandbox_ifaces(void **state)
 			 "{\"address\":\"10.0.1.1/24\",\"interface\":2},"
 			 "{\"address\":\"10.0.2.1/24\"}]}");
 	json_t *arr = json_array(), *e0, *e1;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	(void)state;
 	assert_int_equal(mn_status_append(arr, "n", false, res, CNI_V100, NULL, &err), 0);
@@ -511,12 +516,12 @@ static void test_status_two_sandbox_ifaces(void **state)
 static void test_plan_args_order(void **state)
 {
 	struct cni_ctx ctx;
-	struct cni_error err = { 0 };
-	struct mn_plan p = { 0 };
+	struct cni_error err = {0};
+	struct mn_plan p = {0};
 	const char *want[][2] = {
-		{ "IgnoreUnknown", "true" },	  { "K8S_POD_NAMESPACE", "ns" },
-		{ "K8S_POD_NAME", "pod" },	  { "K8S_POD_INFRA_CONTAINER_ID", "" },
-		{ "K8S_POD_UID", "u1" },	  { "X", "1" },
+	    {"IgnoreUnknown", "true"}, {"K8S_POD_NAMESPACE", "ns"},
+	    {"K8S_POD_NAME", "pod"},   {"K8S_POD_INFRA_CONTAINER_ID", ""},
+	    {"K8S_POD_UID", "u1"},     {"X", "1"},
 	};
 
 	(void)state;
@@ -543,13 +548,14 @@ static void test_plan_args_order(void **state)
 
 static void test_delegate_normalise(void **state)
 {
-	json_t *conf = js("{\"cniVersion\":\"1.0.0\",\"type\":\"sriov\",\"capabilities\":{\"mac\":true}}");
+	json_t *conf =
+	    js("{\"cniVersion\":\"1.0.0\",\"type\":\"sriov\",\"capabilities\":{\"mac\":true}}");
 	json_t *list = js("{\"cniVersion\":\"1.0.0\",\"name\":\"r\",\"plugins\":["
 			  "{\"type\":\"sriov\",\"args\":{\"cni\":{\"a\":\"nad\",\"b\":\"nad\"}}},"
 			  "{\"type\":\"rdma\"}]}");
 	json_t *extra = js("{\"a\":\"pod\"}");
-	struct cni_error err = { 0 };
-	struct mn_delegate d = { 0 };
+	struct cni_error err = {0};
+	struct mn_delegate d = {0};
 	json_t *p;
 
 	(void)state;
@@ -565,10 +571,12 @@ static void test_delegate_normalise(void **state)
 	assert_string_equal(d.list->name, "r");
 	for (size_t i = 0; i < 2; i++) {
 		p = d.list->plugins[i];
-		assert_string_equal(json_string_value(json_object_get(p, "deviceID")), "0000:3b:00.2");
-		assert_string_equal(json_string_value(json_object_get(p, "pciBusID")), "0000:3b:00.2");
+		assert_string_equal(json_string_value(json_object_get(p, "deviceID")),
+				    "0000:3b:00.2");
+		assert_string_equal(json_string_value(json_object_get(p, "pciBusID")),
+				    "0000:3b:00.2");
 		assert_string_equal(json_string_value(json_object_get(
-					    json_object_get(json_object_get(p, "args"), "cni"), "a")),
+					json_object_get(json_object_get(p, "args"), "cni"), "a")),
 				    "pod");
 	}
 	p = json_object_get(json_object_get(d.list->plugins[0], "args"), "cni");
@@ -590,8 +598,8 @@ static void test_cache_roundtrip(void **state)
 {
 	char dir[] = "/tmp/pw-mn-cache-XXXXXX";
 	json_t *conf = js("{\"cniVersion\":\"1.0.0\",\"name\":\"n1\",\"type\":\"noop\"}");
-	struct cni_error err = { 0 };
-	struct mn_plan p = { 0 }, q = { 0 };
+	struct cni_error err = {0};
+	struct mn_plan p = {0}, q = {0};
 	struct mn_delegate *d;
 
 	(void)state;
@@ -648,8 +656,8 @@ static void test_cache_roundtrip(void **state)
 
 static void test_route_validate(void **state)
 {
-	struct mn_plan p = { 0 };
-	struct cni_error err = { 0 };
+	struct mn_plan p = {0};
+	struct cni_error err = {0};
 	struct mn_delegate *a, *b;
 
 	(void)state;
@@ -683,7 +691,7 @@ static void test_result_default_edit(void **state)
 	assert_int_equal(json_array_size(json_object_get(r, "routes")), 2);
 	assert_int_equal(mn_result_add_default(r, "10.9.0.1"), 0);
 	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(json_object_get(r, "routes"), 2), "gw")),
+				json_array_get(json_object_get(r, "routes"), 2), "gw")),
 			    "10.9.0.1");
 	mn_result_drop_default(r, AF_INET6);
 	assert_int_equal(json_array_size(json_object_get(r, "routes")), 2);
@@ -704,7 +712,7 @@ static void test_k8s_objects(void **state)
 {
 	const char *pod = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"annotations\":"
 			  "{\"k8s.v1.cni.cncf.io/networks\":\"a,b\"}}}";
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	json_t *o = NULL;
 
 	(void)state;
@@ -726,30 +734,30 @@ static void test_k8s_objects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conf_defaults),
-		cmocka_unit_test(test_conf_keys),
-		cmocka_unit_test(test_conf_errors),
-		cmocka_unit_test(test_conf_lenient),
-		cmocka_unit_test(test_log_levels),
-		cmocka_unit_test(test_annot_comma),
-		cmocka_unit_test(test_annot_comma_bad),
-		cmocka_unit_test(test_annot_json),
-		cmocka_unit_test(test_annot_json_bad),
-		cmocka_unit_test(test_hwaddr),
-		cmocka_unit_test(test_kubeconfig_token_cafile),
-		cmocka_unit_test(test_kubeconfig_data),
-		cmocka_unit_test(test_kubeconfig_bad),
-		cmocka_unit_test(test_checkpoint_forms),
-		cmocka_unit_test(test_checkpoint_bad),
-		cmocka_unit_test(test_status_entries),
-		cmocka_unit_test(test_status_ip_only_and_legacy),
-		cmocka_unit_test(test_status_two_sandbox_ifaces),
-		cmocka_unit_test(test_plan_args_order),
-		cmocka_unit_test(test_delegate_normalise),
-		cmocka_unit_test(test_cache_roundtrip),
-		cmocka_unit_test(test_route_validate),
-		cmocka_unit_test(test_result_default_edit),
-		cmocka_unit_test(test_k8s_objects),
+	    cmocka_unit_test(test_conf_defaults),
+	    cmocka_unit_test(test_conf_keys),
+	    cmocka_unit_test(test_conf_errors),
+	    cmocka_unit_test(test_conf_lenient),
+	    cmocka_unit_test(test_log_levels),
+	    cmocka_unit_test(test_annot_comma),
+	    cmocka_unit_test(test_annot_comma_bad),
+	    cmocka_unit_test(test_annot_json),
+	    cmocka_unit_test(test_annot_json_bad),
+	    cmocka_unit_test(test_hwaddr),
+	    cmocka_unit_test(test_kubeconfig_token_cafile),
+	    cmocka_unit_test(test_kubeconfig_data),
+	    cmocka_unit_test(test_kubeconfig_bad),
+	    cmocka_unit_test(test_checkpoint_forms),
+	    cmocka_unit_test(test_checkpoint_bad),
+	    cmocka_unit_test(test_status_entries),
+	    cmocka_unit_test(test_status_ip_only_and_legacy),
+	    cmocka_unit_test(test_status_two_sandbox_ifaces),
+	    cmocka_unit_test(test_plan_args_order),
+	    cmocka_unit_test(test_delegate_normalise),
+	    cmocka_unit_test(test_cache_roundtrip),
+	    cmocka_unit_test(test_route_validate),
+	    cmocka_unit_test(test_result_default_edit),
+	    cmocka_unit_test(test_k8s_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

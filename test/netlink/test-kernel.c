@@ -208,12 +208,13 @@ static void test_link_list(void **state)
 	assert_int_equal(nlw_link_set_master(x->hs, vh, br.ifindex), 0);
 	assert_int_equal(nlw_link_list(x->hs, NULL, &all, &n_all), 0);
 	assert_int_equal(n_all, 3); /* lo, br0, vh0 (its peer is in the pod netns) */
-	assert_int_equal(nlw_link_list(x->hs, &(struct nlw_link_filter){.master = br.ifindex},
-				       &ports, &n_ports), 0);
+	assert_int_equal(
+	    nlw_link_list(x->hs, &(struct nlw_link_filter){.master = br.ifindex}, &ports, &n_ports),
+	    0);
 	assert_int_equal(n_ports, 1);
 	assert_int_equal(ports[0].ifindex, vh);
-	assert_int_equal(nlw_link_list(x->hs, &(struct nlw_link_filter){.kind = "veth"}, &veths,
-				       &n_veths), 0);
+	assert_int_equal(
+	    nlw_link_list(x->hs, &(struct nlw_link_filter){.kind = "veth"}, &veths, &n_veths), 0);
 	assert_int_equal(n_veths, 1);
 	assert_string_equal(veths[0].name, "vh0");
 }
@@ -684,12 +685,22 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-	    T(test_veth_peer_in_netns), T(test_bridge_master_up), T(test_link_list),
+	    T(test_veth_peer_in_netns),
+	    T(test_bridge_master_up),
+	    T(test_link_list),
 	    T(test_veth_master_up_at_create),
-	    T(test_bridge_port_flags),	T(test_bridge_vlans),	  T(test_link_setters),
-	    T(test_move_and_delete),	T(test_macvlan_vxlan),	  T(test_addresses),
-	    T(test_dad_state),		T(test_routes),		  T(test_routes_v6_default_append),
-	    T(test_neighbours),		T(test_sysctl_per_netns), T(test_netns_handles),
+	    T(test_bridge_port_flags),
+	    T(test_bridge_vlans),
+	    T(test_link_setters),
+	    T(test_move_and_delete),
+	    T(test_macvlan_vxlan),
+	    T(test_addresses),
+	    T(test_dad_state),
+	    T(test_routes),
+	    T(test_routes_v6_default_append),
+	    T(test_neighbours),
+	    T(test_sysctl_per_netns),
+	    T(test_netns_handles),
 	    T(test_netns_run_returns),
 #undef T
 	};

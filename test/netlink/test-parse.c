@@ -274,7 +274,7 @@ static void test_attr_beyond_nlmsg_len(void **state)
 		char b[256];
 		struct nlmsghdr align;
 	} m;
-	const uint8_t v4[4] = { 10, 1, 2, 3 };
+	const uint8_t v4[4] = {10, 1, 2, 3};
 	struct ifaddrmsg *ifa;
 	struct nlmsghdr *nlh;
 	struct nlw_addr a;

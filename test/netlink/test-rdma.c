@@ -214,7 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_get_by_index), T(test_get_by_name_dump), T(test_netns_mode),
-	    T(test_set_netns),	  T(test_parse_rejects), T(test_stat_get),
+	    T(test_set_netns),	  T(test_parse_rejects),    T(test_stat_get),
 #undef T
 	};
 

@@ -30,7 +30,7 @@ static struct cni_result *ipam_result(const char *const *addrs, size_t n)
 
 	assert_non_null(r);
 	for (size_t i = 0; i < n; i++) {
-		struct cni_ip ip = { .interface = -1 };
+		struct cni_ip ip = {.interface = -1};
 
 		assert_int_equal(ip_prefix_parse(addrs[i], &ip.address), 0);
 		assert_true(cni_result_add_ip(r, &ip) >= 0);
@@ -47,8 +47,8 @@ static void assert_prefix(const struct ip_prefix *p, const char *want)
 
 static void test_plan_default_gateway_dual_stack(void **state)
 {
-	static const char *const addrs[] = { "10.1.2.5/24", "fd00::5/64", "fd01::7/64" };
-	struct bridge_conf c = { .is_gateway = true, .is_default_gateway = true };
+	static const char *const addrs[] = {"10.1.2.5/24", "fd00::5/64", "fd01::7/64"};
+	struct bridge_conf c = {.is_gateway = true, .is_default_gateway = true};
 	struct cni_result *r = ipam_result(addrs, 3);
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
 	char buf[INET6_ADDRSTRLEN];
@@ -76,14 +76,14 @@ static void test_plan_default_gateway_dual_stack(void **state)
 
 static void test_plan_keeps_ipam_gateway_and_default_route(void **state)
 {
-	static const char *const addrs[] = { "10.1.2.5/24" };
-	struct bridge_conf c = { .is_gateway = true, .is_default_gateway = true };
+	static const char *const addrs[] = {"10.1.2.5/24"};
+	struct bridge_conf c = {.is_gateway = true, .is_default_gateway = true};
 	struct cni_result *r = ipam_result(addrs, 1);
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
-	struct cni_route rt = { .dst.family = AF_INET }; /* 0.0.0.0/0 without gw */
+	struct cni_route rt = {.dst.family = AF_INET}; /* 0.0.0.0/0 without gw */
 
 	(void)state;
-	assert_int_equal(ip_addr_parse("10.1.2.254", &(int){ 0 }, &r->ips[0].gateway), 0);
+	assert_int_equal(ip_addr_parse("10.1.2.254", &(int){0}, &r->ips[0].gateway), 0);
 	r->ips[0].has_gateway = true;
 	assert_true(cni_result_add_route(r, &rt) >= 0);
 	assert_int_equal(bridge_plan_l3(&c, r, gws, BRIDGE_MAX_GWS), 1);
@@ -95,8 +95,8 @@ static void test_plan_keeps_ipam_gateway_and_default_route(void **state)
 
 static void test_plan_not_gateway(void **state)
 {
-	static const char *const addrs[] = { "10.1.2.5/24", "10.1.2.6/24" };
-	struct bridge_conf c = { .is_gateway = false };
+	static const char *const addrs[] = {"10.1.2.5/24", "10.1.2.6/24"};
+	struct bridge_conf c = {.is_gateway = false};
 	struct cni_result *r = ipam_result(addrs, 2);
 	struct bridge_gw gws[BRIDGE_MAX_GWS];
 
@@ -138,8 +138,8 @@ static void test_addr_conflicts(void **state)
 
 static void test_port_vlans(void **state)
 {
-	uint16_t trunk[] = { 1, 101, 200, 201, 202, 300 };
-	struct bridge_conf c = { .vlan = 100 };
+	uint16_t trunk[] = {1, 101, 200, 201, 202, 300};
+	struct bridge_conf c = {.vlan = 100};
 	struct nlw_bridge_vlan v[16];
 	unsigned n;
 
@@ -150,7 +150,7 @@ static void test_port_vlans(void **state)
 	assert_int_equal(v[0].flags, NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED);
 
 	/* trunk without vlan: native VID 1, tagged ranges of consecutive ids */
-	c = (struct bridge_conf){ .trunk = trunk, .n_trunk = 6, .has_trunk = true };
+	c = (struct bridge_conf){.trunk = trunk, .n_trunk = 6, .has_trunk = true};
 	n = bridge_plan_port_vlans(&c, v, 16);
 	assert_int_equal(n, 4);
 	assert_int_equal(v[0].vid, 1);
@@ -170,15 +170,15 @@ static void test_port_vlans(void **state)
 	assert_int_equal(v[1].vid, 1);
 	assert_int_equal(v[1].flags, 0);
 
-	c = (struct bridge_conf){ 0 };
+	c = (struct bridge_conf){0};
 	assert_int_equal(bridge_plan_port_vlans(&c, v, 16), 0);
 }
 
 /* The plan becomes one RTM_SETLINK (AF_BRIDGE) with IFLA_BRIDGE_VLAN_INFO entries. */
 static void test_port_vlan_request(void **state)
 {
-	uint16_t trunk[] = { 200, 201, 202, 300 };
-	struct bridge_conf c = { .vlan = 100, .trunk = trunk, .n_trunk = 4, .has_trunk = true };
+	uint16_t trunk[] = {200, 201, 202, 300};
+	struct bridge_conf c = {.vlan = 100, .trunk = trunk, .n_trunk = 4, .has_trunk = true};
 	struct fake_nl *f = fake_nl_new();
 	struct nlw_sock *s = NULL;
 	struct nlw_bridge_vlan v[16];
@@ -197,7 +197,7 @@ static void test_port_vlan_request(void **state)
 	assert_int_equal(((const struct ifinfomsg *)mnl_nlmsg_get_payload(req))->ifi_index, 7);
 	spec = fake_nl_attr(req, sizeof(struct ifinfomsg), IFLA_AF_SPEC);
 	assert_non_null(spec);
-	mnl_attr_for_each_nested(a, spec) {
+	mnl_attr_for_each_nested (a, spec) {
 		const struct bridge_vlan_info *vi;
 
 		if (mnl_attr_get_type(a) != IFLA_BRIDGE_VLAN_INFO)
@@ -219,9 +219,9 @@ static void test_port_vlan_request(void **state)
 /* DEL/CHECK find the host veth and pod MAC in prevResult, else derive the name. */
 static void test_find_attachment(void **state)
 {
-	static const unsigned char want_mac[6] = { 0x02, 0, 0, 0, 0, 0x07 };
-	struct bridge_conf c = { .bridge = "br0" };
-	struct cni_ctx ctx = { .container_id = "c1", .ifname = "eth0" };
+	static const unsigned char want_mac[6] = {0x02, 0, 0, 0, 0, 0x07};
+	struct bridge_conf c = {.bridge = "br0"};
+	struct cni_ctx ctx = {.container_id = "c1", .ifname = "eth0"};
 	char name[IFNAMSIZ], derived[IFNAMSIZ];
 	unsigned char mac[6];
 	bool has_mac = true;
@@ -234,10 +234,12 @@ static void test_find_attachment(void **state)
 
 	ctx.prev_result = cni_result_new(CNI_V110);
 	assert_true(cni_result_add_iface(ctx.prev_result, "br0", "02:00:00:00:00:01", NULL) >= 0);
-	assert_true(cni_result_add_iface(ctx.prev_result, "veth0badc0de", "02:00:00:00:00:02", NULL) >= 0);
+	assert_true(
+	    cni_result_add_iface(ctx.prev_result, "veth0badc0de", "02:00:00:00:00:02", NULL) >= 0);
 	assert_true(cni_result_add_iface(ctx.prev_result, "eth1", "02:00:00:00:00:05", "/ns") >= 0);
 	assert_true(cni_result_add_iface(ctx.prev_result, "eth0", "02:00:00:00:00:07", "/ns") >= 0);
-	assert_true(cni_result_add_iface(ctx.prev_result, "br0.100", "02:00:00:00:00:09", NULL) >= 0);
+	assert_true(cni_result_add_iface(ctx.prev_result, "br0.100", "02:00:00:00:00:09", NULL) >=
+		    0);
 	bridge_find_attachment(&ctx, &c, name, mac, &has_mac);
 	assert_string_equal(name, "veth0badc0de"); /* a reference-made random name works too */
 	assert_true(has_mac);
@@ -248,13 +250,13 @@ static void test_find_attachment(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plan_default_gateway_dual_stack),
-		cmocka_unit_test(test_plan_keeps_ipam_gateway_and_default_route),
-		cmocka_unit_test(test_plan_not_gateway),
-		cmocka_unit_test(test_addr_conflicts),
-		cmocka_unit_test(test_port_vlans),
-		cmocka_unit_test(test_port_vlan_request),
-		cmocka_unit_test(test_find_attachment),
+	    cmocka_unit_test(test_plan_default_gateway_dual_stack),
+	    cmocka_unit_test(test_plan_keeps_ipam_gateway_and_default_route),
+	    cmocka_unit_test(test_plan_not_gateway),
+	    cmocka_unit_test(test_addr_conflicts),
+	    cmocka_unit_test(test_port_vlans),
+	    cmocka_unit_test(test_port_vlan_request),
+	    cmocka_unit_test(test_find_attachment),
 	};
 
 	return cmocka_run_group_tests_name("bridge-plan", tests, NULL, NULL);

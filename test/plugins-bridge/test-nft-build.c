@@ -125,13 +125,13 @@ static void assert_rule_exprs(const struct nlmsghdr *nlh, const char *chain, con
 
 static void test_masq_add_batch(void **state)
 {
-	struct ip_prefix addrs[] = { pfx("10.1.2.5/24"), pfx("10.1.2.6/24"), pfx("fd00::5/64") };
+	struct ip_prefix addrs[] = {pfx("10.1.2.5/24"), pfx("10.1.2.6/24"), pfx("fd00::5/64")};
 	static const uint16_t want[] = {
-		NFNL_MSG_BATCH_BEGIN, MSG(NFT_MSG_NEWTABLE),
-		MSG(NFT_MSG_NEWSET),  MSG(NFT_MSG_NEWCHAIN),   MSG(NFT_MSG_DELRULE), MSG(NFT_MSG_NEWRULE),
-		MSG(NFT_MSG_NEWSET),  MSG(NFT_MSG_NEWCHAIN),   MSG(NFT_MSG_DELRULE), MSG(NFT_MSG_NEWRULE),
-		MSG(NFT_MSG_NEWSETELEM), MSG(NFT_MSG_NEWSETELEM), MSG(NFT_MSG_NEWSETELEM),
-		NFNL_MSG_BATCH_END,
+	    NFNL_MSG_BATCH_BEGIN,    MSG(NFT_MSG_NEWTABLE),   MSG(NFT_MSG_NEWSET),
+	    MSG(NFT_MSG_NEWCHAIN),   MSG(NFT_MSG_DELRULE),    MSG(NFT_MSG_NEWRULE),
+	    MSG(NFT_MSG_NEWSET),     MSG(NFT_MSG_NEWCHAIN),   MSG(NFT_MSG_DELRULE),
+	    MSG(NFT_MSG_NEWRULE),    MSG(NFT_MSG_NEWSETELEM), MSG(NFT_MSG_NEWSETELEM),
+	    MSG(NFT_MSG_NEWSETELEM), NFNL_MSG_BATCH_END,
 	};
 	const struct nlmsghdr *msgs[32];
 	struct pw_nft *nft = NULL;
@@ -140,11 +140,11 @@ static void test_masq_add_batch(void **state)
 
 	(void)state;
 	assert_int_equal(pw_nft_new_recorder(&nft), 0);
-	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){ .network = "mynet",
-								     .container_id = "c1",
-								     .ifname = "eth0",
-								     .addrs = addrs,
-								     .n_addrs = 3 }),
+	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = "mynet",
+								    .container_id = "c1",
+								    .ifname = "eth0",
+								    .addrs = addrs,
+								    .n_addrs = 3}),
 			 0);
 	n = batch_types(nft, types, 32, msgs);
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
@@ -165,7 +165,7 @@ static void test_masq_add_batch(void **state)
 
 static void test_spoof_add_batch(void **state)
 {
-	static const unsigned char mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	static const unsigned char mac[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
 	unsigned char port_key[16] = "veth1234", allowed_key[24] = "veth1234";
 	const struct nlmsghdr *msgs[32];
 	struct pw_nft *nft = NULL;
@@ -175,11 +175,11 @@ static void test_spoof_add_batch(void **state)
 	(void)state;
 	memcpy(allowed_key + 16, mac, 6);
 	assert_int_equal(pw_nft_new_recorder(&nft), 0);
-	assert_int_equal(pw_nft_spoof_add(nft, &(struct pw_nft_spoof){ .network = "mynet",
-								       .container_id = "c1",
-								       .ifname = "eth0",
-								       .host_ifname = "veth1234",
-								       .mac = mac }),
+	assert_int_equal(pw_nft_spoof_add(nft, &(struct pw_nft_spoof){.network = "mynet",
+								      .container_id = "c1",
+								      .ifname = "eth0",
+								      .host_ifname = "veth1234",
+								      .mac = mac}),
 			 0);
 	n = batch_types(nft, types, 32, msgs);
 	assert_int_equal(n, 10);
@@ -200,34 +200,34 @@ static void test_bad_params(void **state)
 	memset(longid, 'a', sizeof(longid) - 1);
 	longid[sizeof(longid) - 1] = '\0';
 	assert_int_equal(pw_nft_new_recorder(&nft), 0);
-	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){ .network = "n",
-								     .container_id = "c1",
-								     .ifname = "eth0",
-								     .addrs = &a,
-								     .n_addrs = 0 }),
+	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = "n",
+								    .container_id = "c1",
+								    .ifname = "eth0",
+								    .addrs = &a,
+								    .n_addrs = 0}),
 			 -EINVAL);
-	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){ .network = "n",
-								     .container_id = "c/1",
-								     .ifname = "eth0",
-								     .addrs = &a,
-								     .n_addrs = 1 }),
+	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = "n",
+								    .container_id = "c/1",
+								    .ifname = "eth0",
+								    .addrs = &a,
+								    .n_addrs = 1}),
 			 -EINVAL);
-	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){ .network = "n",
-								     .container_id = longid,
-								     .ifname = "eth0",
-								     .addrs = &a,
-								     .n_addrs = 1 }),
+	assert_int_equal(pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = "n",
+								    .container_id = longid,
+								    .ifname = "eth0",
+								    .addrs = &a,
+								    .n_addrs = 1}),
 			 -ENAMETOOLONG);
-	assert_int_equal(pw_nft_spoof_add(nft, &(struct pw_nft_spoof){ .network = "n",
-								       .container_id = "c1",
-								       .ifname = "eth0" }),
+	assert_int_equal(pw_nft_spoof_add(nft, &(struct pw_nft_spoof){.network = "n",
+								      .container_id = "c1",
+								      .ifname = "eth0"}),
 			 -EINVAL);
 	/* queries need a kernel */
-	assert_int_equal(pw_nft_masq_check(nft, &(struct pw_nft_masq){ .network = "n",
-								       .container_id = "c1",
-								       .ifname = "eth0",
-								       .addrs = &a,
-								       .n_addrs = 1 }),
+	assert_int_equal(pw_nft_masq_check(nft, &(struct pw_nft_masq){.network = "n",
+								      .container_id = "c1",
+								      .ifname = "eth0",
+								      .addrs = &a,
+								      .n_addrs = 1}),
 			 -ENOTCONN);
 	pw_nft_free(nft);
 }
@@ -235,10 +235,10 @@ static void test_bad_params(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_masq_add_batch),
-		cmocka_unit_test(test_spoof_add_batch),
-		cmocka_unit_test(test_bad_params),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_masq_add_batch),
+	    cmocka_unit_test(test_spoof_add_batch),
+	    cmocka_unit_test(test_bad_params),
 	};
 
 	return cmocka_run_group_tests_name("nft-build", tests, NULL, NULL);

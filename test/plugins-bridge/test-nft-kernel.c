@@ -41,9 +41,9 @@ static struct ip_prefix pfx(const char *s)
 static void test_masq_lifecycle(void **state)
 {
 	struct pw_nft *nft = *state;
-	struct ip_prefix a[] = { pfx("10.1.2.5/24"), pfx("fd00::5/64") };
-	struct pw_nft_masq m = { .network = "net1", .container_id = "c1", .ifname = "eth0",
-				 .addrs = a, .n_addrs = 2 };
+	struct ip_prefix a[] = {pfx("10.1.2.5/24"), pfx("fd00::5/64")};
+	struct pw_nft_masq m = {
+	    .network = "net1", .container_id = "c1", .ifname = "eth0", .addrs = a, .n_addrs = 2};
 	struct pw_nft_masq other = m;
 
 	other.container_id = "c2";
@@ -77,18 +77,24 @@ static bool keep_c1(const char *cid, const char *ifname, void *userdata)
 
 static void test_gc(void **state)
 {
-	static const unsigned char mac[6] = { 2, 0, 0, 0, 0, 9 };
+	static const unsigned char mac[6] = {2, 0, 0, 0, 0, 9};
 	struct pw_nft *nft = *state;
 	struct ip_prefix a1 = pfx("10.9.0.2/24"), a2 = pfx("10.9.0.3/24"), a3 = pfx("10.8.0.3/24");
-	struct pw_nft_masq m1 = { .network = "gcnet", .container_id = "c1", .ifname = "eth0",
-				  .addrs = &a1, .n_addrs = 1 };
-	struct pw_nft_masq m2 = { .network = "gcnet", .container_id = "c2", .ifname = "eth0",
-				  .addrs = &a2, .n_addrs = 1 };
+	struct pw_nft_masq m1 = {
+	    .network = "gcnet", .container_id = "c1", .ifname = "eth0", .addrs = &a1, .n_addrs = 1};
+	struct pw_nft_masq m2 = {
+	    .network = "gcnet", .container_id = "c2", .ifname = "eth0", .addrs = &a2, .n_addrs = 1};
 	/* same container on another network: not this GC's business */
-	struct pw_nft_masq m3 = { .network = "othernet", .container_id = "c2", .ifname = "eth0",
-				  .addrs = &a3, .n_addrs = 1 };
-	struct pw_nft_spoof s2 = { .network = "gcnet", .container_id = "c2", .ifname = "eth0",
-				   .host_ifname = "vethc2", .mac = mac };
+	struct pw_nft_masq m3 = {.network = "othernet",
+				 .container_id = "c2",
+				 .ifname = "eth0",
+				 .addrs = &a3,
+				 .n_addrs = 1};
+	struct pw_nft_spoof s2 = {.network = "gcnet",
+				  .container_id = "c2",
+				  .ifname = "eth0",
+				  .host_ifname = "vethc2",
+				  .mac = mac};
 
 	assert_int_equal(pw_nft_masq_add(nft, &m1), 0);
 	assert_int_equal(pw_nft_masq_add(nft, &m2), 0);
@@ -105,10 +111,13 @@ static void test_gc(void **state)
 
 static void test_spoof_lifecycle(void **state)
 {
-	static const unsigned char mac[6] = { 2, 0, 0, 0, 0, 1 }, mac2[6] = { 2, 0, 0, 0, 0, 2 };
+	static const unsigned char mac[6] = {2, 0, 0, 0, 0, 1}, mac2[6] = {2, 0, 0, 0, 0, 2};
 	struct pw_nft *nft = *state;
-	struct pw_nft_spoof s = { .network = "net1", .container_id = "c1", .ifname = "eth0",
-				  .host_ifname = "veth1", .mac = mac };
+	struct pw_nft_spoof s = {.network = "net1",
+				 .container_id = "c1",
+				 .ifname = "eth0",
+				 .host_ifname = "veth1",
+				 .mac = mac};
 	struct pw_nft_spoof wrong = s;
 
 	wrong.mac = mac2;
@@ -129,9 +138,9 @@ static void test_spoof_lifecycle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_masq_lifecycle),
-		cmocka_unit_test(test_spoof_lifecycle),
-		cmocka_unit_test(test_gc),
+	    cmocka_unit_test(test_masq_lifecycle),
+	    cmocka_unit_test(test_spoof_lifecycle),
+	    cmocka_unit_test(test_gc),
 	};
 
 	return cmocka_run_group_tests_name("nft-kernel", tests, setup, teardown);

@@ -9,8 +9,8 @@
 #include "base/parse.h"
 #include "double.h"
 
-const char *const double_keys[] = { "recordFile", "result", "code", "msg", "details",
-				    "failOn", "hangSeconds", NULL };
+const char *const double_keys[] = {"recordFile", "result", "code",	  "msg",
+				   "details",	 "failOn", "hangSeconds", NULL};
 
 /* Inherited fds: everything open except what the skeleton opened itself. */
 static json_t *open_fds(const struct cni_ctx *ctx)
@@ -85,7 +85,7 @@ int double_succeed(struct cni_ctx *ctx)
 	if (res)
 		return cni_result_from_json_any(res, ctx->conf.version, "result", &ctx->result,
 						&ctx->err);
-	ctx->result = ctx->prev_result ? cni_result_dup(ctx->prev_result)
-				       : cni_result_new(ctx->conf.version);
+	ctx->result =
+	    ctx->prev_result ? cni_result_dup(ctx->prev_result) : cni_result_new(ctx->conf.version);
 	return ctx->result ? 0 : -ENOMEM;
 }

@@ -18,7 +18,7 @@ static bool fails_on(struct cni_ctx *ctx, const json_t *list)
 
 	if (!list)
 		return true;
-	json_array_foreach(list, i, v)
+	json_array_foreach (list, i, v)
 		if (streq(json_string_value(v), ctx->command_str))
 			return true;
 	return false;
@@ -48,13 +48,13 @@ static int fail_any(struct cni_ctx *ctx)
 }
 
 static const struct cni_plugin_ops ops = {
-	.name = "fail",
-	.about = "podwire test double: fails with a configured error",
-	.add = fail_any,
-	.del = fail_any,
-	.check = fail_any,
-	.gc = fail_any,
-	.status = fail_any,
+    .name = "fail",
+    .about = "podwire test double: fails with a configured error",
+    .add = fail_any,
+    .del = fail_any,
+    .check = fail_any,
+    .gc = fail_any,
+    .status = fail_any,
 };
 
 int main(int argc, char **argv)

@@ -13,13 +13,13 @@ static int noop_any(struct cni_ctx *ctx)
 }
 
 static const struct cni_plugin_ops ops = {
-	.name = "noop",
-	.about = "podwire test double: records invocations, echoes results",
-	.add = noop_any,
-	.del = noop_any,
-	.check = noop_any,
-	.gc = noop_any,
-	.status = noop_any,
+    .name = "noop",
+    .about = "podwire test double: records invocations, echoes results",
+    .add = noop_any,
+    .del = noop_any,
+    .check = noop_any,
+    .gc = noop_any,
+    .status = noop_any,
 };
 
 int main(int argc, char **argv)

@@ -113,9 +113,11 @@ static int args_add(struct cni_runtime_arg *v, size_t *n, const char *pair, size
 {
 	const char *eq = memchr(pair, '=', len);
 
-	if (!eq || eq == pair || eq == pair + len - 1 || memchr(eq + 1, '=', len - (size_t)(eq - pair) - 1))
+	if (!eq || eq == pair || eq == pair + len - 1 ||
+	    memchr(eq + 1, '=', len - (size_t)(eq - pair) - 1))
 		return cni_errorf(err, CNI_ERR_INVALID_ENV, -EINVAL,
-				  "CNI_ARGS: invalid pair \"%.*s\": want KEY=VALUE", (int)len, pair);
+				  "CNI_ARGS: invalid pair \"%.*s\": want KEY=VALUE", (int)len,
+				  pair);
 	v[*n].key = strndup(pair, (size_t)(eq - pair));
 	v[*n].value = strndup(eq + 1, len - (size_t)(eq - pair) - 1);
 	(*n)++;
@@ -136,7 +138,8 @@ int cnitool_parse_cni_args(const char *s, struct cni_runtime_arg **ret, size_t *
 	for (const char *p = s; *p; p++)
 		max += *p == ';';
 	if (max > 1024)
-		return cni_errorf(err, CNI_ERR_INVALID_ENV, -E2BIG, "CNI_ARGS: more than 1024 pairs");
+		return cni_errorf(err, CNI_ERR_INVALID_ENV, -E2BIG,
+				  "CNI_ARGS: more than 1024 pairs");
 	v = calloc(max, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -162,7 +165,7 @@ int cnitool_parse_timeout(const char *s, int *ret_ms)
 	static const struct {
 		const char *suffix;
 		uint64_t mult;
-	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "", 1000 } };
+	} units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"", 1000}};
 	char num[32];
 	uint64_t v;
 
@@ -189,7 +192,7 @@ int cnitool_parse_timeout(const char *s, int *ret_ms)
 
 enum tool_cmd { CMD_ADD, CMD_CHECK, CMD_DEL, CMD_GC, CMD_STATUS };
 
-static const char *const cmd_names[] = { "add", "check", "del", "gc", "status" };
+static const char *const cmd_names[] = {"add", "check", "del", "gc", "status"};
 
 struct options {
 	enum tool_cmd cmd;
@@ -203,41 +206,44 @@ struct options {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: cnitool [OPTIONS] {add|check|del|gc|status} NETWORK NETNS\n"
-		"\n"
-		"Run the CNI network configuration list NETWORK (found by name in\n"
-		"$NETCONFPATH) for the network namespace at path NETNS.\n"
-		"\n"
-		"Commands:\n"
-		"  add     run ADD through the plugin chain, print the result, cache it\n"
-		"  check   run CHECK with the cached result as prevResult\n"
-		"  del     run DEL (plugins in reverse order) and remove the cached result\n"
-		"  gc      DEL every cached attachment of NETWORK, then send GC (NETNS optional)\n"
-		"  status  ask every plugin for STATUS (NETNS optional)\n"
-		"\n"
-		"Options:\n"
-		"  -i, --ifname NAME     interface name in the namespace (default $CNI_IFNAME, else eth0)\n"
-		"      --cache-dir DIR   result cache directory (default %s)\n"
-		"      --timeout T       kill a plugin running longer than T: N seconds, or Nms/Ns/Nm\n"
-		"                        (default: no timeout); a timeout is CNI error code 11\n"
-		"      --debug           log each plugin execution to stderr\n"
-		"  -h, --help            show this help\n"
-		"\n"
-		"Environment:\n"
-		"  NETCONFPATH  directory of *.conflist (and legacy *.conf/*.json) files\n"
-		"               (default %s)\n"
-		"  CNI_PATH     ':'-separated directories searched for plugin binaries\n"
-		"  CNI_ARGS     \"K=V;K2=V2\" passed to plugins as CNI_ARGS\n"
-		"  CAP_ARGS     JSON object of capability arguments, e.g.\n"
-		"               '{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}]}'\n"
-		"  CNI_IFNAME   interface name when -i is not given\n"
-		"\n"
-		"The container ID is \"cnitool-\" followed by the first 20 hex digits of the\n"
-		"SHA-512 of the absolute NETNS path, so add, check and del of one namespace\n"
-		"pair up, also with upstream cnitool. On success add prints the result JSON;\n"
-		"the others print nothing. Errors go to stderr and the exit status is 1.\n",
-		CNI_DEFAULT_CACHE_DIR, DEFAULT_NETCONFPATH);
+	fprintf(
+	    f,
+	    "Usage: cnitool [OPTIONS] {add|check|del|gc|status} NETWORK NETNS\n"
+	    "\n"
+	    "Run the CNI network configuration list NETWORK (found by name in\n"
+	    "$NETCONFPATH) for the network namespace at path NETNS.\n"
+	    "\n"
+	    "Commands:\n"
+	    "  add     run ADD through the plugin chain, print the result, cache it\n"
+	    "  check   run CHECK with the cached result as prevResult\n"
+	    "  del     run DEL (plugins in reverse order) and remove the cached result\n"
+	    "  gc      DEL every cached attachment of NETWORK, then send GC (NETNS optional)\n"
+	    "  status  ask every plugin for STATUS (NETNS optional)\n"
+	    "\n"
+	    "Options:\n"
+	    "  -i, --ifname NAME     interface name in the namespace (default $CNI_IFNAME, else "
+	    "eth0)\n"
+	    "      --cache-dir DIR   result cache directory (default %s)\n"
+	    "      --timeout T       kill a plugin running longer than T: N seconds, or Nms/Ns/Nm\n"
+	    "                        (default: no timeout); a timeout is CNI error code 11\n"
+	    "      --debug           log each plugin execution to stderr\n"
+	    "  -h, --help            show this help\n"
+	    "\n"
+	    "Environment:\n"
+	    "  NETCONFPATH  directory of *.conflist (and legacy *.conf/*.json) files\n"
+	    "               (default %s)\n"
+	    "  CNI_PATH     ':'-separated directories searched for plugin binaries\n"
+	    "  CNI_ARGS     \"K=V;K2=V2\" passed to plugins as CNI_ARGS\n"
+	    "  CAP_ARGS     JSON object of capability arguments, e.g.\n"
+	    "               "
+	    "'{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}]}'\n"
+	    "  CNI_IFNAME   interface name when -i is not given\n"
+	    "\n"
+	    "The container ID is \"cnitool-\" followed by the first 20 hex digits of the\n"
+	    "SHA-512 of the absolute NETNS path, so add, check and del of one namespace\n"
+	    "pair up, also with upstream cnitool. On success add prints the result JSON;\n"
+	    "the others print nothing. Errors go to stderr and the exit status is 1.\n",
+	    CNI_DEFAULT_CACHE_DIR, DEFAULT_NETCONFPATH);
 }
 
 static int parse_command(const char *s, enum tool_cmd *ret)
@@ -255,12 +261,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CACHE_DIR = 0x100, OPT_TIMEOUT, OPT_DEBUG };
 	static const struct option longopts[] = {
-		{ "ifname", required_argument, NULL, 'i' },
-		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "debug", no_argument, NULL, OPT_DEBUG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"ifname", required_argument, NULL, 'i'},
+	    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"debug", no_argument, NULL, OPT_DEBUG},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, npos;
 
@@ -315,7 +321,7 @@ struct tool_env {
 	struct cni_runtime_arg *args;
 	size_t n_args;
 	json_t *cap_args; /* owned */
-	char *netns;      /* owned, absolute */
+	char *netns;	  /* owned, absolute */
 	char container_id[CNITOOL_CONTAINER_ID_LEN];
 };
 
@@ -399,17 +405,17 @@ static int run_command(const struct options *o, const struct tool_env *e,
 		       const struct cni_netconf_list *list, struct cni_error *err)
 {
 	const struct cni_runtime rt = {
-		.plugin_path = e->cni_path,
-		.cache_dir = o->cache_dir,
-		.timeout_ms = o->timeout_ms,
+	    .plugin_path = e->cni_path,
+	    .cache_dir = o->cache_dir,
+	    .timeout_ms = o->timeout_ms,
 	};
 	const struct cni_runtime_conf rc = {
-		.container_id = e->container_id,
-		.netns = e->netns,
-		.ifname = e->ifname,
-		.args = e->args,
-		.n_args = e->n_args,
-		.capability_args = e->cap_args,
+	    .container_id = e->container_id,
+	    .netns = e->netns,
+	    .ifname = e->ifname,
+	    .args = e->args,
+	    .n_args = e->n_args,
+	    .capability_args = e->cap_args,
 	};
 	json_t *result = NULL;
 	int r;
@@ -448,9 +454,9 @@ static void print_error(const struct cni_error *err, int r)
 
 int cnitool_main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct tool_env e = { 0 };
-	struct cni_error err = { 0 };
+	struct options o = {0};
+	struct tool_env e = {0};
+	struct cni_error err = {0};
 	struct cni_netconf_list *list = NULL;
 	int r;
 

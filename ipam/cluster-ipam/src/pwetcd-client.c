@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "lazycurl/lazycurl.h"
 #include "pwetcd-internal.h"
 

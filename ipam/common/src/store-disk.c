@@ -38,7 +38,6 @@ struct ipam_disk_store {
 	unsigned rebuilds;
 };
 
-
 /* mkdir -p of an absolute path; existing components are left as they are. */
 static int mkdir_parents(const char *path, mode_t mode)
 {
@@ -100,8 +99,7 @@ static int store_open(const char *data_dir, const char *network, bool create,
 	return 0;
 }
 
-int ipam_disk_store_open(const char *data_dir, const char *network,
-			 struct ipam_disk_store **ret)
+int ipam_disk_store_open(const char *data_dir, const char *network, struct ipam_disk_store **ret)
 {
 	return store_open(data_dir, network, true, ret);
 }
@@ -137,8 +135,6 @@ unsigned ipam_disk_store_rebuilds(const struct ipam_disk_store *s)
  * starts small and doubles: lease and index files are tens of bytes, and a
  * buffer of @max up front would be an mmap()/munmap() pair on every read.
  */
-
-
 
 /* Create name exclusively with content. 1 created, 0 exists, <0 error. */
 static int create_excl(int dirfd, const char *name, const char *content)
@@ -229,8 +225,6 @@ static int overwrite_file(int dirfd, const char *name, const char *content)
 		r = -errno;
 	return r;
 }
-
-
 
 /* The directory's identity and change stamps, as recorded in the state file. */
 static int dir_stamp(int dirfd, char *buf, size_t len)

@@ -37,8 +37,7 @@ int cni_args_parse(const char *s, struct cni_args *ret, struct cni_error *err);
  * (IgnoreUnknown is always known). Unknown keys with IgnoreUnknown unset ->
  * code 4 'ARGS: unknown args ["K=V", ...]'. Returns 0 or -EINVAL.
  */
-int cni_args_check_known(const struct cni_args *a, const char *const *known,
-			 struct cni_error *err);
+int cni_args_check_known(const struct cni_args *a, const char *const *known, struct cni_error *err);
 
 /* Value of key (case-sensitive), or NULL. Borrowed. */
 const char *cni_args_get(const struct cni_args *a, const char *key);

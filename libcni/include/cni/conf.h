@@ -42,7 +42,7 @@ struct cni_conf {
 	bool has_dns;
 	struct cni_dns dns;
 
-	const json_t *args;           /* borrowed, object or NULL */
+	const json_t *args;	      /* borrowed, object or NULL */
 	const json_t *runtime_config; /* borrowed, object or NULL */
 	const json_t *capabilities;   /* borrowed, object or NULL */
 	const json_t *prev_result;    /* borrowed, object or NULL */
@@ -54,7 +54,7 @@ struct cni_conf {
 	struct cni_attachment *valid_attachments;
 	size_t n_valid_attachments;
 
-	char *log_file;  /* logFile */
+	char *log_file;	 /* logFile */
 	char *log_level; /* logLevel */
 };
 
@@ -151,13 +151,13 @@ json_t *cni_json_get_ci(const json_t *obj, const char *key);
  */
 int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
 		      bool *ret, bool *ret_present);
-int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			const char *key, const char **ret, bool *ret_present);
+int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+			const char **ret, bool *ret_present);
 int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
 		      unsigned long long min, unsigned long long max, unsigned long long *ret,
 		      bool *ret_present);
-int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			const char *key, const json_t **ret, bool *ret_present);
+int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
+			const json_t **ret, bool *ret_present);
 int cni_conf_get_array(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
 		       size_t max_len, const json_t **ret, bool *ret_present);
 

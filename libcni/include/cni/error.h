@@ -21,12 +21,12 @@ enum cni_error_code {
 	CNI_ERR_NOT_AVAILABLE = 50,
 	CNI_ERR_LIMITED_CONNECTIVITY = 51,
 	/* podwire's own codes, >= 100; each is documented in the plugin READMEs. */
-	CNI_ERR_PLUGIN = 100,          /* generic failure of a plugin operation (kernel, files) */
-	CNI_ERR_IPAM_EXHAUSTED = 101,  /* no address left in a range set */
-	CNI_ERR_IPAM_CONFLICT = 102,   /* address or attachment already allocated */
-	CNI_ERR_EXISTS = 103,          /* interface/resource already exists in the pod or host */
-	CNI_ERR_DELEGATE = 104,        /* a delegate plugin could not be found or run */
-	CNI_ERR_CHECK_FAILED = 105,    /* CHECK found a difference from prevResult */
+	CNI_ERR_PLUGIN = 100,	      /* generic failure of a plugin operation (kernel, files) */
+	CNI_ERR_IPAM_EXHAUSTED = 101, /* no address left in a range set */
+	CNI_ERR_IPAM_CONFLICT = 102,  /* address or attachment already allocated */
+	CNI_ERR_EXISTS = 103,	      /* interface/resource already exists in the pod or host */
+	CNI_ERR_DELEGATE = 104,	      /* a delegate plugin could not be found or run */
+	CNI_ERR_CHECK_FAILED = 105,   /* CHECK found a difference from prevResult */
 	CNI_ERR_TIMEOUT = CNI_ERR_TRY_AGAIN,
 };
 

@@ -21,7 +21,7 @@ int cni_find_plugin(const char *type, const char *path_list, char **ret, struct 
 
 struct cni_exec_request {
 	const char *plugin_path; /* absolute path of the binary */
-	char *const *env;        /* full NULL-terminated environment for the child */
+	char *const *env;	 /* full NULL-terminated environment for the child */
 	const char *stdin_buf;
 	size_t stdin_len;
 	int timeout_ms; /* <= 0: no timeout */

@@ -78,7 +78,7 @@ struct cni_plugin_ops {
 	int (*add)(struct cni_ctx *ctx);
 	int (*del)(struct cni_ctx *ctx);
 	int (*check)(struct cni_ctx *ctx);
-	int (*gc)(struct cni_ctx *ctx);     /* NULL: GC succeeds doing nothing */
+	int (*gc)(struct cni_ctx *ctx);	    /* NULL: GC succeeds doing nothing */
 	int (*status)(struct cni_ctx *ctx); /* NULL: STATUS succeeds */
 };
 

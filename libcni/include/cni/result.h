@@ -19,25 +19,25 @@
 #include "cni/version.h"
 
 struct cni_iface {
-	char *name;        /* always set */
-	char *mac;         /* optional */
-	unsigned mtu;      /* 1.1; 0 = unset */
-	char *sandbox;     /* optional: netns path for pod interfaces */
+	char *name;	   /* always set */
+	char *mac;	   /* optional */
+	unsigned mtu;	   /* 1.1; 0 = unset */
+	char *sandbox;	   /* optional: netns path for pod interfaces */
 	char *socket_path; /* 1.1, optional */
-	char *pci_id;      /* 1.1, optional */
+	char *pci_id;	   /* 1.1, optional */
 };
 
 struct cni_ip {
 	struct ip_prefix address; /* host address with the subnet's prefix length */
 	bool has_gateway;
-	union ip_addr gateway;    /* same family as address */
-	int interface;            /* index into ifaces, -1 = none */
+	union ip_addr gateway; /* same family as address */
+	int interface;	       /* index into ifaces, -1 = none */
 };
 
 struct cni_route {
 	struct ip_prefix dst;
 	bool has_gw;
-	union ip_addr gw; /* same family as dst */
+	union ip_addr gw;		/* same family as dst */
 	unsigned mtu, advmss, priority; /* 0 = unset */
 	bool has_table;
 	unsigned table;

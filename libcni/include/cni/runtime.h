@@ -92,9 +92,9 @@ static inline void cni_netconf_list_freep(struct cni_netconf_list **l)
 /* How to run plugins. All strings are borrowed for the duration of calls. */
 struct cni_runtime {
 	const char *plugin_path; /* CNI_PATH, ':'-separated */
-	const char *cache_dir;   /* NULL: CNI_DEFAULT_CACHE_DIR */
-	int timeout_ms;          /* per plugin execution; <= 0: none */
-	char *const *base_env;   /* environment the children inherit; NULL: environ */
+	const char *cache_dir;	 /* NULL: CNI_DEFAULT_CACHE_DIR */
+	int timeout_ms;		 /* per plugin execution; <= 0: none */
+	char *const *base_env;	 /* environment the children inherit; NULL: environ */
 };
 
 struct cni_runtime_arg {
@@ -212,13 +212,13 @@ struct cni_cache_entry {
 	char *container_id;
 	char *ifname;
 	char *network_name;
-	char *netns;                /* NULL when not recorded */
+	char *netns;		      /* NULL when not recorded */
 	struct cni_runtime_arg *args; /* cniArgs */
 	size_t n_args;
-	json_t *capability_args;    /* owned, object or NULL */
-	char *config;               /* decoded config bytes, NUL-terminated; may be NULL */
+	json_t *capability_args; /* owned, object or NULL */
+	char *config;		 /* decoded config bytes, NUL-terminated; may be NULL */
 	size_t n_config;
-	json_t *result;             /* owned, object or NULL */
+	json_t *result; /* owned, object or NULL */
 };
 
 /*
@@ -262,8 +262,8 @@ int cni_cache_remove(const char *cache_dir, const char *net, const char *contain
  * not parse or lack the attachment fields are skipped. A missing directory
  * is an empty list. Returns 0, *ret (array of owned entries) and *ret_n.
  */
-int cni_cache_list(const char *cache_dir, const char *container_id,
-		   struct cni_cache_entry ***ret, size_t *ret_n, struct cni_error *err);
+int cni_cache_list(const char *cache_dir, const char *container_id, struct cni_cache_entry ***ret,
+		   size_t *ret_n, struct cni_error *err);
 
 struct cni_cache_entry *cni_cache_entry_free(struct cni_cache_entry *e);
 void cni_cache_entries_free(struct cni_cache_entry **v, size_t n);

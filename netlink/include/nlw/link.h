@@ -60,7 +60,7 @@ struct nlw_link {
 	bool learning;
 	bool isolated;
 	/* kind == "macvlan" */
-	uint32_t macvlan_mode; /* IFLA_MACVLAN_MODE, 0 if absent */
+	uint32_t macvlan_mode;	       /* IFLA_MACVLAN_MODE, 0 if absent */
 	uint32_t macvlan_bc_queue_len; /* IFLA_MACVLAN_BC_QUEUE_LEN, 0 if absent */
 	/* kind == "vxlan" */
 	uint32_t vxlan_id;   /* IFLA_VXLAN_ID, 0 if absent */

@@ -58,7 +58,7 @@ typedef int (*nlw_rdma_counter_fn)(const char *name, uint64_t value, void *userd
  * Errors: -ENODEV (no such device/port here; the kernel's -EINVAL mapped),
  * -EOPNOTSUPP (driver without counters), -EBADMSG.
  */
-int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port,
-		      nlw_rdma_counter_fn fn, void *userdata);
+int nlw_rdma_stat_get(struct nlw_sock *sock, uint32_t index, uint32_t port, nlw_rdma_counter_fn fn,
+		      void *userdata);
 /* Pure parser of one STAT_GET reply. Errors: -EBADMSG, or fn's negative return. */
 int nlw_rdma_stat_parse(const struct nlmsghdr *nlh, nlw_rdma_counter_fn fn, void *userdata);

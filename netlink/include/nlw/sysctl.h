@@ -57,7 +57,7 @@ struct nlw_sysctl_batch {
 void nlw_sysctl_batch_init(struct nlw_sysctl_batch *b, int procfs_fd);
 /* Queue path (printf format) = value. 0, or -ENOBUFS (batch full, path too long). */
 int nlw_sysctl_batch_put(struct nlw_sysctl_batch *b, const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /*
  * Write every entry inside netns_fd (borrowed; -1: the current netns).
  * Returns 0 with err[] filled, or the error of entering the netns.

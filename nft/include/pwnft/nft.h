@@ -113,8 +113,8 @@ struct pw_nft_spoof {
 	const char *network;
 	const char *container_id;
 	const char *ifname;
-	const char *host_ifname;	/* bridge port (host veth) */
-	const unsigned char *mac;	/* 6 bytes: the only source MAC allowed */
+	const char *host_ifname;  /* bridge port (host veth) */
+	const unsigned char *mac; /* 6 bytes: the only source MAC allowed */
 };
 
 /*
@@ -149,7 +149,7 @@ struct pw_nft_elem {
 	const char *network; /* from the set's "podwire:<net>" comment */
 	const void *key;     /* the element's key bytes (address, ifname, ifname . MAC) */
 	uint32_t key_len;
-	const char *tag;     /* "<containerID>/<ifname>", or "" when untagged */
+	const char *tag; /* "<containerID>/<ifname>", or "" when untagged */
 };
 
 typedef int (*pw_nft_elem_fn)(const struct pw_nft_elem *el, void *userdata);

@@ -16,4 +16,7 @@
 #include "podnet/ipam.h"
 
 #define PODNET_IPAM_NODE_LOCAL                                                                     \
-	{ "host-local", &ipam_host_local_ops }, { "static", &ipam_static_ops }
+	{"host-local", &ipam_host_local_ops},                                                      \
+	{                                                                                          \
+		"static", &ipam_static_ops                                                         \
+	}
