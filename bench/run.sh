@@ -126,6 +126,8 @@ trap 'exit 130' INT TERM
 
 setup() {
 	TMP=$(mktemp -d /tmp/pwbench.XXXXXX)
+	# The bridge's per-bridge lock files: in the run's temp dir unless set.
+	export PODWIRE_LOCK_DIR="${PODWIRE_LOCK_DIR:-$TMP/locks}"
 	RAW="$TMP/raw.jsonl"
 	: > "$RAW"
 	"$IP" netns add "$HOST_NS"

@@ -10,7 +10,7 @@ function(podwire_unit_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA cni_warnings)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}"
-    ENVIRONMENT "PODWIRE_BIN=${PODWIRE_PLUGIN_OUTDIR};PODWIRE_TEST_BIN=${PODWIRE_TEST_PLUGIN_OUTDIR};PODWIRE_SRC=${CMAKE_SOURCE_DIR}")
+    ENVIRONMENT "PODWIRE_LOCK_DIR=${CMAKE_BINARY_DIR}/test-locks;PODWIRE_BIN=${PODWIRE_PLUGIN_OUTDIR};PODWIRE_TEST_BIN=${PODWIRE_TEST_PLUGIN_OUTDIR};PODWIRE_SRC=${CMAKE_SOURCE_DIR}")
 endfunction()
 
 # podwire_plugin(<name> SOURCES <main.c> LIBS <libs...>): a shipped CNI binary,

@@ -41,6 +41,8 @@ HOST_NS=${ID}h
 NET=chaosnet
 BR=chaosbr0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/podwire-chaos.XXXXXX")
+# Lock files of shared resources (the bridge's): in this run's temp dir, not /run/podwire.
+export PODWIRE_LOCK_DIR="${PODWIRE_LOCK_DIR:-$WORK/locks}"
 FAILS=0
 
 # Pod netns are made in command substitutions (subshells), so find them by

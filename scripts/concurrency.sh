@@ -30,6 +30,8 @@ HOST_NS=${ID}h
 NET=concnet
 BR=concbr0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/podwire-conc.XXXXXX")
+# Lock files of shared resources (the bridge's): in this run's temp dir, not /run/podwire.
+export PODWIRE_LOCK_DIR="${PODWIRE_LOCK_DIR:-$WORK/locks}"
 FAILS=0
 declare -a UP IP
 

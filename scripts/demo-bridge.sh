@@ -43,6 +43,8 @@ TAG="pwd$(printf '%05d' $(($$ % 100000)))"
 HOST_NS="${TAG}h"
 PODS=("${TAG}a" "${TAG}b")
 TMP=$(mktemp -d /tmp/podwire-demo.XXXXXX)
+# Lock files of shared resources (the bridge's): in this run's temp dir, not /run/podwire.
+export PODWIRE_LOCK_DIR="${PODWIRE_LOCK_DIR:-$TMP/locks}"
 CREATED_NS=()
 ADDED=()
 

@@ -136,6 +136,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 BGP_DIR=$(mktemp -d /tmp/podwire-demo.XXXXXX) || die "mktemp failed"
+# Lock files of shared resources (the bridge's): in this run's temp dir, not /run/podwire.
+export PODWIRE_LOCK_DIR="${PODWIRE_LOCK_DIR:-$BGP_DIR/locks}"
 : >"$BGP_DIR/netns"
 : >"$BGP_DIR/pids"
 export PODWIRE_BIN BGP_ID BGP_FAB BGP_DIR
