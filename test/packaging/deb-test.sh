@@ -129,12 +129,15 @@ check_depends() {
 	done < <(find "$T/x" -type f -perm -u+x)
 	: >"$T/want"
 	sort -u "$T/needed" >"$T/needed.u"
+	# read the cache once, into a file: awk leaving early would SIGPIPE ldconfig
+	ldconfig -p >"$T/ldcache"
 	while IFS= read -r lib; do
-		path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|64bit/ {print $NF; exit}')
-		[ -n "$path" ] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+		path=$(awk -v l="$lib" '$1 == l && /x86-64|x86_64|64bit/ {print $NF; exit}' "$T/ldcache")
+		[ -n "$path" ] || path=$(awk -v l="$lib" '$1 == l {print $NF; exit}' "$T/ldcache")
 		pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1) ||
 			true
-		[ -n "$pkg" ] || pkg=$(dpkg -S "$path" | head -1 | cut -d: -f1)
+		[ -n "$pkg" ] || pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) || true
+		[ -n "$pkg" ] || fail "no Debian package owns $lib ($path)"
 		echo "$pkg" >>"$T/want"
 	done <"$T/needed.u"
 	printf '%s\n' $DLOPENED >>"$T/want"
