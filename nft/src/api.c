@@ -127,7 +127,14 @@ static bool tag_equal(const char *tag, void *userdata)
 	return strcmp(tag, userdata) == 0;
 }
 
-int pw_nft_masq_del(struct pw_nft *nft, const struct pw_nft_masq *m)
+/*
+ * A deletion batch is all or nothing. ENOENT means an element or set read a
+ * moment ago changed under a concurrent transaction (seen once in 200
+ * parallel DELs): nothing was deleted, so DEL reads again and retries.
+ */
+#define DEL_TRIES 3
+
+static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
 {
 	char tag[PW_NFT_TAG_MAX + 1], set[PW_NFT_NAME_MAX];
 	unsigned n = 0;
@@ -161,6 +168,15 @@ int pw_nft_masq_del(struct pw_nft *nft, const struct pw_nft_masq *m)
 	if (r < 0 || n == 0)
 		return r < 0 ? r : 0;
 	return nft_batch_commit(nft);
+}
+
+int pw_nft_masq_del(struct pw_nft *nft, const struct pw_nft_masq *m)
+{
+	int r = -ENOENT;
+
+	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
+		r = masq_del_once(nft, m);
+	return r;
 }
 
 int pw_nft_masq_check(struct pw_nft *nft, const struct pw_nft_masq *m)
@@ -241,7 +257,7 @@ int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
-int pw_nft_spoof_del(struct pw_nft *nft, const struct pw_nft_spoof *s)
+static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
 {
 	struct spoof_keys k;
 	int r, has_port, has_allowed;
@@ -270,6 +286,15 @@ int pw_nft_spoof_del(struct pw_nft *nft, const struct pw_nft_spoof *s)
 		r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_BRIDGE, k.allowed, k.allowed_key,
 			       SPOOF_ALLOWED_LEN, NULL);
 	return r < 0 ? r : nft_batch_commit(nft);
+}
+
+int pw_nft_spoof_del(struct pw_nft *nft, const struct pw_nft_spoof *s)
+{
+	int r = -ENOENT;
+
+	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
+		r = spoof_del_once(nft, s);
+	return r;
 }
 
 int pw_nft_spoof_check(struct pw_nft *nft, const struct pw_nft_spoof *s)
