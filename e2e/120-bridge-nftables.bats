@@ -144,6 +144,30 @@ sources() {
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$c")"
 }
 
+@test "GC drops a network's sets and chains once no attachment is left, never another network's" {
+	local a b
+	a=$(jq -c '.cniVersion = "1.1.0" | .macspoofchk = true' <<<"$(conf '{"ipMasq":true}')")
+	b=$(jq -c '.name = "other" | .bridge = "br1" | .ipam.ranges = [[{"subnet":"10.1.3.0/24"}]]' <<<"$a")
+	run_plugin bridge ADD eth0 one <<<"$a"
+	PW_NETNS="/var/run/netns/$POD_NS" run_plugin bridge ADD eth1 two <<<"$b"
+	in_ns "$HOST_NS" nft list chain inet podwire masq-pwnet-10.1.2.0-24 >/dev/null
+	in_ns "$HOST_NS" nft list chain bridge podwire spoof-pwnet >/dev/null
+	# one attachment still valid: the network's state stays
+	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "one", "ifname": "eth0"}]}' <<<"$a")"
+	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'one/eth0'
+	# none left: sets and chains of pwnet go, "other" keeps everything
+	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$a")"
+	! in_ns "$HOST_NS" nft list chain inet podwire masq-pwnet-10.1.2.0-24 2>/dev/null
+	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 2>/dev/null
+	! in_ns "$HOST_NS" nft list chain bridge podwire spoof-pwnet 2>/dev/null
+	! in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet 2>/dev/null
+	in_ns "$HOST_NS" nft list set inet podwire pods-other-10.1.3.0-24 | grep -q 'two/eth1'
+	in_ns "$HOST_NS" nft list chain bridge podwire spoof-other >/dev/null
+	# a new ADD builds them again
+	PW_NETNS="/var/run/netns/$POD_NS" run_plugin bridge ADD eth2 three <<<"$a"
+	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'three/eth2'
+}
+
 @test "GC of an L3 network: masquerade elements and leases of stale attachments go" {
 	[ -x "$PODWIRE_BIN/host-local" ] || skip "podwire host-local not built (the reference one has no GC)"
 	POD2="${PW_ID}q"

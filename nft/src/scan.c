@@ -5,6 +5,7 @@
  * is not ADD's path.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
+#include <libnftnl/chain.h>
+#include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/udata.h>
 
@@ -189,6 +192,120 @@ int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nf
 		return total;
 	r = nft_batch_commit(nft);
 	return r < 0 ? r : total;
+}
+
+/* Does any listed set hold an element? 1, 0, or a negative errno. */
+static int any_elems(struct pw_nft *nft, struct set_list *l)
+{
+	for (unsigned i = 0; i < l->n; i++) {
+		struct nftnl_set_elems_iter *it;
+		int r = list_elems(nft, l->sets[i]), some;
+
+		if (r < 0)
+			return r;
+		it = nftnl_set_elems_iter_create(l->sets[i]);
+		if (!it)
+			return -ENOMEM;
+		some = nftnl_set_elems_iter_next(it) != NULL;
+		nftnl_set_elems_iter_destroy(it);
+		if (some)
+			return 1;
+	}
+	return 0;
+}
+
+/* DELRULE with only the chain set flushes it; then DELCHAIN. */
+static int batch_del_chain(struct pw_nft *nft, uint16_t family, const char *name)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nftnl_rule *flush = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+	int r = -ENOMEM;
+
+	if (c && flush) {
+		nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, PW_NFT_TABLE);
+		nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, name);
+		nlh = nft_batch_msg(nft, NFT_MSG_DELRULE, family, 0);
+		nftnl_rule_nlmsg_build_payload(nlh, flush);
+		nft_batch_next(nft);
+		nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
+		nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+		nlh = nft_batch_msg(nft, NFT_MSG_DELCHAIN, family, 0);
+		nftnl_chain_nlmsg_build_payload(nlh, c);
+		nft_batch_next(nft);
+		r = 0;
+	}
+	if (c)
+		nftnl_chain_free(c);
+	if (flush)
+		nftnl_rule_free(flush);
+	return r;
+}
+
+static void batch_del_set(struct pw_nft *nft, struct nftnl_set *s)
+{
+	uint16_t family = (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY);
+	struct nlmsghdr *nlh = nft_batch_msg(nft, NFT_MSG_DELSET, family, 0);
+
+	nftnl_set_nlmsg_build_payload(nlh, s);
+	nft_batch_next(nft);
+}
+
+/*
+ * The chains that use a network's sets: masq-<net>-<subnet> for each
+ * pods-<net>-<subnet> (inet), spoof-<net> for the spoof sets (bridge).
+ */
+static int batch_del_network(struct pw_nft *nft, uint16_t family, const char *network,
+			     struct set_list *l)
+{
+	char chain[PW_NFT_NAME_MAX], ports[PW_NFT_NAME_MAX], allowed[PW_NFT_NAME_MAX];
+	int r = 0;
+
+	if (family == NFPROTO_BRIDGE) {
+		r = nft_spoof_names(network, chain, ports, allowed, sizeof(chain));
+		if (r >= 0)
+			r = batch_del_chain(nft, family, chain);
+	}
+	for (unsigned i = 0; r >= 0 && family == NFPROTO_INET && i < l->n; i++) {
+		const char *set = nftnl_set_get_str(l->sets[i], NFTNL_SET_NAME);
+
+		if (strncmp(set, "pods-", 5) != 0)
+			continue;
+		snprintf(chain, sizeof(chain), "masq-%s", set + 5);
+		r = batch_del_chain(nft, family, chain);
+	}
+	for (unsigned i = 0; r >= 0 && i < l->n; i++)
+		batch_del_set(nft, l->sets[i]);
+	return r;
+}
+
+int pw_nft_drop_network_if_empty(struct pw_nft *nft, const char *network)
+{
+	static const uint16_t families[] = {NFPROTO_INET, NFPROTO_BRIDGE};
+	char comment[PW_NFT_NAME_MAX];
+	int r, dropped = 0;
+
+	r = nft_set_comment(network, comment, sizeof(comment));
+	for (size_t f = 0; r >= 0 && f < sizeof(families) / sizeof(families[0]); f++) {
+		struct set_list l = {.n = 0, .comment = comment};
+
+		r = list_sets(nft, families[f], &l);
+		if (r >= 0 && l.n > 0)
+			r = any_elems(nft, &l);
+		if (r == 0 && l.n > 0) {
+			r = nft_batch_begin(nft);
+			if (r >= 0)
+				r = batch_del_network(nft, families[f], network, &l);
+			if (r >= 0)
+				r = nft_batch_commit(nft);
+			if (r >= 0)
+				dropped += (int)l.n;
+		}
+		set_list_done(&l);
+		if (r > 0)
+			r = 0; /* elements left: keep this table's part */
+	}
+	return r < 0 ? r : dropped;
 }
 
 /* The elements of one listed set, each handed to fn with its set's network. */

@@ -15,6 +15,7 @@
 #include "nlw/link.h"
 #include "podnet/gc.h"
 #include "podnet/ipam.h"
+#include "podnet/lock.h"
 #include "podnet/name.h"
 #include "podnet/veth.h"
 #include "pwnft/nft.h"
@@ -143,6 +144,38 @@ static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
 }
 
 /*
+ * nftables elements of attachments not in cni.dev/valid-attachments; then,
+ * under the network's nftables lock (every ADD takes it around its
+ * elements), the network's sets and chains once they hold nothing.
+ */
+static int gc_nft(struct cni_ctx *ctx)
+{
+	struct pw_nft *nft = NULL;
+	int r, dropped, lock = -1;
+
+	r = pw_nft_open(&nft);
+	if (r >= 0)
+		r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
+	if (r > 0)
+		cni_log_info("GC removed %d nftables element(s)", r);
+	if (r >= 0)
+		r = podnet_lock(ctx, "nft", ctx->conf.name, &lock);
+	if (r >= 0) {
+		dropped = pw_nft_drop_network_if_empty(nft, ctx->conf.name);
+		if (dropped > 0)
+			cni_log_info("GC removed the %d nftables set(s) of network '%s' and their "
+				     "chains: no attachment left",
+				     dropped, ctx->conf.name);
+		r = dropped;
+	}
+	podnet_unlock(lock);
+	if (r < 0 && !cni_error_isset(&ctx->err))
+		r = podnet_fail(ctx, NULL, r, "GC of nftables elements");
+	pw_nft_free(nft);
+	return r < 0 ? r : 0;
+}
+
+/*
  * GC: host veths and nftables elements of attachments not in
  * cni.dev/valid-attachments, then the IPAM plugin's GC. Without the key there
  * is nothing to compare with, so veths and nftables state are left alone
@@ -151,7 +184,6 @@ static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
 int bridge_cmd_gc(struct cni_ctx *ctx)
 {
 	struct bridge_conf c;
-	struct pw_nft *nft = NULL;
 	int r, first = 0;
 
 	r = bridge_conf_parse(ctx, &c);
@@ -159,15 +191,7 @@ int bridge_cmd_gc(struct cni_ctx *ctx)
 		return r;
 	if (ctx->conf.has_valid_attachments) {
 		podnet_keep_first(&first, gc_host_veths(ctx, &c));
-		r = pw_nft_open(&nft);
-		if (r >= 0)
-			r = pw_nft_gc(nft, ctx->conf.name, gc_keep, &ctx->conf);
-		if (r < 0)
-			podnet_keep_first(&first,
-					  podnet_fail(ctx, NULL, r, "GC of nftables elements"));
-		else if (r > 0)
-			cni_log_info("GC removed %d nftables element(s)", r);
-		pw_nft_free(nft);
+		podnet_keep_first(&first, gc_nft(ctx));
 	}
 	if (c.is_layer3)
 		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_GC));

@@ -188,8 +188,12 @@ static int build_result(struct cni_ctx *ctx, struct bridge_add *a)
 static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	struct pw_nft *nft = NULL;
-	int r;
+	int r, lock = -1;
 
+	/* The network's nftables lock: a GC never drops a set this ADD adds to. */
+	r = podnet_lock(ctx, "nft", ctx->conf.name, &lock);
+	if (r < 0)
+		return r;
 	r = pw_nft_open(&nft);
 	if (r >= 0)
 		r = pw_nft_spoof_add(nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
@@ -204,6 +208,7 @@ static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
 			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
 	}
 	pw_nft_free(nft);
+	podnet_unlock(lock);
 	return r < 0 ? r : bridge_undo_spoof(ctx, a->veth.host_name, a->veth.pod.mac);
 }
 
@@ -211,11 +216,14 @@ static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	_cleanup_free_ struct ip_prefix *addrs = NULL;
 	struct pw_nft *nft = NULL;
+	int r, lock = -1;
 	size_t n;
-	int r;
 
 	r = cni_result_addrs(a->result, &addrs, &n);
 	if (r < 0 || n == 0)
+		return r;
+	r = podnet_lock(ctx, "nft", ctx->conf.name, &lock);
+	if (r < 0)
 		return r;
 	r = pw_nft_open(&nft);
 	if (r >= 0)
@@ -230,6 +238,7 @@ static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
 	}
 	pw_nft_free(nft);
+	podnet_unlock(lock);
 	return r < 0 ? r : bridge_undo_masq(ctx, addrs, n);
 }
 

@@ -142,6 +142,16 @@ typedef bool (*pw_nft_keep_fn)(const char *container_id, const char *ifname, voi
  */
 int pw_nft_gc(struct pw_nft *nft, const char *network, pw_nft_keep_fn keep, void *userdata);
 
+/*
+ * Once none of a network's sets holds an element (after its last DEL, or a
+ * GC), remove its sets and the chains that use them, per table (masquerade
+ * in inet, spoof check in bridge). The tables stay (shared). The caller
+ * holds the network's nftables lock, which every ADD of the network takes
+ * around its elements, so no ADD can add to a set being removed. Returns
+ * the number of sets removed, or a negative errno.
+ */
+int pw_nft_drop_network_if_empty(struct pw_nft *nft, const char *network);
+
 /* One element of a podwire set, as pw_nft_list_elems reports it (all borrowed). */
 struct pw_nft_elem {
 	uint32_t family;     /* NFPROTO_INET or NFPROTO_BRIDGE */
