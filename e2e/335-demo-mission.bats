@@ -150,7 +150,7 @@ fake_build() {
 @test "demo: without podwire-inspect that step is skipped, saying so; the demo passes" {
 	fake_build
 	demo "$FAKE_BUILD"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { cat "$DEMO_OUT"; false; }
 	grep -q '^podwire-inspect not built, skipped$' "$DEMO_OUT"
 	[ "$(summary_rows SKIPPED)" -eq 1 ]
 	[ "$(summary_rows PASS)" -eq 12 ]

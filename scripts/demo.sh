@@ -473,8 +473,11 @@ s_gpu_add() {
 	bgp_netns_new "$GPU_NS"
 	gpu_cni add | jq -c '{interfaces: [.interfaces[] | select(.sandbox) | .name], ips: [.ips[].address]}'
 	ip -n "$GPU_NS" -br addr show | grep -v '^lo'
-	ip -n "$GPU_NS" -br link show | grep -q '^eth0' || die "no eth0 in the pod"
-	ip -n "$GPU_NS" -br link show | grep -q '^net1' || die "no net1 in the pod"
+	local links
+	# grep -q would stop reading early: with pipefail, ip's SIGPIPE failed the step
+	links=$(ip -n "$GPU_NS" -br link show)
+	grep -q '^eth0' <<<"$links" || die "no eth0 in the pod"
+	grep -q '^net1' <<<"$links" || die "no net1 in the pod"
 }
 
 s_gpu_status() {
@@ -499,7 +502,7 @@ s_gpu_traffic() {
 route_wait_node2() { # a pod of node1 in the same block: node2 already has the route
 	local t
 	for t in $(seq 1 100); do
-		ip -n "$(bgp_ns 2)" route get "$1" 2>/dev/null | grep -q 'dev fab0' && return 0
+		grep -q 'dev fab0' <<<"$(ip -n "$(bgp_ns 2)" route get "$1" 2>/dev/null)" && return 0
 		sleep 0.05
 	done
 	die "node2 has no route to $1"
@@ -534,7 +537,7 @@ s_gpu_del() {
 	echo "apiserver stand-in stopped; cnitool del gpu (multinet works from its cache):"
 	gpu_cni del
 	echo "cnitool del: ok"
-	! ip -n "$GPU_NS" -br link show | grep -qv '^lo' || die "links left in the pod"
+	! grep -qv '^lo' <<<"$(ip -n "$GPU_NS" -br link show)" || die "links left in the pod"
 	ip -n "$HOST_NS" -br link show dev "pwvf$VF"
 	echo "VF $(sr_vf_bdf $VF) is back in node1 as pwvf$VF; the pod has only lo"
 }
