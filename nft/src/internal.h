@@ -57,6 +57,19 @@ struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t famil
 void nft_batch_next(struct pw_nft *nft);
 /* End, send (or record) and collect the ACKs. Returns 0 or the first error. */
 int nft_batch_commit(struct pw_nft *nft);
+/* Add "flush chain <name>" (DELRULE with only the chain set) to the batch. */
+int nft_batch_flush_chain(struct pw_nft *nft, uint16_t family, const char *name);
+
+/* Rule expressions (rules.c), appended to r; -ENOMEM when one cannot be made. */
+struct nftnl_rule;
+struct nftnl_expr;
+int nft_expr_add(struct nftnl_rule *r, struct nftnl_expr *e);
+int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
+int nft_expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
+		     uint32_t dreg);
+/* cmp and bitwise work on register 1. */
+int nft_expr_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len);
+int nft_expr_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len);
 
 /*
  * Dump request (nlh built in a caller buffer with NLM_F_DUMP): run cb on

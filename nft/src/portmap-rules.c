@@ -102,88 +102,17 @@ out:
 int pm_add_chain(struct pw_nft *nft, const char *name)
 {
 	struct nftnl_chain *c = nftnl_chain_alloc();
-	struct nftnl_rule *flush = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
-	int r = -ENOMEM;
 
-	if (!c || !flush)
-		goto out;
+	if (!c)
+		return -ENOMEM;
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
 	nlh = nft_batch_msg(nft, NFT_MSG_NEWCHAIN, NFPROTO_INET, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	nft_batch_next(nft);
-	nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, PW_NFT_TABLE);
-	nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, name);
-	nlh = nft_batch_msg(nft, NFT_MSG_DELRULE, NFPROTO_INET, 0);
-	nftnl_rule_nlmsg_build_payload(nlh, flush);
-	nft_batch_next(nft);
-	r = 0;
-out:
-	if (c)
-		nftnl_chain_free(c);
-	if (flush)
-		nftnl_rule_free(flush);
-	return r;
-}
-
-static int add(struct nftnl_rule *r, struct nftnl_expr *e)
-{
-	if (!e)
-		return -ENOMEM;
-	nftnl_rule_add_expr(r, e);
-	return 0;
-}
-
-static int x_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("meta");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-	}
-	return add(r, e);
-}
-
-static int x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("payload");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
-	}
-	return add(r, e);
-}
-
-static int x_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-		nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-	}
-	return add(r, e);
-}
-
-static int x_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
-{
-	static const uint8_t zero[16];
-	struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
-		nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
-		nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
-	}
-	return add(r, e);
+	nftnl_chain_free(c);
+	return nft_batch_flush_chain(nft, NFPROTO_INET, name);
 }
 
 static int x_lookup(struct nftnl_rule *r, const char *set, bool dreg)
@@ -196,15 +125,15 @@ static int x_lookup(struct nftnl_rule *r, const char *set, bool dreg)
 		if (dreg)
 			nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, R32(0));
 	}
-	return add(r, e);
+	return nft_expr_add(r, e);
 }
 
 static int x_nfproto(struct nftnl_rule *r, int family)
 {
 	uint8_t p = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
-	int ret = x_meta(r, NFT_META_NFPROTO, NFT_REG_1);
+	int ret = nft_expr_meta(r, NFT_META_NFPROTO, NFT_REG_1);
 
-	return ret < 0 ? ret : x_cmp(r, NFT_CMP_EQ, &p, 1);
+	return ret < 0 ? ret : nft_expr_cmp(r, NFT_CMP_EQ, &p, 1);
 }
 
 /* Load the fields of a key (saddr, daddr, l4proto, th dport) into R32(0...). */
@@ -219,17 +148,17 @@ static int x_key(struct nftnl_rule *r, int family, struct key_fields f)
 	int ret = 0;
 
 	if (f.saddr) {
-		ret = x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, soff, alen, R32(reg));
+		ret = nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, soff, alen, R32(reg));
 		reg += words;
 	}
 	if (ret >= 0 && f.daddr) {
-		ret = x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, doff, alen, R32(reg));
+		ret = nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, doff, alen, R32(reg));
 		reg += words;
 	}
 	if (ret >= 0)
-		ret = x_meta(r, NFT_META_L4PROTO, R32(reg));
+		ret = nft_expr_meta(r, NFT_META_L4PROTO, R32(reg));
 	if (ret >= 0)
-		ret = x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, R32(reg + 1));
+		ret = nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, R32(reg + 1));
 	return ret;
 }
 
@@ -249,7 +178,7 @@ static int x_dnat(struct nftnl_rule *r, int family)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_FLAGS,
 				   NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED);
 	}
-	return add(r, e);
+	return nft_expr_add(r, e);
 }
 
 /* ct status & dnat != 0 */
@@ -263,10 +192,10 @@ static int x_ct_dnat(struct nftnl_rule *r)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATUS);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
 	}
-	ret = add(r, e);
+	ret = nft_expr_add(r, e);
 	if (ret >= 0)
-		ret = x_bitwise(r, &mask, sizeof(mask));
-	return ret < 0 ? ret : x_cmp(r, NFT_CMP_NEQ, &zero, sizeof(zero));
+		ret = nft_expr_bitwise(r, &mask, sizeof(mask));
+	return ret < 0 ? ret : nft_expr_cmp(r, NFT_CMP_NEQ, &zero, sizeof(zero));
 }
 
 static int x_jump_local(struct nftnl_rule *r)
@@ -280,9 +209,9 @@ static int x_jump_local(struct nftnl_rule *r)
 		nftnl_expr_set_u32(fib, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
 		nftnl_expr_set_u32(fib, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
 	}
-	ret = add(r, fib);
+	ret = nft_expr_add(r, fib);
 	if (ret >= 0)
-		ret = x_cmp(r, NFT_CMP_EQ, &local, sizeof(local));
+		ret = nft_expr_cmp(r, NFT_CMP_EQ, &local, sizeof(local));
 	if (ret < 0)
 		return ret;
 	imm = nftnl_expr_alloc("immediate");
@@ -291,7 +220,7 @@ static int x_jump_local(struct nftnl_rule *r)
 		nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_VERDICT, NFT_JUMP);
 		nftnl_expr_set_str(imm, NFTNL_EXPR_IMM_CHAIN, PM_CHAIN_DNAT);
 	}
-	return add(r, imm);
+	return nft_expr_add(r, imm);
 }
 
 /* One rule of the plan: which chain and what it matches. */
@@ -307,11 +236,11 @@ static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
 	if (ret >= 0 && pr->kind == PM_RULE_MASQ)
 		ret = x_ct_dnat(r);
 	if (ret >= 0 && pr->set == PW_PM_LOCALHOST) {
-		ret = x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+		ret = nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
 		if (ret >= 0)
-			ret = x_bitwise(r, lo_mask, 4);
+			ret = nft_expr_bitwise(r, lo_mask, 4);
 		if (ret >= 0)
-			ret = x_cmp(r, NFT_CMP_EQ, lo_net, 4);
+			ret = nft_expr_cmp(r, NFT_CMP_EQ, lo_net, 4);
 	}
 	if (ret >= 0)
 		ret = x_key(r, pr->family,
@@ -321,7 +250,7 @@ static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
 		ret = x_lookup(r, set, pr->kind == PM_RULE_DNAT);
 	if (ret >= 0)
 		ret = pr->kind == PM_RULE_DNAT ? x_dnat(r, pr->family)
-					       : add(r, nftnl_expr_alloc("masq"));
+					       : nft_expr_add(r, nftnl_expr_alloc("masq"));
 	return ret;
 }
 

@@ -82,16 +82,31 @@ out:
 }
 
 /* Base chain (created if missing) plus a flush of its rules, in the batch. */
+int nft_batch_flush_chain(struct pw_nft *nft, uint16_t family, const char *name)
+{
+	struct nftnl_rule *flush = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!flush)
+		return -ENOMEM;
+	/* DELRULE with only the chain set flushes it. */
+	nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, PW_NFT_TABLE);
+	nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, name);
+	nlh = nft_batch_msg(nft, NFT_MSG_DELRULE, family, 0);
+	nftnl_rule_nlmsg_build_payload(nlh, flush);
+	nft_batch_next(nft);
+	nftnl_rule_free(flush);
+	return 0;
+}
+
 int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, const char *type,
 		       uint32_t hook, int32_t prio)
 {
 	struct nftnl_chain *c = nftnl_chain_alloc();
-	struct nftnl_rule *flush = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
-	int r = -ENOMEM;
 
-	if (!c || !flush)
-		goto out;
+	if (!c)
+		return -ENOMEM;
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type);
@@ -101,22 +116,12 @@ int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, co
 	nlh = nft_batch_msg(nft, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	nft_batch_next(nft);
-	/* DELRULE with only the chain set flushes it: the rule below is the only one. */
-	nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, PW_NFT_TABLE);
-	nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, name);
-	nlh = nft_batch_msg(nft, NFT_MSG_DELRULE, family, 0);
-	nftnl_rule_nlmsg_build_payload(nlh, flush);
-	nft_batch_next(nft);
-	r = 0;
-out:
-	if (c)
-		nftnl_chain_free(c);
-	if (flush)
-		nftnl_rule_free(flush);
-	return r;
+	nftnl_chain_free(c);
+	/* Flushed: the rule added after it is the only one. */
+	return nft_batch_flush_chain(nft, family, name);
 }
 
-static int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
+int nft_expr_add(struct nftnl_rule *r, struct nftnl_expr *e)
 {
 	if (!e)
 		return -ENOMEM;
@@ -124,7 +129,7 @@ static int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
 	return 0;
 }
 
-static int meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
+int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("meta");
 
@@ -132,10 +137,10 @@ static int meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
 	}
-	return add_expr(r, e);
+	return nft_expr_add(r, e);
 }
 
-static int payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
+int nft_expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("payload");
 
@@ -145,10 +150,10 @@ static int payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t l
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
 	}
-	return add_expr(r, e);
+	return nft_expr_add(r, e);
 }
 
-static int cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
+int nft_expr_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
 
@@ -157,10 +162,10 @@ static int cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len
 		nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
 		nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
 	}
-	return add_expr(r, e);
+	return nft_expr_add(r, e);
 }
 
-static int bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
+int nft_expr_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
 {
 	static const uint8_t zero[16];
 	struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
@@ -172,7 +177,7 @@ static int bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
 		nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
 		nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
 	}
-	return add_expr(r, e);
+	return nft_expr_add(r, e);
 }
 
 static int lookup(struct nftnl_rule *r, const char *set, uint32_t sreg, bool invert)
@@ -185,7 +190,7 @@ static int lookup(struct nftnl_rule *r, const char *set, uint32_t sreg, bool inv
 		if (invert)
 			nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
 	}
-	return add_expr(r, e);
+	return nft_expr_add(r, e);
 }
 
 /* daddr != prefix: load, mask, compare. */
@@ -200,11 +205,11 @@ static int daddr_not_in(struct nftnl_rule *r, const struct ip_prefix *p)
 	mask.prefixlen = p->prefixlen;
 	ip_prefix_mask(&mask);
 	ip_prefix_mask(&net);
-	ret = payload(r, NFT_PAYLOAD_NETWORK_HEADER, off, alen, NFT_REG_1);
+	ret = nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, off, alen, NFT_REG_1);
 	if (ret >= 0 && p->prefixlen < ip_family_bits(p->family))
-		ret = bitwise(r, mask.addr.bytes, alen);
+		ret = nft_expr_bitwise(r, mask.addr.bytes, alen);
 	if (ret >= 0)
-		ret = cmp(r, NFT_CMP_NEQ, net.addr.bytes, alen);
+		ret = nft_expr_cmp(r, NFT_CMP_NEQ, net.addr.bytes, alen);
 	return ret;
 }
 
@@ -224,11 +229,11 @@ static int masq_exprs(struct nftnl_rule *r, const char *set, const struct ip_pre
 		mcast.prefixlen = 8;
 	}
 	/* An inet table needs the family check before any network-header load. */
-	ret = meta(r, NFT_META_NFPROTO, NFT_REG_1);
+	ret = nft_expr_meta(r, NFT_META_NFPROTO, NFT_REG_1);
 	if (ret >= 0)
-		ret = cmp(r, NFT_CMP_EQ, &proto, 1);
+		ret = nft_expr_cmp(r, NFT_CMP_EQ, &proto, 1);
 	if (ret >= 0)
-		ret = payload(r, NFT_PAYLOAD_NETWORK_HEADER, soff, alen, NFT_REG_1);
+		ret = nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, soff, alen, NFT_REG_1);
 	if (ret >= 0)
 		ret = lookup(r, set, NFT_REG_1, false);
 	if (ret >= 0)
@@ -236,7 +241,7 @@ static int masq_exprs(struct nftnl_rule *r, const char *set, const struct ip_pre
 	if (ret >= 0)
 		ret = daddr_not_in(r, &mcast);
 	if (ret >= 0)
-		ret = add_expr(r, nftnl_expr_alloc("masq"));
+		ret = nft_expr_add(r, nftnl_expr_alloc("masq"));
 	return ret;
 }
 
@@ -245,14 +250,14 @@ static int spoof_exprs(struct nftnl_rule *r, const char *ports, const char *allo
 	struct nftnl_expr *verdict;
 	int ret;
 
-	ret = meta(r, NFT_META_IIFNAME, NFT_REG_1);
+	ret = nft_expr_meta(r, NFT_META_IIFNAME, NFT_REG_1);
 	if (ret >= 0)
 		ret = lookup(r, ports, NFT_REG_1, false);
 	/* Concatenation iifname . ether saddr: 16 bytes, then 6 (padded to 8). */
 	if (ret >= 0)
-		ret = meta(r, NFT_META_IIFNAME, NFT_REG32_00);
+		ret = nft_expr_meta(r, NFT_META_IIFNAME, NFT_REG32_00);
 	if (ret >= 0)
-		ret = payload(r, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG32_04);
+		ret = nft_expr_payload(r, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG32_04);
 	if (ret >= 0)
 		ret = lookup(r, allowed, NFT_REG32_00, true);
 	if (ret < 0)
@@ -262,7 +267,7 @@ static int spoof_exprs(struct nftnl_rule *r, const char *ports, const char *allo
 		nftnl_expr_set_u32(verdict, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
 		nftnl_expr_set_u32(verdict, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
 	}
-	return add_expr(r, verdict);
+	return nft_expr_add(r, verdict);
 }
 
 static int add_rule(struct pw_nft *nft, uint16_t family, const char *chain,

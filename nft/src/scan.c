@@ -16,7 +16,6 @@
 #include <linux/netlink.h>
 
 #include <libnftnl/chain.h>
-#include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/udata.h>
 
@@ -214,31 +213,24 @@ static int any_elems(struct pw_nft *nft, struct set_list *l)
 	return 0;
 }
 
-/* DELRULE with only the chain set flushes it; then DELCHAIN. */
+/* Flush the chain, then DELCHAIN. */
 static int batch_del_chain(struct pw_nft *nft, uint16_t family, const char *name)
 {
 	struct nftnl_chain *c = nftnl_chain_alloc();
-	struct nftnl_rule *flush = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
-	int r = -ENOMEM;
+	int r;
 
-	if (c && flush) {
-		nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, PW_NFT_TABLE);
-		nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, name);
-		nlh = nft_batch_msg(nft, NFT_MSG_DELRULE, family, 0);
-		nftnl_rule_nlmsg_build_payload(nlh, flush);
-		nft_batch_next(nft);
+	if (!c)
+		return -ENOMEM;
+	r = nft_batch_flush_chain(nft, family, name);
+	if (r >= 0) {
 		nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
 		nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
 		nlh = nft_batch_msg(nft, NFT_MSG_DELCHAIN, family, 0);
 		nftnl_chain_nlmsg_build_payload(nlh, c);
 		nft_batch_next(nft);
-		r = 0;
 	}
-	if (c)
-		nftnl_chain_free(c);
-	if (flush)
-		nftnl_rule_free(flush);
+	nftnl_chain_free(c);
 	return r;
 }
 
