@@ -129,6 +129,11 @@ cleanup() {
 	while read -r ns; do
 		ip netns del "$ns" 2>/dev/null && echo "removed netns $ns"
 	done < <(tac "$BGP_DIR/netns" 2>/dev/null)
+	# A step interrupted between "ip netns add" and recording the name leaves
+	# one the list does not know: every netns with the demo's tag goes.
+	while read -r ns _; do
+		ip netns del "$ns" 2>/dev/null && echo "removed netns $ns"
+	done < <(ip netns list 2>/dev/null | grep "^$BGP_ID-")
 	rm -rf "$BGP_DIR" && echo "removed $BGP_DIR"
 	exit "$ret"
 }
