@@ -83,10 +83,10 @@ static int parse_bridge_name(struct cni_ctx *ctx, const json_t *root, struct bri
 	if (r < 0)
 		return r;
 	if (name && !cni_valid_ifname(name)) {
+		/* Say which rule it breaks ("ASCII only", "longer than 15 bytes", ...). */
 		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-				     "bridge: not a valid interface name (1-15 bytes, no '/', ':' "
-				     "or spaces): '%s'",
-				     name);
+				     "bridge: not a valid interface name (%s): '%s'",
+				     cni_ifname_problem(name), name);
 		if (r < 0)
 			return r;
 		name = NULL;

@@ -82,6 +82,7 @@ static const struct bad_case bad_cases[] = {
     {BASE ",\"bridge\":\"a-very-long-bridge-name\"}", NULL, 7,
      "bridge: not a valid interface name"},
     {BASE ",\"bridge\":\"br/0\"}", NULL, 7, "'br/0'"},
+    {BASE ",\"bridge\":\"br\u00e90\"}", NULL, 7, "bridge: not a valid interface name (ASCII only)"},
     {BASE ",\"bridge\":7}", NULL, 7, "bridge: expected a string, got 7"},
     {BASE ",\"mtu\":20}", NULL, 7, "mtu: must be 0 (default) or from 68 to 65535, got 20"},
     {BASE ",\"mtu\":70000}", NULL, 7, "mtu: expected an integer from 0 to 65535, got 70000"},
