@@ -166,7 +166,7 @@ in_host() { "$IP" netns exec "$HOST_NS" "$@"; }
 measure() {
 	local impl=$1 mode=$2 case=$3 line rc=0
 	shift 4
-	line=$(in_host "$PWBENCH" --label "$mode/$impl/$case" "$@") || rc=$?
+	line=$(in_host "$PWBENCH" --label "$mode/$impl/$case" --env "PODWIRE_LOCK_DIR=$PODWIRE_LOCK_DIR" "$@") || rc=$?
 	if [ -z "$line" ]; then
 		fail "$mode/$impl/$case: pwbench failed to run (exit $rc)"
 		return 0

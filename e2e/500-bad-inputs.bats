@@ -79,7 +79,7 @@ rel_case() {
 	[ -n "${UBSAN_OPTIONS:-}" ] && envv+=("UBSAN_OPTIONS=$UBSAN_OPTIONS")
 
 	# The baseline is the previous case's end state (rel_table takes the first).
-	ip netns exec "$HOST_NS" env -i PATH="$PATH" "${envv[@]}" \
+	ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" "${envv[@]}" \
 		timeout 60 "$PODWIRE_BIN/$plugin" <"$in" >"$out" 2>"$err"
 	rc=$?
 

@@ -119,7 +119,7 @@ closed() {
 
 # run_closed CMD: the bridge, started with only fds 0, 1 and 2.
 run_closed() {
-	(closed ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID=relfds \
+	(closed ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID=relfds \
 		CNI_NETNS="/var/run/netns/$POD_NS" CNI_IFNAME=eth0 \
 		CNI_PATH="$PODWIRE_BIN:$PODWIRE_TEST_BIN" \
 		"$PODWIRE_BIN/bridge" <"$STATE/work/fds.json" >"$STATE/work/out" 2>"$STATE/work/err")
@@ -128,7 +128,7 @@ run_closed() {
 @test "the noop double's fd record sees an inherited fd (so the next test can fail)" {
 	require_binaries noop
 	fds_conf | jq -c '.type = "noop"' >"$STATE/work/fds.json"
-	ip netns exec "$HOST_NS" env -i CNI_COMMAND=ADD CNI_CONTAINERID=relfds \
+	ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" CNI_COMMAND=ADD CNI_CONTAINERID=relfds \
 		CNI_NETNS="/var/run/netns/$POD_NS" CNI_IFNAME=eth0 CNI_PATH="$PODWIRE_TEST_BIN" \
 		"$PODWIRE_TEST_BIN/noop" <"$STATE/work/fds.json" >/dev/null 5</dev/null
 	run jq -c '.fds | index(5) != null' "$STATE/work/fds.jsonl"
@@ -162,7 +162,7 @@ run_closed() {
 	rel_conf bridge '.ipam = {"type": "fail"} | .hangSeconds = 3 | .failOn = ["ADD"]
 		| .msg = "injected IPAM failure"' >"$STATE/work/hang.json"
 	rel_snapshot before
-	closed ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND=ADD \
+	closed ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND=ADD \
 		CNI_CONTAINERID=relhang CNI_NETNS="/var/run/netns/$POD_NS" CNI_IFNAME=eth0 \
 		CNI_PATH="$PODWIRE_BIN:$PODWIRE_TEST_BIN" \
 		"$PODWIRE_BIN/bridge" <"$STATE/work/hang.json" >"$STATE/work/out" 2>"$STATE/work/err" &
@@ -265,7 +265,7 @@ vg() {
 	local plugin=$1 cmd=$2 ifname=$3 cid=$4 conf=$5 want=${6:-0} rc
 	local log="$STATE/work/vg.$plugin.$cmd.$cid.log"
 	rc=0
-	ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
+	ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
 		CNI_NETNS="/var/run/netns/$POD_NS" CNI_IFNAME="$ifname" \
 		CNI_PATH="$PODWIRE_BIN:$PODWIRE_TEST_BIN" \
 		valgrind -q --leak-check=full --error-exitcode=99 \

@@ -34,7 +34,7 @@ in_private_varlib() {
 # host_local CMD DATADIR-JSON: a host-local call for attachment relx/eth0.
 host_local_snippet() {
 	rel_conf host-local ".ipam.dataDir = $2" >"$STATE/work/conf.$1.json"
-	echo "ip netns exec $HOST_NS env -i CNI_COMMAND=$1 CNI_CONTAINERID=relx CNI_IFNAME=eth0 \
+	echo "ip netns exec $HOST_NS env -i PODWIRE_LOCK_DIR=$PODWIRE_LOCK_DIR CNI_COMMAND=$1 CNI_CONTAINERID=relx CNI_IFNAME=eth0 \
 		CNI_NETNS=/var/run/netns/$POD_NS CNI_PATH=$PODWIRE_BIN \
 		$PODWIRE_BIN/host-local <$STATE/work/conf.$1.json"
 }
@@ -58,7 +58,7 @@ expect_default_store_untouched() {
 	# No dataDir at all: the default store is the right one, the planted lease goes.
 	export STATE
 	rel_conf host-local 'del(.ipam.dataDir)' >"$STATE/work/conf.DEL.json"
-	run in_private_varlib "ip netns exec $HOST_NS env -i CNI_COMMAND=DEL CNI_CONTAINERID=relx \
+	run in_private_varlib "ip netns exec $HOST_NS env -i PODWIRE_LOCK_DIR=$PODWIRE_LOCK_DIR CNI_COMMAND=DEL CNI_CONTAINERID=relx \
 		CNI_IFNAME=eth0 CNI_NETNS=/var/run/netns/$POD_NS CNI_PATH=$PODWIRE_BIN \
 		$PODWIRE_BIN/host-local <$STATE/work/conf.DEL.json"
 	[ "$status" -eq 0 ]
@@ -101,7 +101,7 @@ expect_skipped_with_warning() {
 	require_binaries bridge host-local
 	export STATE
 	rel_conf bridge '.ipam.dataDir = "relative/dir"' >"$STATE/work/conf.bridge.json"
-	run in_private_varlib "ip netns exec $HOST_NS env -i CNI_COMMAND=DEL CNI_CONTAINERID=relx \
+	run in_private_varlib "ip netns exec $HOST_NS env -i PODWIRE_LOCK_DIR=$PODWIRE_LOCK_DIR CNI_COMMAND=DEL CNI_CONTAINERID=relx \
 		CNI_IFNAME=eth0 CNI_NETNS=/var/run/netns/$POD_NS CNI_PATH=$PODWIRE_BIN \
 		$PODWIRE_BIN/bridge <$STATE/work/conf.bridge.json"
 	[ "$status" -eq 0 ]
@@ -114,7 +114,7 @@ expect_skipped_with_warning() {
 	export STATE
 	rel_conf host-local '.ipam.dataDir = "relative/dir" | .["cni.dev/valid-attachments"] = []' \
 		>"$STATE/work/conf.GC.json"
-	run in_private_varlib "ip netns exec $HOST_NS env -i CNI_COMMAND=GC CNI_PATH=$PODWIRE_BIN \
+	run in_private_varlib "ip netns exec $HOST_NS env -i PODWIRE_LOCK_DIR=$PODWIRE_LOCK_DIR CNI_COMMAND=GC CNI_PATH=$PODWIRE_BIN \
 		$PODWIRE_BIN/host-local <$STATE/work/conf.GC.json"
 	[ "$status" -eq 0 ]
 	expect_default_store_untouched

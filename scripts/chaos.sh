@@ -81,7 +81,7 @@ conf 1.1.0 '"cni.dev/valid-attachments":[]' >"$WORK/gc.json"
 plugin() {
 	local cmd=$1 cid=$2 netns=$3
 	shift 3
-	ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
+	ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$cid" \
 		CNI_NETNS="$netns" CNI_IFNAME=eth0 CNI_PATH="$BIN" \
 		${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
 		timeout "$@" "$BIN/bridge" <"$WORK/add.json" >"$WORK/out" 2>"$WORK/err"
@@ -232,7 +232,7 @@ for i in $(seq 1 "$TRIALS"); do
 done
 
 # GC with an empty valid-attachments list: nothing of this network is valid.
-ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND=GC CNI_PATH="$BIN" \
+ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND=GC CNI_PATH="$BIN" \
 	timeout 30 "$BIN/bridge" <"$WORK/gc.json" >"$WORK/out" 2>"$WORK/err" ||
 	fail "GC: $(head -c 300 "$WORK/out")"
 

@@ -74,7 +74,7 @@ printf '"dataDir":"%s/ipam"}}' "$WORK" >>"$WORK/conf.json"
 # op CMD I: one plugin run for attachment I; output in $WORK/I.CMD.{out,err,rc}.
 op() {
 	local cmd=$1 i=$2
-	ip netns exec "$HOST_NS" env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="conc$i" \
+	ip netns exec "$HOST_NS" env -i PODWIRE_LOCK_DIR="$PODWIRE_LOCK_DIR" PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="conc$i" \
 		CNI_NETNS="/var/run/netns/${ID}p$i" CNI_IFNAME=eth0 CNI_PATH="$BIN" \
 		${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
 		timeout 300 "$BIN/bridge" <"$WORK/conf.json" >"$WORK/$i.$cmd.out" 2>"$WORK/$i.$cmd.err"
