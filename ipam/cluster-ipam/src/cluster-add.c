@@ -12,21 +12,25 @@
 #include "base/macro.h"
 #include "cni/log.h"
 #include "cluster-add.h"
+#include "cluster-queue.h"
 
 #define MAX_REFS 136
 
 struct add_state {
 	struct cipam_session *s;
-	const struct cipam_add_req *req;
+	const struct cipam_add_req *reqs; /* one txn for all of them */
+	struct cipam_add_out *outs;
+	size_t n_reqs, cur; /* cur: the request being planned */
 	struct cipam_bref refs[MAX_REFS];
 	char *keys[MAX_REFS];
+	size_t claimer[MAX_REFS]; /* request that claimed refs[i] */
 	size_t n_refs;
 	bool pool_missing[CIPAM_MAX_POOLS];
 	struct {
 		size_t ref;
 		unsigned ordinal;
-	} picks[2];
-	size_t n_picks;
+	} picks[CIPAM_MAX_BATCH][2];
+	size_t n_picks[CIPAM_MAX_BATCH];
 	unsigned own_blocks; /* blocks this node holds (read) */
 	bool cache_stale;    /* the node cache did not name exactly the affinities */
 };
@@ -38,7 +42,7 @@ static void state_reset(struct add_state *st)
 		free(st->keys[i]);
 	}
 	st->n_refs = 0;
-	st->n_picks = 0;
+	memset(st->n_picks, 0, sizeof(st->n_picks));
 	st->own_blocks = 0;
 	st->cache_stale = false;
 	memset(st->pool_missing, 0, sizeof(st->pool_missing));
@@ -170,29 +174,67 @@ static int read_own_blocks(struct add_state *st, const struct pwetcd_range_resul
 	return r;
 }
 
+/* An existing handle of request i: its addresses are the answer. */
+static int existing_handle(struct add_state *st, size_t i, const struct pwetcd_kv *kv)
+{
+	struct cipam_add_out *out = &st->outs[i];
+	struct cipam_handle h = {0};
+	const char *why = "";
+	int r = cipam_handle_parse(kv->value ? kv->value : "", kv->value_len, &h, &why);
+
+	if (r < 0)
+		return cni_errorf(st->s->err, CNI_ERR_TRY_AGAIN, r, "etcd key '%s': %s", kv->key,
+				  why);
+	out->existing = true;
+	out->n_ips = h.n_ips < 2 ? h.n_ips : 2;
+	memcpy(out->ips, h.ips, sizeof(h.ips[0]) * out->n_ips);
+	cipam_handle_done(&h);
+	return 0;
+}
+
+/* The handles of the requests: existing ones answered. 1 when all exist. */
+static int read_handles(struct add_state *st, const struct pwetcd_txn_result *res)
+{
+	size_t n_existing = 0;
+
+	for (size_t i = 0; i < st->n_reqs; i++) {
+		st->outs[i].existing = false;
+		st->outs[i].n_ips = 0;
+		st->outs[i].n_claimed = 0;
+		if (res->ops[i].range.n_kvs == 0)
+			continue;
+		if (existing_handle(st, i, &res->ops[i].range.kvs[0]) < 0)
+			return -EBADMSG;
+		n_existing++;
+	}
+	return n_existing == st->n_reqs ? 1 : 0;
+}
+
 /*
- * Round trip 1: handle, pools, affinity keys, and the blocks the node cache
- * names. 1 when the handle exists (*existing filled).
+ * Round trip 1: the handles, pools, affinity keys, and the blocks the node
+ * cache names. 1 when every handle exists (outs filled).
  */
-static int read_state(struct add_state *st, struct cipam_handle *existing)
+static int read_state(struct add_state *st)
 {
 	struct cipam_session *s = st->s;
 	_cleanup_free_ char *pools = cipam_key_dir(s->c->prefix, "pools", NULL);
 	_cleanup_free_ char *affs = cipam_key_dir(s->c->prefix, "affinity", s->c->node);
-	char *keys[1] = {(char *)st->req->handle_key};
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
 	struct pwetcd_range_req rp = {.key = pools, .prefix = true},
-				ra = {.key = affs, .prefix = true, .keys_only = true},
-				rh = {.key = keys[0]};
+				ra = {.key = affs, .prefix = true, .keys_only = true};
 	struct pwetcd_txn_result res = {0};
 	struct cipam_cache cache = {0};
-	const char *why = "";
+	size_t n = st->n_reqs;
 	int r;
 
 	if (!pools || !affs || !t)
 		return -ENOMEM;
 	cipam_cache_load(s, &cache);
-	pwetcd_txn_range(t, PWETCD_SUCCESS, &rh);
+	for (size_t i = 0; i < n; i++) {
+		struct pwetcd_range_req rh = {.key = st->reqs[i].handle_key};
+
+		pwetcd_txn_range(t, PWETCD_SUCCESS, &rh);
+	}
 	pwetcd_txn_range(t, PWETCD_SUCCESS, &rp);
 	pwetcd_txn_range(t, PWETCD_SUCCESS, &ra);
 	for (size_t i = 0; i < cache.n; i++) {
@@ -206,22 +248,14 @@ static int read_state(struct add_state *st, struct cipam_handle *existing)
 	r = pwetcd_txn_commit(s->etcd, t, &res);
 	if (r < 0)
 		return cipam_etcd_error(s, r, "read pools and blocks");
-	if (res.n_ops != 3 + cache.n) {
+	if (res.n_ops != n + 2 + cache.n)
 		r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBADMSG, "etcd: short txn answer");
-	} else if (res.ops[0].range.n_kvs > 0) {
-		const struct pwetcd_kv *kv = &res.ops[0].range.kvs[0];
-
-		r = cipam_handle_parse(kv->value ? kv->value : "", kv->value_len, existing, &why);
-		if (r < 0)
-			r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, r, "etcd key '%s': %s", kv->key,
-				       why);
-		else
-			r = 1;
-	} else {
-		r = check_pools(st, &res.ops[1].range);
-		if (r >= 0)
-			r = read_own_blocks(st, &res.ops[2].range, &cache, &res, 3);
-	}
+	else
+		r = read_handles(st, &res);
+	if (r == 0)
+		r = check_pools(st, &res.ops[n].range);
+	if (r == 0)
+		r = read_own_blocks(st, &res.ops[n + 1].range, &cache, &res, n + 2);
 	pwetcd_txn_result_done(&res);
 	return r;
 }
@@ -246,13 +280,14 @@ static void update_cache(struct add_state *st)
 
 static int take(struct add_state *st, size_t ref, unsigned ordinal)
 {
-	int r = cipam_block_take(&st->refs[ref].b, ordinal, st->req->handle_id, st->s->now);
+	size_t q = st->cur;
+	int r = cipam_block_take(&st->refs[ref].b, ordinal, st->reqs[q].handle_id, st->s->now);
 
 	if (r < 0)
 		return r;
 	st->refs[ref].dirty = true;
-	st->picks[st->n_picks].ref = ref;
-	st->picks[st->n_picks++].ordinal = ordinal;
+	st->picks[q][st->n_picks[q]].ref = ref;
+	st->picks[q][st->n_picks[q]++].ordinal = ordinal;
 	return 0;
 }
 
@@ -264,6 +299,7 @@ static int new_block(struct add_state *st, const struct ip_prefix *cidr, size_t 
 		return r;
 	r = cipam_block_init(&st->refs[*ret].b, cidr, st->s->c->node, st->s->now);
 	st->refs[*ret].claimed = true;
+	st->claimer[*ret] = st->cur;
 	return r;
 }
 
@@ -299,13 +335,21 @@ static int range_pool(struct add_state *st, const struct cipam_pool *p, bool val
 	return 0;
 }
 
-/* The pool's block numbers in use, ascending (keys sort by address). */
+static int cmp_u128(const void *a, const void *b)
+{
+	cipam_u128 x = *(const cipam_u128 *)a, y = *(const cipam_u128 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pool's block numbers in use (in etcd or claimed by this txn), ascending. */
 static int used_indexes(const struct add_state *st, const struct cipam_pool *p,
 			const struct pwetcd_range_result *rr, cipam_u128 **ret, size_t *ret_n)
 {
 	size_t dirlen = strlen(st->s->c->prefix) + strlen("/ipam/blocks/");
-	cipam_u128 *v = calloc(rr->n_kvs + 1, sizeof(*v));
+	cipam_u128 *v = calloc(rr->n_kvs + st->n_refs + 1, sizeof(*v));
 	size_t n = 0;
+	bool added = false;
 
 	if (!v)
 		return -ENOMEM;
@@ -318,6 +362,16 @@ static int used_indexes(const struct add_state *st, const struct cipam_pool *p,
 			continue;
 		v[n++] = cipam_pool_block_index(p, &b.addr);
 	}
+	for (size_t i = 0; i < st->n_refs; i++) {
+		const struct ip_prefix *b = &st->refs[i].b.cidr;
+
+		if (!st->refs[i].claimed || !ip_prefix_contains(&p->cidr, b->family, &b->addr))
+			continue;
+		v[n++] = cipam_pool_block_index(p, &b->addr);
+		added = true;
+	}
+	if (added)
+		qsort(v, n, sizeof(*v), cmp_u128);
 	*ret = v;
 	*ret_n = n;
 	return 0;
@@ -377,6 +431,19 @@ static int claim_in_pool(struct add_state *st, const struct cipam_pool *p, bool 
 	return r;
 }
 
+static int find_key(const struct add_state *st, const char *key, size_t len)
+{
+	for (size_t i = 0; i < st->n_refs; i++)
+		if (strlen(st->keys[i]) == len && memcmp(st->keys[i], key, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool own(const struct add_state *st, const struct cipam_block *b)
+{
+	return b->node && strcmp(b->node, st->s->c->node) == 0;
+}
+
 static int borrow_in_pool(struct add_state *st, const struct cipam_pool *p, bool *done)
 {
 	struct pwetcd_range_result rr = {0};
@@ -389,6 +456,16 @@ static int borrow_in_pool(struct add_state *st, const struct cipam_pool *p, bool
 		size_t ref;
 		int ord;
 
+		int known = find_key(st, rr.kvs[i].key, rr.kvs[i].key_len);
+
+		if (known >= 0) { /* read before (or taken from by this txn): its state here */
+			ord = cipam_block_pick(&st->refs[known].b);
+			if (ord >= 0 && !own(st, &st->refs[known].b)) {
+				r = take(st, (size_t)known, (unsigned)ord);
+				*done = r >= 0;
+			}
+			continue;
+		}
 		if (cipam_bref_load(st->s, &rr.kvs[i], NULL, &tmp) < 0) {
 			cni_error_done(st->s->err); /* skip a broken block, check reports it */
 			continue;
@@ -428,8 +505,8 @@ static int plan_auto(struct add_state *st, int family)
 		const struct cipam_block *b = &st->refs[i].b;
 		int ord;
 
-		if (!st->refs[i].exists || b->cidr.family != family || !b->node ||
-		    strcmp(b->node, c->node) != 0 || (ord = cipam_block_pick(b)) < 0)
+		if (!(st->refs[i].exists || st->refs[i].claimed) || b->cidr.family != family ||
+		    !own(st, b) || (ord = cipam_block_pick(b)) < 0)
 			continue;
 		return take(st, i, (unsigned)ord);
 	}
@@ -489,6 +566,7 @@ static int plan_requested(struct add_state *st, const struct ip_prefix *want)
 		else if (r >= 0) {
 			r = cipam_block_init(&st->refs[ref].b, &cidr, c->node, st->s->now);
 			st->refs[ref].claimed = true;
+			st->claimer[ref] = st->cur;
 		}
 		pwetcd_txn_result_done(&res);
 		if (r < 0)
@@ -512,7 +590,7 @@ static bool has_family(const struct cipam_conf *c, int family)
 	return false;
 }
 
-static int plan(struct add_state *st)
+static int plan_one(struct add_state *st)
 {
 	static const int families[] = {AF_INET, AF_INET6};
 	const struct cipam_conf *c = st->s->c;
@@ -534,10 +612,30 @@ static int plan(struct add_state *st)
 	return r;
 }
 
-/* Build the handle value of the picks. */
-static char *handle_value(struct add_state *st, struct cipam_handle *h)
+/* Every request whose handle is new; in a batch, any failure fails the plan (-ECANCELED). */
+static int plan(struct add_state *st)
 {
-	const struct cipam_add_req *q = st->req;
+	int r = 0;
+
+	for (st->cur = 0; st->cur < st->n_reqs && r >= 0; st->cur++) {
+		if (st->outs[st->cur].existing)
+			continue;
+		r = plan_one(st);
+		if (r >= 0 && st->n_picks[st->cur] == 0)
+			r = cni_errorf(st->s->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+				       "ipam.pools: no pool for the requested families");
+	}
+	if (r < 0 && st->n_reqs > 1) {
+		cni_error_done(st->s->err); /* served one by one instead */
+		r = -ECANCELED;
+	}
+	return r;
+}
+
+/* Build the handle value of request i's picks. */
+static char *handle_value(struct add_state *st, size_t i, struct cipam_handle *h)
+{
+	const struct cipam_add_req *q = &st->reqs[i];
 
 	memset(h, 0, sizeof(*h));
 	h->id = (char *)q->handle_id;
@@ -547,14 +645,14 @@ static char *handle_value(struct add_state *st, struct cipam_handle *h)
 	h->network = (char *)q->network;
 	h->pod = (char *)q->pod;
 	h->created = st->s->now;
-	for (size_t i = 0; i < st->n_picks; i++) {
-		const struct cipam_block *b = &st->refs[st->picks[i].ref].b;
+	for (size_t k = 0; k < st->n_picks[i]; k++) {
+		const struct cipam_block *b = &st->refs[st->picks[i][k].ref].b;
 
-		h->ips[i].family = b->cidr.family;
-		h->ips[i].prefixlen = b->cidr.prefixlen;
-		cipam_block_addr(&b->cidr, st->picks[i].ordinal, &h->ips[i].addr);
+		h->ips[k].family = b->cidr.family;
+		h->ips[k].prefixlen = b->cidr.prefixlen;
+		cipam_block_addr(&b->cidr, st->picks[i][k].ordinal, &h->ips[k].addr);
 	}
-	h->n_ips = st->n_picks;
+	h->n_ips = st->n_picks[i];
 	return cipam_handle_json(h);
 }
 
@@ -593,22 +691,35 @@ static void put_block(struct add_state *st, struct pwetcd_txn *t, size_t i)
 	pwetcd_txn_put(t, PWETCD_SUCCESS, st->keys[i], val, val ? strlen(val) : 0, 0);
 }
 
+static int put_handle(struct add_state *st, struct pwetcd_txn *t, size_t i)
+{
+	struct cipam_handle h;
+	_cleanup_free_ char *hval = handle_value(st, i, &h);
+	const char *key = st->reqs[i].handle_key;
+
+	if (!hval)
+		return -ENOMEM;
+	pwetcd_txn_cmp(t, key, PWETCD_TARGET_VERSION, PWETCD_EQUAL, 0);
+	pwetcd_txn_put(t, PWETCD_SUCCESS, key, hval, strlen(hval), 0);
+	return 0;
+}
+
 /* The one write: 1 committed, 0 lost a race. */
-static int commit(struct add_state *st, struct cipam_handle *h)
+static int commit(struct add_state *st)
 {
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
-	_cleanup_free_ char *hval = NULL;
 	struct pwetcd_txn_result res = {0};
-	int r;
+	int r = t ? 0 : -ENOMEM;
 
-	if (!t || !(hval = handle_value(st, h)))
-		return -ENOMEM;
+	for (size_t i = 0; i < st->n_reqs && r >= 0; i++)
+		if (!st->outs[i].existing)
+			r = put_handle(st, t, i);
+	if (r < 0)
+		return r;
 	put_pools(st, t);
 	for (size_t i = 0; i < st->n_refs; i++)
 		if (st->refs[i].dirty)
 			put_block(st, t, i);
-	pwetcd_txn_cmp(t, st->req->handle_key, PWETCD_TARGET_VERSION, PWETCD_EQUAL, 0);
-	pwetcd_txn_put(t, PWETCD_SUCCESS, st->req->handle_key, hval, strlen(hval), 0);
 	r = pwetcd_txn_commit(st->s->etcd, t, &res);
 	if (r < 0)
 		return cipam_etcd_error(st->s, r, "allocate");
@@ -617,66 +728,89 @@ static int commit(struct add_state *st, struct cipam_handle *h)
 	return r;
 }
 
-static void fill_out(struct add_state *st, const struct cipam_handle *h, struct cipam_add_out *out)
+static void fill_out(struct add_state *st, size_t q)
 {
-	out->n_ips = h->n_ips;
-	memcpy(out->ips, h->ips, sizeof(h->ips[0]) * h->n_ips);
-	out->n_claimed = 0;
-	for (size_t i = 0; i < st->n_refs; i++)
-		if (st->refs[i].claimed && st->refs[i].dirty)
-			out->claimed[out->n_claimed++] = st->refs[i].b.cidr;
-	for (size_t i = 0; i < st->n_picks; i++) {
-		const struct cipam_block *b = &st->refs[st->picks[i].ref].b;
+	struct cipam_add_out *out = &st->outs[q];
 
+	out->n_ips = st->n_picks[q];
+	for (size_t i = 0; i < st->n_picks[q]; i++) {
+		const struct cipam_block *b = &st->refs[st->picks[q][i].ref].b;
+
+		out->ips[i] = b->cidr;
+		cipam_block_addr(&b->cidr, st->picks[q][i].ordinal, &out->ips[i].addr);
 		out->borrowed[i] = !b->node || strcmp(b->node, st->s->c->node) != 0;
 	}
+	out->n_claimed = 0;
+	for (size_t i = 0; i < st->n_refs && out->n_claimed < 2; i++)
+		if (st->refs[i].claimed && st->refs[i].dirty && st->claimer[i] == q)
+			out->claimed[out->n_claimed++] = st->refs[i].b.cidr;
 }
 
-static int attempt(struct add_state *st, struct cipam_add_out *out)
+static int attempt(struct add_state *st)
 {
-	struct cipam_handle h = {0};
-	int r = read_state(st, &h);
+	int r = read_state(st);
 
-	if (r == 1) { /* this attachment already has its addresses: same answer again */
-		out->existing = true;
-		out->n_ips = h.n_ips;
-		memcpy(out->ips, h.ips, sizeof(h.ips[0]) * h.n_ips);
-		cipam_handle_done(&h);
+	if (r == 1) /* every attachment already has its addresses: same answer again */
 		return 1;
-	}
 	if (r >= 0)
 		r = plan(st);
-	if (r >= 0 && st->n_picks == 0)
-		r = cni_errorf(st->s->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			       "ipam.pools: no pool for the requested families");
 	if (r >= 0)
-		r = commit(st, &h);
+		r = commit(st);
 	if (r == 1) {
-		fill_out(st, &h, out);
+		for (size_t i = 0; i < st->n_reqs; i++)
+			if (!st->outs[i].existing)
+				fill_out(st, i);
 		update_cache(st);
 	}
 	return r;
 }
 
-int cipam_allocate(struct cipam_session *s, const struct cipam_add_req *req,
-		   struct cipam_add_out *out)
+/* All requests in one txn (retried on conflict): 0, -ECANCELED (plan failed), or an error. */
+static int allocate_together(struct cipam_session *s, const struct cipam_add_req *reqs, size_t n,
+			     struct cipam_add_out *outs)
 {
-	struct add_state st = {.s = s, .req = req};
+	struct add_state *st = calloc(1, sizeof(*st));
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
+	if (!st)
+		return cni_errorf(s->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	st->s = s;
+	st->reqs = reqs;
+	st->n_reqs = n;
+	st->outs = outs;
 	for (unsigned k = 0; k < CIPAM_MAX_ATTEMPTS; k++) {
-		r = attempt(&st, out);
-		state_reset(&st);
+		r = attempt(st);
+		state_reset(st);
 		if (r != 0)
 			break;
 		s->conflicts++;
 		cipam_backoff(k);
 	}
+	free(st);
 	if (r == 0)
 		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
 				  "etcd: allocation lost %d races in a row", CIPAM_MAX_ATTEMPTS);
 	if (r == -ENOMEM)
 		return cni_errorf(s->err, CNI_ERR_PLUGIN, r, "out of memory");
 	return r < 0 ? r : 0;
+}
+
+int cipam_allocate(struct cipam_session *s, const struct cipam_add_req *reqs, size_t n,
+		   struct cipam_add_out *outs)
+{
+	struct cni_error *err = s->err;
+	int r;
+
+	if (n == 0 || n > CIPAM_MAX_BATCH)
+		return -EINVAL;
+	r = allocate_together(s, reqs, n, outs);
+	if (r != -ECANCELED)
+		return r;
+	/* a request of the batch could not be planned (e.g. no address left): each alone */
+	for (size_t i = 0; i < n; i++) {
+		s->err = &outs[i].err;
+		outs[i].r = allocate_together(s, &reqs[i], 1, &outs[i]);
+	}
+	s->err = err;
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "base/macro.h"
 #include "cni/log.h"
 #include "cluster-add.h"
+#include "cluster-queue.h"
 
 static int handle_names(struct cni_ctx *ctx, const struct cipam_conf *c, char **ret_key,
 			char **ret_id)
@@ -101,25 +102,32 @@ static int push_undo(struct cni_ctx *ctx, struct cipam_conf *c, const char *key,
 			     undo_free);
 }
 
-/* Blackholes for the blocks this ADD claimed; on failure everything is given back. */
-static int install_routes(struct cni_ctx *ctx, const struct cipam_conf *c, const char *key,
-			  const struct cipam_add_out *out)
+/*
+ * Blackholes for the blocks request `key` claimed, under the node lock; on
+ * failure its handle and claimed blocks are given back and err says why.
+ */
+static int install_routes(struct cipam_session *s, const char *key, const struct cipam_add_out *out,
+			  struct cni_error *err)
 {
 	char buf[IP_PREFIX_STRLEN];
 
 	for (size_t i = 0; i < out->n_claimed; i++) {
-		int r = cipam_route_add(&out->claimed[i], c->route_protocol);
-		struct cni_error ignored = {0};
+		int r = cipam_route_add(&out->claimed[i], s->c->route_protocol);
+		struct cni_error ignored = {0}, *keep = s->err;
+		bool released;
 
 		if (r >= 0)
 			continue;
 		for (size_t k = 0; k < i; k++)
-			(void)cipam_route_del(&out->claimed[k], c->route_protocol);
-		(void)release_all(c, key, out->claimed, out->n_claimed, &ignored);
+			(void)cipam_route_del(&out->claimed[k], s->c->route_protocol);
+		s->err = &ignored;
+		if (cipam_release_handle(s, key, &released) >= 0)
+			(void)cipam_release_empty_blocks(s, 0, out->claimed, out->n_claimed);
+		s->err = keep;
 		cni_error_done(&ignored);
-		return cni_errorf(
-		    &ctx->err, CNI_ERR_PLUGIN, r, "add route blackhole %s proto %u: %s",
-		    ip_prefix_fmt(&out->claimed[i], buf), c->route_protocol, strerror(-r));
+		return cni_errorf(err, CNI_ERR_PLUGIN, r, "add route blackhole %s proto %u: %s",
+				  ip_prefix_fmt(&out->claimed[i], buf), s->c->route_protocol,
+				  strerror(-r));
 	}
 	return 0;
 }
@@ -158,13 +166,116 @@ static void test_stall(void)
 		usleep((useconds_t)ms * 1000u);
 }
 
+/* The requests this leader serves: its own (0) and the queue's. */
+struct batch {
+	struct cipam_qreq q[CIPAM_MAX_BATCH - 1];
+	size_t n; /* requests, own included */
+	struct cipam_add_req reqs[CIPAM_MAX_BATCH];
+	char *keys[CIPAM_MAX_BATCH], *ids[CIPAM_MAX_BATCH];
+	struct cipam_add_out outs[CIPAM_MAX_BATCH];
+};
+
+static void batch_done(struct batch *b)
+{
+	for (size_t i = 1; i < b->n; i++) {
+		cipam_qreq_done(&b->q[i - 1]);
+		free(b->keys[i]);
+		free(b->ids[i]);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		cni_error_done(&b->outs[i].err);
+}
+
+/* One queued request as request b->n, or answered at once (out of memory). */
+static void batch_add(struct batch *b, const struct cipam_session *s, struct cipam_qreq *q)
+{
+	const struct cipam_conf *c = s->c;
+	struct cipam_qreq *slot = &b->q[b->n - 1];
+	char *key = cipam_key_handle(c->prefix, c->node, q->container_id, q->ifname), *id = NULL;
+
+	if (!key || asprintf(&id, "%s/%s/%s", c->node, q->container_id, q->ifname) < 0) {
+		struct cni_error e = {0};
+		struct cipam_add_out none = {0};
+
+		free(key);
+		(void)cipam_queue_answer(s->queue_fd, q->tag,
+					 cni_errorf(&e, CNI_ERR_PLUGIN, -ENOMEM, "out of memory"),
+					 &e, &none);
+		cni_error_done(&e);
+		cipam_qreq_done(q);
+		return;
+	}
+	if (slot != q) {
+		*slot = *q;
+		memset(q, 0, sizeof(*q));
+	}
+	b->keys[b->n] = key;
+	b->ids[b->n] = id;
+	b->reqs[b->n] = (struct cipam_add_req){
+	    key, id, slot->container_id, slot->ifname, slot->network, slot->pod};
+	b->n++;
+}
+
+/* Everything allocated: blackholes, then the answers of the queued requests. */
+static void batch_finish(struct batch *b, struct cipam_session *s, int r)
+{
+	bool any = false;
+
+	for (size_t i = 0; r >= 0 && i < b->n; i++)
+		any |= b->outs[i].r == 0 && !b->outs[i].existing;
+	if (any)
+		test_stall();
+	for (size_t i = 0; r >= 0 && i < b->n; i++)
+		if (b->outs[i].r == 0 && !b->outs[i].existing)
+			b->outs[i].r =
+			    install_routes(s, b->reqs[i].handle_key, &b->outs[i], &b->outs[i].err);
+	for (size_t i = 1; i < b->n; i++)
+		(void)cipam_queue_answer(s->queue_fd, b->q[i - 1].tag, r < 0 ? r : b->outs[i].r,
+					 r < 0 ? s->err : &b->outs[i].err, &b->outs[i]);
+}
+
+/*
+ * This process holds the node lock: allocate for itself and every queued
+ * ADD of the same batch key in one txn, install the blackholes, answer.
+ */
+static int lead(struct cipam_session *s, const char *qkey, const struct cipam_add_req *self,
+		struct cipam_add_out *out)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+	size_t n;
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	b->reqs[0] = *self;
+	b->n = 1;
+	n = qkey ? cipam_queue_take(s->queue_fd, qkey, b->q, CIPAM_MAX_BATCH - 1) : 0;
+	for (size_t i = 0; i < n; i++)
+		batch_add(b, s, &b->q[i]);
+	r = cipam_allocate(s, b->reqs, b->n, b->outs);
+	if (b->n > 1 || s->conflicts)
+		cni_log_debug("allocated for %zu ADDs in one txn (%u conflicts)", b->n,
+			      s->conflicts);
+	batch_finish(b, s, r);
+	if (r >= 0 && b->outs[0].r < 0) {
+		r = b->outs[0].r;
+		cni_error_move(s->err, &b->outs[0].err);
+	}
+	if (r >= 0)
+		*out = b->outs[0];
+	memset(&out->err, 0, sizeof(out->err));
+	batch_done(b);
+	free(b);
+	return r;
+}
+
 static int cluster_add(struct cni_ctx *ctx)
 {
 	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
-	_cleanup_free_ char *key = NULL, *id = NULL, *pod = NULL;
+	_cleanup_free_ char *key = NULL, *id = NULL, *pod = NULL, *qkey = NULL;
 	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
 	const char *name = cni_args_get(&ctx->args, "K8S_POD_NAME");
-	struct cipam_add_out out;
+	struct cipam_add_out out = {0};
 	struct cipam_session s;
 	int r;
 
@@ -183,16 +294,14 @@ static int cluster_add(struct cni_ctx *ctx)
 	    .network = ctx->conf.name,
 	    .pod = pod,
 	};
-	r = cipam_session_open(&s, &c, true, &ctx->err);
-	if (r >= 0)
-		r = cipam_allocate(&s, &req, &out);
-	if (r >= 0 && s.conflicts)
-		cni_log_debug("allocation retried %u times after conflicts", s.conflicts);
-	if (r >= 0 && !out.existing)
-		test_stall();
+	struct cipam_join join = {.key = qkey = cipam_queue_key(&c), .req = &req, .out = &out};
+
+	r = cipam_session_open_add(&s, &c, &join, &ctx->err);
+	if (r == 1) /* served by the node's lock holder */
+		r = join.r;
+	else if (r >= 0)
+		r = lead(&s, qkey, &req, &out);
 	cipam_session_close(&s);
-	if (r >= 0 && !out.existing)
-		r = install_routes(ctx, &c, key, &out);
 	if (r >= 0)
 		r = build_result(ctx, &c, &out);
 	if (r >= 0 && !out.existing)

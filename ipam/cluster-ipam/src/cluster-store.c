@@ -15,40 +15,136 @@
 
 #include "base/macro.h"
 #include "cni/log.h"
+#include "cluster-queue.h"
 #include "cluster-store.h"
 
-static uint64_t mono_ms(void)
+/* One try: 1 taken, 0 busy, or a code-5 error. */
+static int try_lock(struct cipam_session *s, const char *path)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	if (errno == EWOULDBLOCK || errno == EINTR)
+		return 0;
+	return cni_errorf(s->err, CNI_ERR_IO, -errno, "flock '%s': %m", path);
 }
 
-static int take_lock(struct cipam_session *s)
+static int open_lock(struct cipam_session *s, char **ret_path)
 {
 	const struct cipam_conf *c = s->c;
-	_cleanup_free_ char *path = NULL;
-	uint64_t until = mono_ms() + c->etcd.timeout_ms;
 
 	if (mkdir(c->data_dir, 0700) < 0 && errno != EEXIST)
 		return cni_errorf(s->err, CNI_ERR_IO, -errno,
 				  "ipam.dataDir: cannot create '%s': %m", c->data_dir);
-	if (asprintf(&path, "%s/lock", c->data_dir) < 0)
+	if (asprintf(ret_path, "%s/lock", c->data_dir) < 0)
 		return -ENOMEM;
-	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	s->lock_fd = open(*ret_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (s->lock_fd < 0)
 		return cni_errorf(s->err, CNI_ERR_IO, -errno, "ipam.dataDir: cannot open '%s': %m",
-				  path);
-	while (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return cni_errorf(s->err, CNI_ERR_IO, -errno, "flock '%s': %m", path);
-		if (mono_ms() >= until)
-			return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBUSY,
-					  "node lock '%s' still busy after %u ms", path,
-					  c->etcd.timeout_ms);
-		usleep(1000);
+				  *ret_path);
+	return 0;
+}
+
+static int busy(struct cipam_session *s, const char *path)
+{
+	return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBUSY,
+			  "node lock '%s' still busy after %u ms", path, s->c->etcd.timeout_ms);
+}
+
+/* Queue the ADD (best effort: without a queue it just waits for the lock). */
+static void submit(struct cipam_session *s, struct cipam_join *j, uint64_t until)
+{
+	struct cipam_qreq q = {
+	    .key = (char *)j->key,
+	    .pid = (long)getpid(),
+	    .deadline_ms = until,
+	    .container_id = (char *)j->req->container_id,
+	    .ifname = (char *)j->req->ifname,
+	    .network = (char *)j->req->network,
+	    .pod = (char *)j->req->pod,
+	};
+
+	s->queue_fd = cipam_queue_open(s->c->data_dir, true);
+	if (s->queue_fd < 0)
+		return;
+	cipam_queue_tag(q.tag);
+	memcpy(j->tag, q.tag, sizeof(j->tag));
+	j->submitted = cipam_queue_submit(s->queue_fd, &q) == 0;
+}
+
+/*
+ * Wait for the lock (1 taken) or, when j, for a leader's answer to j's
+ * request (2 served). Deadline: timeoutMs, longer only while a leader
+ * works on the request.
+ */
+static int wait_lock(struct cipam_session *s, const char *path, struct cipam_join *j)
+{
+	uint64_t until = cipam_mono_ms() + s->c->etcd.timeout_ms;
+	_cleanup_free_ char *qdir = NULL;
+	struct cipam_waiter w = {.fd = -1};
+	bool taken = false;
+	int r = 0;
+
+	if (j && j->key) {
+		submit(s, j, until);
+		if (j->submitted && asprintf(&qdir, "%s/queue", s->c->data_dir) < 0)
+			qdir = NULL;
 	}
+	cipam_waiter_open(&w, path, qdir);
+	while (r == 0) {
+		bool queued = j && j->submitted;
+
+		if (queued && cipam_queue_fetch(s->queue_fd, j->tag, &j->r, s->err, j->out)) {
+			r = 2;
+		} else if ((r = try_lock(s, path)) != 0) {
+			break;
+		} else if (cipam_mono_ms() < until) {
+			cipam_waiter_wait(&w, until);
+		} else if (queued && !taken && cipam_queue_withdraw(s->queue_fd, j->tag) < 0) {
+			taken = true; /* a leader has it: wait for that leader's answer */
+			until = cipam_mono_ms() + s->c->etcd.timeout_ms;
+		} else {
+			r = busy(s, path);
+		}
+	}
+	cipam_waiter_close(&w);
+	if (r == 1 && j && j->submitted) { /* answered just before we got the lock? */
+		if (cipam_queue_fetch(s->queue_fd, j->tag, &j->r, s->err, j->out))
+			r = 2;
+		else
+			(void)cipam_queue_withdraw(s->queue_fd, j->tag);
+	}
+	return r;
+}
+
+static int take_lock(struct cipam_session *s, struct cipam_join *j)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = open_lock(s, &path);
+
+	if (r >= 0)
+		r = try_lock(s, path);
+	if (r == 0)
+		r = wait_lock(s, path, j);
+	return r;
+}
+
+static void session_init(struct cipam_session *s, const struct cipam_conf *c, struct cni_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->err = err;
+	s->lock_fd = -1;
+	s->queue_fd = -1;
+	s->now = (int64_t)time(NULL);
+}
+
+static int open_etcd(struct cipam_session *s)
+{
+	int r = cipam_etcd_open(&s->c->etcd, &s->etcd);
+
+	if (r < 0)
+		return cni_errorf(s->err, CNI_ERR_INVALID_CONFIG, r,
+				  "ipam.etcd: cannot set up the client");
 	return 0;
 }
 
@@ -57,21 +153,29 @@ int cipam_session_open(struct cipam_session *s, const struct cipam_conf *c, bool
 {
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	s->c = c;
-	s->err = err;
-	s->lock_fd = -1;
-	s->now = (int64_t)time(NULL);
+	session_init(s, c, err);
 	if (lock) {
-		r = take_lock(s);
+		r = take_lock(s, NULL);
 		if (r < 0)
 			return r;
 	}
-	r = cipam_etcd_open(&c->etcd, &s->etcd);
+	return open_etcd(s);
+}
+
+int cipam_session_open_add(struct cipam_session *s, const struct cipam_conf *c,
+			   struct cipam_join *j, struct cni_error *err)
+{
+	int r;
+
+	session_init(s, c, err);
+	r = take_lock(s, j);
 	if (r < 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, r,
-				  "ipam.etcd: cannot set up the client");
-	return 0;
+		return r;
+	if (r == 2)
+		return 1;
+	if (s->queue_fd < 0 && j->key)
+		s->queue_fd = cipam_queue_open(c->data_dir, false);
+	return open_etcd(s);
 }
 
 void cipam_session_close(struct cipam_session *s)
@@ -79,6 +183,9 @@ void cipam_session_close(struct cipam_session *s)
 	if (s->etcd)
 		pwetcd_close(s->etcd);
 	s->etcd = NULL;
+	if (s->queue_fd >= 0)
+		close(s->queue_fd);
+	s->queue_fd = -1;
 	if (s->lock_fd >= 0)
 		close(s->lock_fd); /* drops the flock */
 	s->lock_fd = -1;

@@ -17,6 +17,7 @@ struct cipam_session {
 	struct cni_error *err;
 	int64_t now; /* wall clock, seconds */
 	int lock_fd;
+	int queue_fd;	    /* <dataDir>/queue, or -1 */
 	unsigned conflicts; /* txn compares that failed (retries) */
 };
 
@@ -33,6 +34,25 @@ struct cipam_bref {
  */
 int cipam_session_open(struct cipam_session *s, const struct cipam_conf *c, bool lock,
 		       struct cni_error *err);
+
+struct cipam_add_req;
+struct cipam_add_out;
+/* An ADD that may be served by the node's current lock holder (cluster-queue.h). */
+struct cipam_join {
+	const char *key; /* batch key, NULL: never queued */
+	const struct cipam_add_req *req;
+	struct cipam_add_out *out; /* a leader's answer */
+	int r;			   /* ... and its result (error in the session's err) */
+	char tag[48];
+	bool submitted;
+};
+/*
+ * ADD's session: 0 with the lock held and the client open (this process
+ * leads: it serves the queue), 1 when a leader answered j (j->out, j->r),
+ * or an error as cipam_session_open.
+ */
+int cipam_session_open_add(struct cipam_session *s, const struct cipam_conf *c,
+			   struct cipam_join *j, struct cni_error *err);
 void cipam_session_close(struct cipam_session *s);
 /* Record an etcd failure r of step `what` (code 11, or 100 for rejected requests). */
 int cipam_etcd_error(struct cipam_session *s, int r, const char *what);
