@@ -14,6 +14,12 @@
  *       "add_p99_ms", "add_failed N" and every address on stdout lines "ip X".
  *   cipam-bench exec BIN N
  *       median wall time of N `BIN` VERSION calls ("exec_ms X").
+ *   cipam-bench pair BIN N LOCKDIR HOSTNS_A CONF_A HOSTNS_B CONF_B PODNS_PREFIX
+ *       N pairs of ADDs of BIN (a main plugin), interleaved: one with CONF_A
+ *       in netns HOSTNS_A, one with CONF_B in HOSTNS_B, each into its own
+ *       pod netns PODNS_PREFIX{a,b}<i> (created by the caller);
+ *       PODWIRE_LOCK_DIR=LOCKDIR. Prints "pair_a_ms", "pair_b_ms" (medians)
+ *       and "pair_diff_ms" (median of b - a over the pairs).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -126,6 +132,7 @@ static int cmd_raw(char **argv)
 
 struct add_job {
 	const char *bin, *conf, *netns, *podns, *cid;
+	const char *lockdir; /* PODWIRE_LOCK_DIR, or NULL */
 };
 
 /* One ADD as a runtime runs it; the result JSON lands in out (NUL-terminated). */
@@ -140,15 +147,19 @@ static int run_add(const struct add_job *j, char *out, size_t outlen)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		char e1[96], e2[300],
-		    *env[] = {(char *)"CNI_COMMAND=ADD",       e1,  e2, (char *)"CNI_IFNAME=eth0",
-			      (char *)"CNI_PATH=/nonexistent", NULL};
+		char e1[96], e2[300], e3[300],
+		    *env[] = {(char *)"CNI_COMMAND=ADD",       e1,   e2,  (char *)"CNI_IFNAME=eth0",
+			      (char *)"CNI_PATH=/nonexistent", NULL, NULL};
 		int fd = open(j->netns, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
 			_exit(120);
 		snprintf(e1, sizeof(e1), "CNI_CONTAINERID=%s", j->cid);
 		snprintf(e2, sizeof(e2), "CNI_NETNS=%s", j->podns);
+		if (j->lockdir) {
+			snprintf(e3, sizeof(e3), "PODWIRE_LOCK_DIR=%s", j->lockdir);
+			env[5] = e3;
+		}
 		dup2(in[0], 0);
 		dup2(o[1], 1);
 		execve(j->bin, (char *[]){(char *)j->bin, NULL}, env);
@@ -203,7 +214,7 @@ static int add_worker(char **argv, int node, int w, int rounds, double *lat, FIL
 	conf = slurp(path);
 	setvbuf(ips, NULL, _IOLBF, 0);
 	for (int r = 0; r < rounds; r++) {
-		struct add_job j = {argv[0], conf, netns, podns, cid};
+		struct add_job j = {argv[0], conf, netns, podns, cid, NULL};
 		double t0 = now_s();
 		json_t *res, *arr;
 
@@ -295,6 +306,49 @@ static int cmd_exec(char **argv)
 	return 0;
 }
 
+/* One timed ADD of pair i, side 'a' or 'b'; exits on failure. */
+static double pair_add(char **argv, int i, char side, const char *conf)
+{
+	char netns[256], podns[256], cid[64], out[8192];
+	const char *host = side == 'a' ? argv[3] : argv[5];
+	struct add_job j = {argv[0], conf, netns, podns, cid, argv[2]};
+	double t0;
+
+	snprintf(netns, sizeof(netns), "/var/run/netns/%s", host);
+	snprintf(podns, sizeof(podns), "/var/run/netns/%s%c%d", argv[7], side, i);
+	snprintf(cid, sizeof(cid), "pair%c%d", side, i);
+	t0 = now_s();
+	if (run_add(&j, out, sizeof(out)) != 0) {
+		fprintf(stderr, "cipam-bench: pair ADD %s failed: %s\n", cid, out);
+		exit(1);
+	}
+	return (now_s() - t0) * 1000.0;
+}
+
+static int cmd_pair(char **argv)
+{
+	int n = atoi(argv[1]);
+	char *conf_a = slurp(argv[4]), *conf_b = slurp(argv[6]);
+	double *a = calloc((size_t)n, sizeof(double)), *b = calloc((size_t)n, sizeof(double)),
+	       *d = calloc((size_t)n, sizeof(double));
+
+	for (int i = 0; i < n; i++) {
+		a[i] = pair_add(argv, i, 'a', conf_a);
+		b[i] = pair_add(argv, i, 'b', conf_b);
+		d[i] = b[i] - a[i];
+	}
+	qsort(a, (size_t)n, sizeof(double), cmp_double);
+	qsort(b, (size_t)n, sizeof(double), cmp_double);
+	qsort(d, (size_t)n, sizeof(double), cmp_double);
+	printf("pair_a_ms %.3f\npair_b_ms %.3f\npair_diff_ms %.3f\n", a[n / 2], b[n / 2], d[n / 2]);
+	free(a);
+	free(b);
+	free(d);
+	free(conf_a);
+	free(conf_b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "raw") == 0)
@@ -303,8 +357,12 @@ int main(int argc, char **argv)
 		return cmd_add(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argv + 2);
+	if (argc == 10 && strcmp(argv[1], "pair") == 0 && atoi(argv[3]) > 0)
+		return cmd_pair(argv + 2);
 	fprintf(stderr, "usage: cipam-bench raw ENDPOINT PREFIX MS PARALLEL\n"
 			"       cipam-bench add BIN CONFDIR NODENS_PREFIX PODNS NODES PODS ROUNDS\n"
-			"       cipam-bench exec BIN N\n");
+			"       cipam-bench exec BIN N\n"
+			"       cipam-bench pair BIN N LOCKDIR HOSTNS_A CONF_A HOSTNS_B CONF_B "
+			"PODNS_PREFIX\n");
 	return 2;
 }

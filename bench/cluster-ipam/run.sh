@@ -4,24 +4,28 @@
 # cluster-ipam throughput against a real etcd 3.4, all in one run (see
 # README.md in this directory):
 #   bench/cluster-ipam/run.sh <build-dir> [--runs N] [--nodes N] [--pods N] [--rounds N]
+#                             [--bgp-pairs N]
 # Starts its own etcd (temp data dir on /dev/shm, free ports, unix socket),
 # its own node and pod netns, and removes everything on exit. Per run: raw
 # etcd CAS txn rates (pwetcd), then NODES x PODS parallel cluster-ipam ADDs
-# (one process per ADD, ROUNDS each). Prints medians over the runs and the
-# ratio ADD rate / raw kept-connection txn rate; fails on any duplicate
-# address or failed ADD, never on timing.
+# (one process per ADD, ROUNDS each), then BGP_PAIRS interleaved bgp-route
+# ADDs with host-local and with cluster-ipam in-process (each in its own
+# throwaway host netns, each pod its own netns). Prints medians over the
+# runs and the ratio ADD rate / raw kept-connection txn rate; fails on any
+# duplicate address or failed ADD, never on timing.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:?usage: run.sh <build-dir> [--runs N] [--nodes N] [--pods N] [--rounds N]}" && pwd)
 shift
-RUNS=5 NODES=8 PODS=8 ROUNDS=4
+RUNS=5 NODES=8 PODS=8 ROUNDS=4 BGP_PAIRS=40
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) RUNS=$2; shift ;;
 	--nodes) NODES=$2; shift ;;
 	--pods) PODS=$2; shift ;;
 	--rounds) ROUNDS=$2; shift ;;
+	--bgp-pairs) BGP_PAIRS=$2; shift ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -67,6 +71,32 @@ for n in $(seq 1 "$NODES"); do
 	ip netns add "${ID}n$n"
 done
 
+# bgp-route ADD with host-local vs with cluster-ipam in-process (issue 18's
+# "+3 ms" target): interleaved pairs, fresh host netns per run and per side.
+bgp_pairs() {
+	local run=$1 d="$TMP/bgp$run" i
+	mkdir -p "$d/locks"
+	ip netns add "${ID}bh$run"
+	ip netns add "${ID}bc$run"
+	for i in $(seq 0 $((BGP_PAIRS - 1))); do
+		echo "netns add ${ID}bp${run}a$i"
+		echo "netns add ${ID}bp${run}b$i"
+	done | ip -batch -
+	cat >"$d/hl.json" <<EOF2
+{"cniVersion":"1.1.0","name":"bgpbench","type":"bgp-route","mtu":1500,
+ "ipam":{"type":"host-local","dataDir":"$d/hl","ranges":[[{"subnet":"10.251.0.0/16"}]]}}
+EOF2
+	cat >"$d/ci.json" <<EOF2
+{"cniVersion":"1.1.0","name":"bgpbench","type":"bgp-route","mtu":1500,
+ "ipam":{"type":"cluster-ipam","nodeName":"bgp$run","etcd":{"endpoints":["unix://$SOCK"]},
+  "etcdPrefix":"/bench/bgp$run","dataDir":"$d/ci","pools":[{"cidr":"10.250.0.0/16"}]}}
+EOF2
+	"$BENCH" pair "$BUILD/bin/bgp-route" "$BGP_PAIRS" "$d/locks" "${ID}bh$run" "$d/hl.json" \
+		"${ID}bc$run" "$d/ci.json" "${ID}bp$run" |
+		sed 's/^pair_a_ms/bgp_host_local_ms/; s/^pair_b_ms/bgp_cluster_ipam_ms/; s/^pair_diff_ms/bgp_diff_ms/' \
+		>>"$TMP/results"
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 : >"$TMP/results"
 for run in $(seq 1 "$RUNS"); do
@@ -89,15 +119,22 @@ EOF2
 		exit 1
 	fi
 	echo "dups 0" >>"$TMP/results"
+	[ "$BGP_PAIRS" -gt 0 ] && [ -x "$BUILD/bin/bgp-route" ] && bgp_pairs "$run"
 done
 HL=$BUILD/bin/host-local
 "$BENCH" exec "$PLUGIN" 200 | sed 's/exec_ms/exec_cluster_ipam_ms/' >>"$TMP/results"
 [ -x "$HL" ] && "$BENCH" exec "$HL" 200 | sed 's/exec_ms/exec_host_local_ms/' >>"$TMP/results"
 
 echo "cluster-ipam bench: etcd $(/usr/bin/etcd --version | head -1 | awk '{print $3}'), $RUNS runs, ${NODES}x${PODS} parallel ADDs x $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms; do
+for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms \
+	bgp_host_local_ms bgp_cluster_ipam_ms bgp_diff_ms; do
 	v=$(awk -v k="$k" '$1==k {print $2}' "$TMP/results" | median)
+	[ -n "$v" ] || continue
 	printf '%-22s %s\n' "$k" "$v"
 	eval "M_$k=$v"
 done
 awk -v a="$M_add_rate" -v r="$M_raw_kept" 'BEGIN {printf "%-22s %.2f (target >= 0.50)\n", "add_rate/raw_kept", a / r}'
+if [ -n "${M_bgp_diff_ms:-}" ]; then
+	printf '%-22s %s ms (target <= 3; median over runs of the median per-pair difference)\n' \
+		"bgp cluster-host" "$M_bgp_diff_ms"
+fi
