@@ -18,6 +18,10 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${BLOCKER:-}" ]; then
+		kill "$BLOCKER" 2>/dev/null || true
+		wait "$BLOCKER" 2>/dev/null || true
+	fi
 	ci_teardown
 }
 
@@ -91,4 +95,128 @@ check_all_nodes() {
 	run_all ADD "$small"
 	assert_no_duplicates $((NODES * PODS))
 	check_all_nodes
+}
+
+# Node n1's lock held by a stand-in until released (ADDs queue behind it meanwhile).
+hold_lock() {
+	local d="$STATE/data-n1"
+	mkdir -p "$d"
+	(
+		exec 9>>"$d/lock"
+		flock -x 9
+		touch "$STATE/held"
+		exec sleep 30
+	) &
+	BLOCKER=$!
+	local i
+	for i in $(seq 1 100); do
+		[ -e "$STATE/held" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+release_lock() {
+	kill "$BLOCKER"
+	wait "$BLOCKER" 2>/dev/null || true
+	rm -f "$STATE/held"
+}
+
+queued() { # number of requests waiting in n1's queue
+	find "$STATE/data-n1/queue" -maxdepth 1 -name '*.req' 2>/dev/null | wc -l
+}
+
+wait_until() { # wait_until 'SHELL CONDITION': up to 5 s
+	local i
+	for i in $(seq 1 100); do
+		eval "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+start_add() { # start_add CID [ENV...]: background ADD on n1, output in $STATE/out/CID
+	local cid=$1
+	shift
+	mkdir -p "$STATE/out"
+	ip netns exec "${PW_ID}n1" env CNI_COMMAND=ADD CNI_CONTAINERID="$cid" \
+		CNI_NETNS="/var/run/netns/$POD_NS" CNI_IFNAME=eth0 CNI_PATH="$PODWIRE_BIN" "$@" \
+		"$PODWIRE_BIN/cluster-ipam" <<<"$(ci_conf n1)" >"$STATE/out/$cid" 2>&1 &
+	ADD_PID=$!
+}
+
+handles_of() { # handles_of PATTERN: how many handle keys of n1 match
+	ci_dump | grep -c "/handles/n1/$1" || true
+}
+
+@test "ADDs queued behind the node lock share one txn; leader SIGKILLed after it: the others still answer, GC then check clean" {
+	local i pids=() holder ino rc
+	hold_lock
+	for i in 1 2 3 4 5; do
+		start_add q$i PODWIRE_CIPAM_TEST_STALL_MS=3000
+		pids+=("$ADD_PID")
+	done
+	wait_until '[ "$(queued)" -eq 5 ]'
+	release_lock
+	# the next lock holder takes every request: five handles in one txn, then it stalls
+	wait_until '[ "$(handles_of q)" -eq 5 ]'
+	ino=$(stat -c %i "$STATE/data-n1/lock")
+	holder=$(awk -v i=":$ino\$" '$2 == "FLOCK" && $6 ~ i {print $5}' /proc/locks)
+	[ -n "$holder" ]
+	kill -KILL "$holder"
+	for i in "${pids[@]}"; do
+		rc=0
+		wait "$i" || rc=$?
+		if [ "$i" = "$holder" ]; then
+			continue
+		fi
+		[ "$rc" -eq 0 ] || {
+			echo "# ADD $i: $(cat "$STATE"/out/q*)" >&2
+			return 1
+		}
+	done
+	# four answers, each the address its handle holds, none twice
+	local all valid='[]' cid
+	all=$(for cid in q1 q2 q3 q4 q5; do
+		[ -s "$STATE/out/$cid" ] && jq -r '.ips[].address' "$STATE/out/$cid"
+	done | sed 's|/.*||' | sort)
+	[ "$(wc -l <<<"$all")" -eq 8 ]
+	[ "$(sort -u <<<"$all" | wc -l)" -eq 8 ]
+	for cid in q1 q2 q3 q4 q5; do
+		if [ -s "$STATE/out/$cid" ]; then
+			valid=$(jq -c --arg c "$cid" '. + [{containerID: $c, ifname: "eth0"}]' <<<"$valid")
+		fi
+	done
+	[ "$(jq length <<<"$valid")" -eq 4 ]
+	HOST_NS="${PW_ID}n1" run_plugin cluster-ipam GC <<<"$(ci_conf n1 ".\"cni.dev/valid-attachments\"=$valid")"
+	[ "$(handles_of q)" -eq 4 ]
+	ci_check "${PW_ID}n1" n1
+}
+
+@test "queued ADDs SIGKILLed before a leader took them: not served, their files removed, check clean" {
+	local i pids=() rc
+	hold_lock
+	for i in 1 2 3 4 5 6; do
+		start_add k$i
+		pids+=("$ADD_PID")
+	done
+	wait_until '[ "$(queued)" -eq 6 ]'
+	for i in 0 2 4; do
+		kill -KILL "${pids[$i]}"
+		wait "${pids[$i]}" 2>/dev/null || true
+	done
+	release_lock
+	for i in 1 3 5; do
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		[ "$rc" -eq 0 ] || {
+			echo "# $(cat "$STATE/out/k$((i + 1))")" >&2
+			return 1
+		}
+	done
+	[ "$(handles_of k)" -eq 3 ]
+	[ "$(handles_of k2/)" -eq 1 ] && [ "$(handles_of k4/)" -eq 1 ] && [ "$(handles_of k6/)" -eq 1 ]
+	[ "$(queued)" -eq 0 ]
+	[ -z "$(ls -A "$STATE/data-n1/queue")" ]
+	ci_check "${PW_ID}n1" n1
 }
