@@ -31,8 +31,16 @@ struct add_state {
 		unsigned ordinal;
 	} picks[CIPAM_MAX_BATCH][2];
 	size_t n_picks[CIPAM_MAX_BATCH];
+	char *raw[MAX_REFS];	/* value as read (own blocks): for the node cache */
+	char *newval[MAX_REFS]; /* value the commit writes */
+	struct {
+		char *value; /* the stored pool matching configured pool i */
+		int64_t mod;
+	} pool_kv[CIPAM_MAX_POOLS];
 	unsigned own_blocks; /* blocks this node holds (read) */
 	bool cache_stale;    /* the node cache did not name exactly the affinities */
+	bool from_cache;     /* the state is the node cache's, not read */
+	int64_t revision;    /* of the commit */
 };
 
 static void state_reset(struct add_state *st)
@@ -40,8 +48,13 @@ static void state_reset(struct add_state *st)
 	for (size_t i = 0; i < st->n_refs; i++) {
 		cipam_block_done(&st->refs[i].b);
 		free(st->keys[i]);
+		st->raw[i] = mfree(st->raw[i]);
+		st->newval[i] = mfree(st->newval[i]);
 	}
+	for (size_t i = 0; i < CIPAM_MAX_POOLS; i++)
+		st->pool_kv[i].value = mfree(st->pool_kv[i].value);
 	st->n_refs = 0;
+	st->from_cache = false;
 	memset(st->n_picks, 0, sizeof(st->n_picks));
 	st->own_blocks = 0;
 	st->cache_stale = false;
@@ -86,6 +99,9 @@ static int check_pools(struct add_state *st, const struct pwetcd_range_result *p
 			    sp.block_size != c->pools[i].block_size)
 				return config_mismatch(st->s, i, &sp);
 			found = true;
+			free(st->pool_kv[i].value);
+			st->pool_kv[i].value = strndup(kv->value, kv->value_len);
+			st->pool_kv[i].mod = kv->mod_revision;
 		}
 		st->pool_missing[i] = !found;
 	}
@@ -167,8 +183,10 @@ static int read_own_blocks(struct add_state *st, const struct pwetcd_range_resul
 		if (rr[i]->n_kvs == 0) /* affinity without block: GC repairs; not usable */
 			continue;
 		r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], ref);
-		if (r >= 0 && ref->b.node && strcmp(ref->b.node, s->c->node) == 0)
+		if (r >= 0 && ref->b.node && strcmp(ref->b.node, s->c->node) == 0) {
 			st->own_blocks++;
+			st->raw[first + i] = strdup(rr[i]->kvs[0].value);
+		}
 	}
 	pwetcd_txn_result_done(&res);
 	return r;
@@ -210,72 +228,101 @@ static int read_handles(struct add_state *st, const struct pwetcd_txn_result *re
 	return n_existing == st->n_reqs ? 1 : 0;
 }
 
-/*
- * Round trip 1: the handles, pools, affinity keys, and the blocks the node
- * cache names. 1 when every handle exists (outs filled).
- */
-static int read_state(struct add_state *st)
+/* The reads of an ADD into branch b: handles, pools, affinities, the cache's blocks. */
+static int add_reads(struct add_state *st, struct pwetcd_txn *t, enum pwetcd_branch b,
+		     const struct cipam_cache *cache)
 {
 	struct cipam_session *s = st->s;
 	_cleanup_free_ char *pools = cipam_key_dir(s->c->prefix, "pools", NULL);
 	_cleanup_free_ char *affs = cipam_key_dir(s->c->prefix, "affinity", s->c->node);
-	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
 	struct pwetcd_range_req rp = {.key = pools, .prefix = true},
 				ra = {.key = affs, .prefix = true, .keys_only = true};
-	struct pwetcd_txn_result res = {0};
-	struct cipam_cache cache = {0};
-	size_t n = st->n_reqs;
-	int r;
 
-	if (!pools || !affs || !t)
+	if (!pools || !affs)
 		return -ENOMEM;
-	cipam_cache_load(s, &cache);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < st->n_reqs; i++) {
 		struct pwetcd_range_req rh = {.key = st->reqs[i].handle_key};
 
-		pwetcd_txn_range(t, PWETCD_SUCCESS, &rh);
+		pwetcd_txn_range(t, b, &rh);
 	}
-	pwetcd_txn_range(t, PWETCD_SUCCESS, &rp);
-	pwetcd_txn_range(t, PWETCD_SUCCESS, &ra);
-	for (size_t i = 0; i < cache.n; i++) {
-		_cleanup_free_ char *bkey = cipam_key_block(s->c->prefix, &cache.v[i]);
+	pwetcd_txn_range(t, b, &rp);
+	pwetcd_txn_range(t, b, &ra);
+	for (size_t i = 0; i < cache->n; i++) {
+		_cleanup_free_ char *bkey = cipam_key_block(s->c->prefix, &cache->v[i]);
 		struct pwetcd_range_req rb = {.key = bkey};
 
 		if (!bkey)
 			return -ENOMEM;
-		pwetcd_txn_range(t, PWETCD_SUCCESS, &rb);
+		pwetcd_txn_range(t, b, &rb);
 	}
-	r = pwetcd_txn_commit(s->etcd, t, &res);
+	return 0;
+}
+
+/* The answer to add_reads: 1 when every handle exists (outs filled), 0 state loaded. */
+static int load_state(struct add_state *st, const struct pwetcd_txn_result *res,
+		      const struct cipam_cache *cache)
+{
+	size_t n = st->n_reqs;
+	int r;
+
+	if (res->n_ops != n + 2 + cache->n)
+		return cni_errorf(st->s->err, CNI_ERR_TRY_AGAIN, -EBADMSG,
+				  "etcd: short txn answer");
+	r = read_handles(st, res);
+	if (r == 0)
+		r = check_pools(st, &res->ops[n].range);
+	if (r == 0)
+		r = read_own_blocks(st, &res->ops[n + 1].range, cache, res, n + 2);
+	return r;
+}
+
+/* Round trip 1 of an ADD without a usable node cache. */
+static int read_state(struct add_state *st, const struct cipam_cache *cache)
+{
+	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
+	struct pwetcd_txn_result res = {0};
+	int r = t ? add_reads(st, t, PWETCD_SUCCESS, cache) : -ENOMEM;
+
 	if (r < 0)
-		return cipam_etcd_error(s, r, "read pools and blocks");
-	if (res.n_ops != n + 2 + cache.n)
-		r = cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EBADMSG, "etcd: short txn answer");
-	else
-		r = read_handles(st, &res);
-	if (r == 0)
-		r = check_pools(st, &res.ops[n].range);
-	if (r == 0)
-		r = read_own_blocks(st, &res.ops[n + 1].range, &cache, &res, n + 2);
+		return r;
+	r = pwetcd_txn_commit(st->s->etcd, t, &res);
+	if (r < 0)
+		return cipam_etcd_error(st->s, r, "read pools and blocks");
+	r = load_state(st, &res, cache);
 	pwetcd_txn_result_done(&res);
 	return r;
 }
 
-/* After a commit: the cache names the node's blocks (read + claimed). */
+/* After a commit: the node cache holds the pools and this node's blocks as written. */
 static void update_cache(struct add_state *st)
 {
-	struct cipam_cache cache = {0};
-	bool claimed = false;
+	const struct cipam_conf *c = st->s->c;
+	struct cipam_cache cache = {0}; /* borrows the state's strings */
 
+	for (size_t i = 0; i < c->n_pools; i++) {
+		struct cipam_cache_kv *p = &cache.pools[cache.n_pools];
+
+		p->cidr = c->pools[i].cidr;
+		p->mod = st->pool_missing[i] ? st->revision : st->pool_kv[i].mod;
+		p->value =
+		    st->pool_missing[i] ? cipam_pool_json(&c->pools[i]) : st->pool_kv[i].value;
+		if (p->value && !st->pool_missing[i])
+			p->value = strdup(p->value);
+		cache.n_pools += p->value != NULL;
+	}
 	for (size_t i = 0; i < st->n_refs && cache.n < CIPAM_CACHE_MAX; i++) {
 		const struct cipam_bref *ref = &st->refs[i];
+		char *v = ref->dirty ? st->newval[i] : st->raw[i];
 
-		if ((ref->exists || ref->claimed) && ref->b.node &&
-		    strcmp(ref->b.node, st->s->c->node) == 0)
-			cache.v[cache.n++] = ref->b.cidr;
-		claimed |= ref->claimed;
+		if (!(ref->exists || ref->claimed) || !ref->b.node ||
+		    strcmp(ref->b.node, c->node) != 0)
+			continue;
+		cache.v[cache.n] = ref->b.cidr;
+		cache.mod[cache.n] = ref->dirty ? st->revision : ref->b.mod_revision;
+		cache.val[cache.n++] = v ? strdup(v) : NULL;
 	}
-	if (claimed || st->cache_stale)
-		cipam_cache_save(st->s, &cache);
+	cipam_cache_save(st->s, &cache);
+	cipam_cache_done(&cache);
 }
 
 static int take(struct add_state *st, size_t ref, unsigned ordinal)
@@ -510,6 +557,8 @@ static int plan_auto(struct add_state *st, int family)
 			continue;
 		return take(st, i, (unsigned)ord);
 	}
+	if (st->from_cache) /* claiming or borrowing needs the real state */
+		return -ENOENT;
 	if (at_cap(st))
 		return exhausted(st, family, "its maxBlocksPerNode blocks are full");
 	for (size_t i = 0; i < c->n_pools && !done && r >= 0; i++)
@@ -625,7 +674,10 @@ static int plan(struct add_state *st)
 			r = cni_errorf(st->s->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				       "ipam.pools: no pool for the requested families");
 	}
-	if (r < 0 && st->n_reqs > 1) {
+	if (r < 0 && r != -ENOMEM && st->from_cache) {
+		cni_error_done(st->s->err); /* not from the cache alone: read first */
+		r = -ENOENT;
+	} else if (r < 0 && st->n_reqs > 1) {
 		cni_error_done(st->s->err); /* served one by one instead */
 		r = -ECANCELED;
 	}
@@ -673,7 +725,7 @@ static void put_pools(struct add_state *st, struct pwetcd_txn *t)
 static void put_block(struct add_state *st, struct pwetcd_txn *t, size_t i)
 {
 	const struct cipam_bref *ref = &st->refs[i];
-	_cleanup_free_ char *val = cipam_block_json(&ref->b);
+	char *val = cipam_block_json(&ref->b);
 
 	if (ref->claimed) {
 		_cleanup_free_ char *akey =
@@ -689,6 +741,8 @@ static void put_block(struct add_state *st, struct pwetcd_txn *t, size_t i)
 			       ref->b.mod_revision);
 	}
 	pwetcd_txn_put(t, PWETCD_SUCCESS, st->keys[i], val, val ? strlen(val) : 0, 0);
+	free(st->newval[i]);
+	st->newval[i] = val; /* for the node cache */
 }
 
 static int put_handle(struct add_state *st, struct pwetcd_txn *t, size_t i)
@@ -704,28 +758,45 @@ static int put_handle(struct add_state *st, struct pwetcd_txn *t, size_t i)
 	return 0;
 }
 
-/* The one write: 1 committed, 0 lost a race. */
-static int commit(struct add_state *st)
+/* A write from the node cache also compares the pools it relied on. */
+static void cmp_pools(struct add_state *st, struct pwetcd_txn *t)
+{
+	for (size_t i = 0; i < st->s->c->n_pools; i++) {
+		_cleanup_free_ char *key =
+		    cipam_key_pool(st->s->c->prefix, &st->s->c->pools[i].cidr);
+
+		pwetcd_txn_cmp(t, key, PWETCD_TARGET_MOD, PWETCD_EQUAL, st->pool_kv[i].mod);
+	}
+}
+
+/*
+ * The one write: 1 committed, 0 a compare failed. `fast`: the state came
+ * from that node cache; the failure branch reads the real state into *res.
+ */
+static int commit(struct add_state *st, const struct cipam_cache *fast,
+		  struct pwetcd_txn_result *res)
 {
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
-	struct pwetcd_txn_result res = {0};
 	int r = t ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < st->n_reqs && r >= 0; i++)
 		if (!st->outs[i].existing)
 			r = put_handle(st, t, i);
+	if (r >= 0 && fast) {
+		cmp_pools(st, t);
+		r = add_reads(st, t, PWETCD_FAILURE, fast);
+	}
 	if (r < 0)
 		return r;
 	put_pools(st, t);
 	for (size_t i = 0; i < st->n_refs; i++)
 		if (st->refs[i].dirty)
 			put_block(st, t, i);
-	r = pwetcd_txn_commit(st->s->etcd, t, &res);
+	r = pwetcd_txn_commit(st->s->etcd, t, res);
 	if (r < 0)
 		return cipam_etcd_error(st->s, r, "allocate");
-	r = res.succeeded ? 1 : 0;
-	pwetcd_txn_result_done(&res);
-	return r;
+	st->revision = res->revision;
+	return res->succeeded ? 1 : 0;
 }
 
 static void fill_out(struct add_state *st, size_t q)
@@ -746,22 +817,122 @@ static void fill_out(struct add_state *st, size_t q)
 			out->claimed[out->n_claimed++] = st->refs[i].b.cidr;
 }
 
-static int attempt(struct add_state *st)
+/* Index of the cached pool equal to p, or -1. */
+static int cached_pool(const struct cipam_cache *cache, const struct cipam_pool *p)
 {
-	int r = read_state(st);
+	for (size_t k = 0; k < cache->n_pools; k++) {
+		const struct cipam_cache_kv *kv = &cache->pools[k];
+		struct cipam_pool sp;
+		const char *why;
 
-	if (r == 1) /* every attachment already has its addresses: same answer again */
-		return 1;
+		if (cipam_pool_parse(kv->value, strlen(kv->value), &sp, &why) == 0 &&
+		    sp.cidr.family == p->cidr.family && sp.cidr.prefixlen == p->cidr.prefixlen &&
+		    ip_addr_equal(p->cidr.family, &sp.cidr.addr, &p->cidr.addr) &&
+		    sp.block_size == p->block_size)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* The state as the node cache has it: 0, or -ENOENT when it cannot be used alone. */
+static int cached_state(struct add_state *st, const struct cipam_cache *cache)
+{
+	const struct cipam_conf *c = st->s->c;
+	size_t idx;
+	int r;
+
+	if (c->n_requested > 0 || cache->n == 0)
+		return -ENOENT;
+	for (size_t i = 0; i < c->n_pools; i++) {
+		int k = cached_pool(cache, &c->pools[i]);
+
+		if (k < 0)
+			return -ENOENT;
+		st->pool_kv[i].value = strdup(cache->pools[k].value);
+		st->pool_kv[i].mod = cache->pools[k].mod;
+	}
+	for (size_t i = 0; i < cache->n; i++) {
+		struct pwetcd_kv kv = {.key = (char *)"<node cache>",
+				       .value = cache->val[i],
+				       .value_len = cache->val[i] ? strlen(cache->val[i]) : 0,
+				       .mod_revision = cache->mod[i]};
+
+		if (!cache->val[i])
+			return -ENOENT;
+		if (cipam_pool_find(c, cache->v[i].family, &cache->v[i].addr) < 0)
+			continue; /* not in the configured pools (any more) */
+		r = push_ref(st, cipam_key_block(c->prefix, &cache->v[i]), &idx);
+		if (r < 0)
+			return r;
+		if (cipam_bref_load(st->s, &kv, &cache->v[i], &st->refs[idx]) < 0 ||
+		    !own(st, &st->refs[idx].b)) {
+			cni_error_done(st->s->err);
+			return -ENOENT;
+		}
+		st->raw[idx] = strdup(cache->val[i]);
+		st->own_blocks++;
+	}
+	st->from_cache = true;
+	return 0;
+}
+
+/*
+ * Allocate from the node cache without reading: 2 committed, 1 every
+ * handle exists, 0 the real state was read (a compare failed: plan
+ * again), -ENOENT the cache cannot serve this (nothing sent), or an error.
+ */
+static int attempt_cached(struct add_state *st, const struct cipam_cache *cache)
+{
+	struct pwetcd_txn_result res = {0};
+	int r = cached_state(st, cache);
+
+	for (size_t i = 0; i < st->n_reqs; i++) {
+		st->outs[i].existing = false;
+		st->outs[i].n_ips = st->outs[i].n_claimed = 0;
+	}
 	if (r >= 0)
 		r = plan(st);
 	if (r >= 0)
-		r = commit(st);
-	if (r == 1) {
+		r = commit(st, cache, &res);
+	if (r == 0) { /* the failure branch read the real state */
+		state_reset(st);
+		r = load_state(st, &res, cache);
+	} else if (r == 1) {
+		r = 2;
+	}
+	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+/* One try: 1 done (committed, or every handle exists), 0 lost a race, or an error. */
+static int attempt(struct add_state *st, bool try_cache)
+{
+	struct cipam_cache cache;
+	struct pwetcd_txn_result res = {0};
+	int r;
+
+	cipam_cache_load(st->s, &cache);
+	r = try_cache ? attempt_cached(st, &cache) : -ENOENT;
+	if (r == -ENOENT) {
+		state_reset(st);
+		r = read_state(st, &cache);
+	}
+	if (r == 0) { /* state read: plan and write */
+		r = plan(st);
+		if (r >= 0)
+			r = commit(st, NULL, &res);
+		if (r == 1)
+			r = 2;
+	}
+	if (r == 2) {
 		for (size_t i = 0; i < st->n_reqs; i++)
 			if (!st->outs[i].existing)
 				fill_out(st, i);
 		update_cache(st);
+		r = 1;
 	}
+	pwetcd_txn_result_done(&res);
+	cipam_cache_done(&cache);
 	return r;
 }
 
@@ -779,7 +950,7 @@ static int allocate_together(struct cipam_session *s, const struct cipam_add_req
 	st->n_reqs = n;
 	st->outs = outs;
 	for (unsigned k = 0; k < CIPAM_MAX_ATTEMPTS; k++) {
-		r = attempt(st);
+		r = attempt(st, k == 0);
 		state_reset(st);
 		if (r != 0)
 			break;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "cni/log.h"
 #include "cluster-queue.h"
@@ -363,21 +364,68 @@ int cipam_release_handle(struct cipam_session *s, const char *key, bool *release
 			  "etcd: releasing '%s' lost %d races in a row", key, CIPAM_MAX_ATTEMPTS);
 }
 
+/* "<keypart> <mod> <value>" after the type letter; 0 or -EINVAL. */
+static int cache_entry(char *line, struct ip_prefix *cidr, int64_t *mod, char **value)
+{
+	char *sp = strchr(line, ' '), *end;
+
+	if (!sp)
+		return -EINVAL;
+	*sp = '\0';
+	if (cipam_keypart_parse(line, cidr) < 0)
+		return -EINVAL;
+	errno = 0;
+	*mod = strtoll(sp + 1, &end, 10);
+	if (errno || *mod <= 0 || *end != ' ' || end[1] == '\0')
+		return -EINVAL;
+	*value = strdup(end + 1);
+	return *value ? 0 : -ENOMEM;
+}
+
+static void cache_line(struct cipam_cache *c, char *line)
+{
+	struct cipam_cache_kv *p = &c->pools[c->n_pools];
+
+	if (strncmp(line, "p ", 2) == 0 && c->n_pools < CIPAM_MAX_POOLS) {
+		if (cache_entry(line + 2, &p->cidr, &p->mod, &p->value) == 0)
+			c->n_pools++;
+	} else if (strncmp(line, "b ", 2) == 0 && c->n < CIPAM_CACHE_MAX) {
+		if (cache_entry(line + 2, &c->v[c->n], &c->mod[c->n], &c->val[c->n]) == 0)
+			c->n++;
+	} else if (c->n < CIPAM_CACHE_MAX && cipam_keypart_parse(line, &c->v[c->n]) == 0) {
+		c->mod[c->n] = 0;
+		c->val[c->n++] = NULL;
+	}
+}
+
 void cipam_cache_load(struct cipam_session *s, struct cipam_cache *ret)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	char line[CIPAM_KEYPART_LEN + 2];
+	_cleanup_close_ int dfd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char *line, *save = NULL;
 
-	ret->n = 0;
-	if (s->lock_fd < 0 || asprintf(&path, "%s/blocks", s->c->data_dir) < 0)
+	memset(ret, 0, sizeof(*ret));
+	if (s->lock_fd < 0)
 		return;
-	f = fopen(path, "re");
-	while (f && ret->n < CIPAM_CACHE_MAX && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (cipam_keypart_parse(line, &ret->v[ret->n]) == 0)
-			ret->n++;
-	}
+	dfd = open(s->c->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || file_read_at(dfd, "blocks", 4u << 20, &buf) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		cache_line(ret, line);
+}
+
+void cipam_cache_done(struct cipam_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->val[i]);
+	for (size_t i = 0; i < c->n_pools; i++)
+		free(c->pools[i].value);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool one_line(const char *v)
+{
+	return v && !strchr(v, '\n');
 }
 
 void cipam_cache_save(struct cipam_session *s, const struct cipam_cache *c)
@@ -392,8 +440,16 @@ void cipam_cache_save(struct cipam_session *s, const struct cipam_cache *c)
 	f = fopen(tmp, "we");
 	if (!f)
 		return;
+	for (size_t i = 0; i < c->n_pools; i++)
+		if (one_line(c->pools[i].value))
+			fprintf(f, "p %s %lld %s\n", cipam_keypart(&c->pools[i].cidr, kp),
+				(long long)c->pools[i].mod, c->pools[i].value);
 	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "%s\n", cipam_keypart(&c->v[i], kp));
+		if (one_line(c->val[i]) && c->mod[i] > 0)
+			fprintf(f, "b %s %lld %s\n", cipam_keypart(&c->v[i], kp),
+				(long long)c->mod[i], c->val[i]);
+		else
+			fprintf(f, "%s\n", cipam_keypart(&c->v[i], kp));
 	if (fclose(f) != 0 || rename(tmp, path) < 0)
 		(void)unlink(tmp);
 }

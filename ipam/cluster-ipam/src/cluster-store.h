@@ -82,16 +82,29 @@ int cipam_release_empty_blocks(struct cipam_session *s, unsigned grace_s,
 			       const struct ip_prefix *only, size_t n_only);
 
 /*
- * Node cache (<dataDir>/blocks): the blocks this node held at its last
- * write, one "<f>/<hex>-<len>" per line. A hint only, so that ADD reads the
- * blocks in its first round trip; every write still compares revisions,
- * and a cache that disagrees with the affinities costs one more read.
- * Read and written under the node lock; a missing or bad file is empty.
+ * Node cache (<dataDir>/blocks): what this node saw at its last write,
+ * one line each: "p <f>/<hex>-<len> <mod_revision> <value>" per pool,
+ * "b <f>/<hex>-<len> <mod_revision> <value>" per block it holds (or just
+ * "<f>/<hex>-<len>" when only the name is known: GC writes those). A hint:
+ * ADD allocates from it without reading, in a txn that compares the
+ * mod_revision of every pool and block it relies on and reads the real
+ * state in its failure branch; a wrong or missing file costs one round
+ * trip, never an address. Read and written under the node lock.
  */
 #define CIPAM_CACHE_MAX 64
+struct cipam_cache_kv {
+	struct ip_prefix cidr;
+	int64_t mod;
+	char *value; /* NULL: the name only */
+};
 struct cipam_cache {
-	struct ip_prefix v[CIPAM_CACHE_MAX];
+	struct ip_prefix v[CIPAM_CACHE_MAX]; /* blocks */
+	int64_t mod[CIPAM_CACHE_MAX];
+	char *val[CIPAM_CACHE_MAX]; /* owned; NULL: the name only */
 	size_t n;
+	struct cipam_cache_kv pools[CIPAM_MAX_POOLS]; /* values owned */
+	size_t n_pools;
 };
 void cipam_cache_load(struct cipam_session *s, struct cipam_cache *ret);
 void cipam_cache_save(struct cipam_session *s, const struct cipam_cache *c);
+void cipam_cache_done(struct cipam_cache *c);
