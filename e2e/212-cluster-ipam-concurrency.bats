@@ -220,3 +220,37 @@ handles_of() { # handles_of PATTERN: how many handle keys of n1 match
 	[ -z "$(ls -A "$STATE/data-n1/queue")" ]
 	ci_check "${PW_ID}n1" n1
 }
+
+@test "a stale, foreign or broken node cache costs a round trip, never an address" {
+	local d="$STATE/data-n1" i ips=() conf
+	conf=$(ci_conf n1 '.ipam.pools=[.ipam.pools[0]]')
+	add_ip() { # add_ip CID: ADD on n1, the address appended to ips
+		HOST_NS="${PW_ID}n1" run_plugin cluster-ipam ADD eth0 "$1" <<<"$conf"
+		ips+=("$(jq -r '.ips[0].address' <<<"$output")")
+	}
+	add_ip c1
+	add_ip c2
+	grep -q '^b ' "$d/blocks" # values and revisions are cached
+	cp "$d/blocks" "$STATE/blocks.old"
+	add_ip c3
+	# stale: the cache says c3's address is free
+	cp "$STATE/blocks.old" "$d/blocks"
+	add_ip c4
+	# DEL does not update the cache: the next ADD's compare fails, it reads and retries
+	HOST_NS="${PW_ID}n1" run_plugin cluster-ipam DEL eth0 c1 <<<"$conf"
+	add_ip c5
+	# another node's value, and garbage
+	sed -i 's/"node":"n1"/"node":"n2"/' "$d/blocks"
+	add_ip c6
+	printf 'b 4/0af40000-26 9 {not json\nzz\n' >"$d/blocks"
+	add_ip c7
+	# a re-ADD answers the handle's address again
+	HOST_NS="${PW_ID}n1" run_plugin cluster-ipam ADD eth0 c7 <<<"$conf"
+	[ "$(jq -r '.ips[0].address' <<<"$output")" = "${ips[6]}" ]
+	# c1 was deleted: its address may be reused; the six live ones are distinct
+	[ "$(printf '%s\n' "${ips[@]:1}" | sort -u | wc -l)" -eq 6 ] || {
+		echo "# addresses: ${ips[*]}" >&2
+		return 1
+	}
+	ci_check "${PW_ID}n1" n1
+}

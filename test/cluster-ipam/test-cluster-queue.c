@@ -4,6 +4,8 @@
  * other ADDs wrote: malformed ones are refused), the batch key, and the
  * take/withdraw/fetch protocol in a temporary dataDir: a request is served
  * by exactly one party, other configs and dead requesters are not served.
+ * Also the node cache file (<dataDir>/blocks): written and read back, bad
+ * lines ignored.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 
 #include "../../ipam/cluster-ipam/src/cluster-queue.h"
+#include "../../ipam/cluster-ipam/src/cluster-store.h"
 
 static struct ip_prefix P(const char *s) {
 	struct ip_prefix p;
@@ -336,6 +339,59 @@ static void test_stale_files(void **state)
 	assert_int_equal(count_files(d->qfd), 0);
 }
 
+static void test_cache_file(void **state)
+{
+	struct qdir *d = *state;
+	struct cipam_conf c = {.data_dir = d->dir};
+	struct cipam_session s = {.c = &c, .lock_fd = d->qfd}; /* "holds the lock" */
+	struct cipam_cache w = {0}, r;
+	char path[96];
+	FILE *f;
+	(void)state;
+
+	w.pools[0] = (struct cipam_cache_kv){P("10.244.0.0/16"), 7, (char *)"{\"cidr\":\"x\"}"};
+	w.n_pools = 1;
+	w.v[0] = P("10.244.1.0/26");
+	w.mod[0] = 42;
+	w.val[0] = (char *)"{\"cidr\":\"10.244.1.0/26\",\"used\":{}}";
+	w.v[1] = P("10.244.2.0/26"); /* name only (GC writes those) */
+	w.v[2] = P("10.244.3.0/26");
+	w.mod[2] = 9;
+	w.val[2] = (char *)"two\nlines"; /* never written as a value */
+	w.n = 3;
+	cipam_cache_save(&s, &w);
+	cipam_cache_load(&s, &r);
+	assert_int_equal(r.n_pools, 1);
+	assert_int_equal(r.pools[0].mod, 7);
+	assert_string_equal(r.pools[0].value, "{\"cidr\":\"x\"}");
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.mod[0], 42);
+	assert_string_equal(r.val[0], w.val[0]);
+	assert_memory_equal(&r.v[1], &w.v[1], sizeof(w.v[1]));
+	assert_null(r.val[1]);
+	assert_null(r.val[2]);
+	cipam_cache_done(&r);
+	/* garbage, bad revisions and host bits are skipped; the rest is used */
+	snprintf(path, sizeof(path), "%s/blocks", d->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("b 4/0af40100-26 0 {}\nb 4/0af40100-26 x {}\nb 4/0af40101-26 5 {}\n"
+	      "p 4/0af40000-16\nzzz\n\nb 4/0af40100-26 5 {\"a\":1}\n",
+	      f);
+	fclose(f);
+	cipam_cache_load(&s, &r);
+	assert_int_equal(r.n_pools, 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.mod[0], 5);
+	assert_string_equal(r.val[0], "{\"a\":1}");
+	cipam_cache_done(&r);
+	/* without the lock the cache is never read */
+	s.lock_fd = -1;
+	cipam_cache_load(&s, &r);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(unlink(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +403,7 @@ int main(void)
 	    cmocka_unit_test(test_key),
 	    cmocka_unit_test_setup_teardown(test_take_answer_fetch, qdir_setup, qdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_stale_files, qdir_setup, qdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_cache_file, qdir_setup, qdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
