@@ -41,13 +41,12 @@ uint64_t cipam_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-void cipam_waiter_open(struct cipam_waiter *w, const char *lock_path, const char *queue_dir)
+void cipam_waiter_open(struct cipam_waiter *w, const char *lock_path)
 {
 	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (w->fd < 0)
 		return;
-	if (inotify_add_watch(w->fd, lock_path, IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) < 0 ||
-	    (queue_dir && inotify_add_watch(w->fd, queue_dir, IN_MOVED_TO) < 0)) {
+	if (inotify_add_watch(w->fd, lock_path, IN_CLOSE_WRITE) < 0) {
 		close(w->fd);
 		w->fd = -1;
 	}

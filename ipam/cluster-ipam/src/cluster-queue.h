@@ -16,11 +16,16 @@
 #define CIPAM_MAX_BATCH 16
 #define CIPAM_QUEUE_TAG_LEN 48
 
-/* Wakeups: the lock file was closed (maybe released) or a file appeared in the queue. */
+/*
+ * Wakeups: an IN_CLOSE_WRITE of the lock file. Everyone opens the lock
+ * read-only, so ADDs exiting wake nobody; a holder letting the lock go
+ * (after answering the queue) opens and closes it for writing once. A
+ * holder that dies does not: its waiters wake at the 100 ms cap.
+ */
 struct cipam_waiter {
 	int fd; /* inotify, or -1: then waiting is a 1 ms sleep */
 };
-void cipam_waiter_open(struct cipam_waiter *w, const char *lock_path, const char *queue_dir);
+void cipam_waiter_open(struct cipam_waiter *w, const char *lock_path);
 /* Sleep until an event, until_ms (CLOCK_MONOTONIC) or 100 ms, whichever comes first. */
 void cipam_waiter_wait(struct cipam_waiter *w, uint64_t until_ms);
 void cipam_waiter_close(struct cipam_waiter *w);

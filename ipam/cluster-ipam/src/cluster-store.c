@@ -22,8 +22,10 @@
 /* One try: 1 taken, 0 busy, or a code-5 error. */
 static int try_lock(struct cipam_session *s, const char *path)
 {
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+		s->locked = true;
 		return 1;
+	}
 	if (errno == EWOULDBLOCK || errno == EINTR)
 		return 0;
 	return cni_errorf(s->err, CNI_ERR_IO, -errno, "flock '%s': %m", path);
@@ -38,7 +40,8 @@ static int open_lock(struct cipam_session *s, char **ret_path)
 				  "ipam.dataDir: cannot create '%s': %m", c->data_dir);
 	if (asprintf(ret_path, "%s/lock", c->data_dir) < 0)
 		return -ENOMEM;
-	s->lock_fd = open(*ret_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* read-only: closing it wakes no waiter (they watch IN_CLOSE_WRITE: the release) */
+	s->lock_fd = open(*ret_path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (s->lock_fd < 0)
 		return cni_errorf(s->err, CNI_ERR_IO, -errno, "ipam.dataDir: cannot open '%s': %m",
 				  *ret_path);
@@ -80,17 +83,13 @@ static void submit(struct cipam_session *s, struct cipam_join *j, uint64_t until
 static int wait_lock(struct cipam_session *s, const char *path, struct cipam_join *j)
 {
 	uint64_t until = cipam_mono_ms() + s->c->etcd.timeout_ms;
-	_cleanup_free_ char *qdir = NULL;
 	struct cipam_waiter w = {.fd = -1};
 	bool taken = false;
 	int r = 0;
 
-	if (j && j->key) {
+	if (j && j->key)
 		submit(s, j, until);
-		if (j->submitted && asprintf(&qdir, "%s/queue", s->c->data_dir) < 0)
-			qdir = NULL;
-	}
-	cipam_waiter_open(&w, path, qdir);
+	cipam_waiter_open(&w, path);
 	while (r == 0) {
 		bool queued = j && j->submitted;
 
@@ -119,13 +118,12 @@ static int wait_lock(struct cipam_session *s, const char *path, struct cipam_joi
 
 static int take_lock(struct cipam_session *s, struct cipam_join *j)
 {
-	_cleanup_free_ char *path = NULL;
-	int r = open_lock(s, &path);
+	int r = open_lock(s, &s->lock_path);
 
 	if (r >= 0)
-		r = try_lock(s, path);
+		r = try_lock(s, s->lock_path);
 	if (r == 0)
-		r = wait_lock(s, path, j);
+		r = wait_lock(s, s->lock_path, j);
 	return r;
 }
 
@@ -190,6 +188,14 @@ void cipam_session_close(struct cipam_session *s)
 	if (s->lock_fd >= 0)
 		close(s->lock_fd); /* drops the flock */
 	s->lock_fd = -1;
+	if (s->locked && s->lock_path) { /* wake the waiters: an IN_CLOSE_WRITE of the lock file */
+		int fd = open(s->lock_path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (fd >= 0)
+			close(fd);
+	}
+	s->locked = false;
+	s->lock_path = mfree(s->lock_path);
 }
 
 int cipam_etcd_error(struct cipam_session *s, int r, const char *what)

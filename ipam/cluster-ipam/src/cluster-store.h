@@ -17,6 +17,8 @@ struct cipam_session {
 	struct cni_error *err;
 	int64_t now; /* wall clock, seconds */
 	int lock_fd;
+	char *lock_path;
+	bool locked;	    /* lock_fd holds the flock */
 	int queue_fd;	    /* <dataDir>/queue, or -1 */
 	unsigned conflicts; /* txn compares that failed (retries) */
 };
