@@ -236,8 +236,11 @@ handles_of() { # handles_of PATTERN: how many handle keys of n1 match
 	# stale: the cache says c3's address is free
 	cp "$STATE/blocks.old" "$d/blocks"
 	add_ip c4
-	# DEL does not update the cache: the next ADD's compare fails, it reads and retries
+	# DEL keeps the cache current (the next ADD needs no read); then a stale one again
 	HOST_NS="${PW_ID}n1" run_plugin cluster-ipam DEL eth0 c1 <<<"$conf"
+	grep -q '^b ' "$d/blocks"
+	! grep -q '"n1/c1/eth0"' "$d/blocks"
+	cp "$STATE/blocks.old" "$d/blocks"
 	add_ip c5
 	# another node's value, and garbage
 	sed -i 's/"node":"n1"/"node":"n2"/' "$d/blocks"

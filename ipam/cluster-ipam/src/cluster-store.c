@@ -290,12 +290,58 @@ static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
 	return r;
 }
 
+/* Blocks this node wrote at `revision`: their cached values follow (if cached). */
+static void cache_note(struct cipam_session *s, const struct cipam_bref *refs, char *const *json,
+		       size_t n, int64_t revision)
+{
+	struct cipam_cache c;
+	bool changed = false;
+
+	cipam_cache_load(s, &c);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; json[i] && k < c.n; k++) {
+			char *v;
+
+			if (!c.val[k] || c.v[k].family != refs[i].b.cidr.family ||
+			    c.v[k].prefixlen != refs[i].b.cidr.prefixlen ||
+			    !ip_addr_equal(c.v[k].family, &c.v[k].addr, &refs[i].b.cidr.addr) ||
+			    !(v = strdup(json[i])))
+				continue;
+			free(c.val[k]);
+			c.val[k] = v;
+			c.mod[k] = revision;
+			changed = true;
+		}
+	if (changed)
+		cipam_cache_save(s, &c);
+	cipam_cache_done(&c);
+}
+
+/* The ordinals of h freed in its blocks, written by t (json[i]: block i's new value). */
+static void put_released(struct cipam_session *s, struct pwetcd_txn *t,
+			 const struct cipam_handle *h, struct cipam_bref *refs, char **keys,
+			 char **json)
+{
+	for (size_t i = 0; i < h->n_ips; i++) {
+		struct cipam_block *b = &refs[i].b;
+
+		if (!refs[i].exists ||
+		    !cipam_block_release(b, cipam_block_ordinal(&b->cidr, &h->ips[i].addr), h->id,
+					 s->now))
+			continue;
+		json[i] = cipam_block_json(b);
+		pwetcd_txn_cmp(t, keys[i], PWETCD_TARGET_MOD, PWETCD_EQUAL, b->mod_revision);
+		pwetcd_txn_put(t, PWETCD_SUCCESS, keys[i], json[i], json[i] ? strlen(json[i]) : 0,
+			       0);
+	}
+}
+
 /* One attempt: 1 released, 0 absent, -EAGAIN conflict, or an error. */
 static int release_once(struct cipam_session *s, const char *key)
 {
 	struct cipam_handle h = {0};
 	struct cipam_bref refs[CIPAM_MAX_HANDLE_IPS] = {0};
-	char *keys[CIPAM_MAX_HANDLE_IPS] = {0};
+	char *keys[CIPAM_MAX_HANDLE_IPS] = {0}, *json[CIPAM_MAX_HANDLE_IPS] = {0};
 	struct pwetcd_txn_result res = {0};
 	struct pwetcd_txn *t = NULL;
 	struct pwetcd_kv kv;
@@ -320,21 +366,7 @@ static int release_once(struct cipam_session *s, const char *key)
 		r = -ENOMEM;
 	if (r >= 0) {
 		pwetcd_txn_cmp(t, key, PWETCD_TARGET_MOD, PWETCD_EQUAL, kv.mod_revision);
-		for (size_t i = 0; i < h.n_ips; i++) {
-			struct cipam_block *b = &refs[i].b;
-			char *json;
-
-			if (!refs[i].exists ||
-			    !cipam_block_release(b, cipam_block_ordinal(&b->cidr, &h.ips[i].addr),
-						 h.id, s->now))
-				continue;
-			json = cipam_block_json(b);
-			pwetcd_txn_cmp(t, keys[i], PWETCD_TARGET_MOD, PWETCD_EQUAL,
-				       b->mod_revision);
-			pwetcd_txn_put(t, PWETCD_SUCCESS, keys[i], json, json ? strlen(json) : 0,
-				       0);
-			free(json);
-		}
+		put_released(s, t, &h, refs, keys, json);
 		pwetcd_txn_delete(t, PWETCD_SUCCESS, key, false);
 		r = pwetcd_txn_commit(s->etcd, t, &res);
 		if (r < 0)
@@ -342,10 +374,13 @@ static int release_once(struct cipam_session *s, const char *key)
 		else
 			r = res.succeeded ? 1 : -EAGAIN;
 	}
+	if (r == 1) /* the node cache follows, so the next ADD needs no read */
+		cache_note(s, refs, json, h.n_ips, res.revision);
 	pwetcd_txn_result_done(&res);
 	pwetcd_txn_free(t);
 	for (size_t i = 0; i < CIPAM_MAX_HANDLE_IPS; i++) {
 		free(keys[i]);
+		free(json[i]);
 		cipam_block_done(&refs[i].b);
 	}
 	cipam_handle_done(&h);
