@@ -443,6 +443,18 @@ static int gc_handles(struct cni_ctx *ctx, struct cipam_session *s)
 	return r;
 }
 
+/* Under the node lock: the queue files of dead processes go (no key matches ""). */
+static void gc_queue(const struct cipam_conf *c)
+{
+	struct cipam_qreq none[1];
+	int qfd = cipam_queue_open(c->data_dir, false);
+
+	if (qfd < 0)
+		return;
+	(void)cipam_queue_take(qfd, "", none, 1);
+	close(qfd);
+}
+
 static int cluster_gc(struct cni_ctx *ctx)
 {
 	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
@@ -457,6 +469,8 @@ static int cluster_gc(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	r = cipam_session_open(&s, &c, true, &ctx->err);
+	if (r >= 0)
+		gc_queue(&c);
 	if (r >= 0)
 		r = gc_handles(ctx, &s);
 	if (r >= 0)
