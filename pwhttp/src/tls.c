@@ -99,7 +99,9 @@ static const char *ssl_load(void)
 	}
 	SSL_FUNCS(LOAD)
 #undef LOAD
-	if (ssl.OPENSSL_init_ssl(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1)
+	/* openssl.cnf is not read (0.4 ms per call): the policy is ours, as a
+	 * Go client's (Multus, kubelet) is crypto/tls's. */
+	if (ssl.OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
 		return why = "OpenSSL cannot be initialised";
 	return NULL;
 }
