@@ -196,20 +196,28 @@ static void test_kept_connection(void **state)
 	server_stop(&sv);
 }
 
+/* Two GETs that must go out on two connections, pause_us apart. */
+static void two_connections(const struct script *s, useconds_t pause_us)
+{
+	struct pwhttp_client *c;
+	struct server sv;
+
+	server_start(&sv, s);
+	c = client_for(&sv);
+	get(c, "/a", "conn0-r0");
+	usleep(pause_us);
+	get(c, "/b", "conn1-r0");
+	pwhttp_client_free(c);
+	server_stop(&sv);
+}
+
 static void test_connection_close(void **state)
 {
 	const struct script s = {
 	    .conns = 2, .answers = {1, 1}, .last_hdr = "Connection: close\r\n"};
-	struct pwhttp_client *c;
-	struct server sv;
 	(void)state;
 
-	server_start(&sv, &s);
-	c = client_for(&sv);
-	get(c, "/a", "conn0-r0");
-	get(c, "/b", "conn1-r0");
-	pwhttp_client_free(c);
-	server_stop(&sv);
+	two_connections(&s, 0);
 }
 
 static void test_dropped_kept_connection(void **state)
@@ -217,17 +225,9 @@ static void test_dropped_kept_connection(void **state)
 	/* The server answers once and closes without saying so: the client's
 	 * next request finds the kept connection dead and retries on a new one. */
 	const struct script s = {.conns = 2, .answers = {1, 1}};
-	struct pwhttp_client *c;
-	struct server sv;
 	(void)state;
 
-	server_start(&sv, &s);
-	c = client_for(&sv);
-	get(c, "/a", "conn0-r0");
-	usleep(50000);
-	get(c, "/b", "conn1-r0");
-	pwhttp_client_free(c);
-	server_stop(&sv);
+	two_connections(&s, 50000);
 }
 
 static void test_no_server(void **state)
