@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,38 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 }
 
 /*
+ * OpenSSL writes to the socket with write(2): a peer that has closed the
+ * connection would raise SIGPIPE and kill the plugin. Every SSL_* call that
+ * may write runs with SIGPIPE blocked, and a SIGPIPE it raised is dropped.
+ */
+struct pipe_guard {
+	sigset_t old;
+	bool was_pending;
+};
+
+static void pipe_block(struct pipe_guard *g)
+{
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, &g->old);
+}
+
+static void pipe_restore(struct pipe_guard *g)
+{
+	const struct timespec zero = {0, 0};
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+		(void)sigtimedwait(&set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/*
  * After a failed SSL_* call: wait for what it wants and return 0 to retry,
  * or the error (-ETIMEDOUT, -ECONNRESET for EOF or a reset, -EPROTO).
  */
@@ -298,8 +331,15 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		return -EPROTO;
 	}
 	ssl.ERR_clear_error();
-	while ((rc = ssl.SSL_connect(t->ssl)) != 1 && (r = ssl_wait(t->ssl, fd, rc, deadline)) == 0)
-		;
+	for (;;) {
+		struct pipe_guard g;
+
+		pipe_block(&g);
+		rc = ssl.SSL_connect(t->ssl);
+		pipe_restore(&g);
+		if (rc == 1 || (r = ssl_wait(t->ssl, fd, rc, deadline)) < 0)
+			break;
+	}
 	if (rc != 1) {
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
@@ -317,7 +357,11 @@ void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
 	if (!t)
 		return;
 	if (t->ssl) {
+		struct pipe_guard g;
+
+		pipe_block(&g);
 		(void)ssl.SSL_shutdown(t->ssl); /* one close_notify, never waited for */
+		pipe_restore(&g);
 		ssl.SSL_free(t->ssl);
 	}
 	free(t);
@@ -328,8 +372,12 @@ long pwhttp_tls_read(struct pwhttp_tls_conn *t, int fd, char *buf, size_t cap, u
 	int n = cap > 0x7fffffff ? 0x7fffffff : (int)cap, rc, r;
 
 	for (;;) {
+		struct pipe_guard g;
+
 		ssl.ERR_clear_error();
+		pipe_block(&g); /* a read may write too (alerts, key updates) */
 		rc = ssl.SSL_read(t->ssl, buf, n);
+		pipe_restore(&g);
 		if (rc > 0)
 			return rc;
 		if (ssl.SSL_get_error(t->ssl, rc) == SSL_ERROR_ZERO_RETURN)
@@ -347,8 +395,12 @@ long pwhttp_tls_write(struct pwhttp_tls_conn *t, int fd, const char *p, size_t n
 	int len = n > 0x7fffffff ? 0x7fffffff : (int)n, rc, r;
 
 	for (;;) {
+		struct pipe_guard g;
+
 		ssl.ERR_clear_error();
+		pipe_block(&g);
 		rc = ssl.SSL_write(t->ssl, p, len);
+		pipe_restore(&g);
 		if (rc > 0)
 			return rc;
 		r = ssl_wait(t->ssl, fd, rc, deadline);
