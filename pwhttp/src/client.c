@@ -183,7 +183,19 @@ static int exchange(struct pwhttp_client *c, const char *head, const struct pwht
 	if (r >= 0 && rq->body)
 		r = pwhttp_io_write_all(&c->io, rq->body, rq->body_len, deadline);
 	if (r >= 0)
-		r = pwhttp_io_read_response(&c->io, deadline, resp, keep);
+		return pwhttp_io_read_response(&c->io, deadline, resp, keep);
+	/*
+	 * The server closed while we wrote. It may have said why first (a TLS
+	 * alert: no or a refused client certificate; or an early HTTP answer).
+	 */
+	if ((r == -EPIPE || r == -ECONNRESET) && c->io.tls) {
+		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep);
+
+		if (why == 0)
+			*keep = false;
+		if (why == 0 || why == -EPROTO)
+			r = why;
+	}
 	return r;
 }
 
@@ -204,13 +216,18 @@ int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 			return r; /* c->error set */
 		}
 		r = exchange(c, head, rq, deadline, resp, &keep);
+		if (r == -EPROTO && c->io.tls) {
+			snprintf(c->error_buf, sizeof(c->error_buf), "%s",
+				 pwhttp_tls_conn_error(c->io.tls));
+			c->error = c->error_buf;
+		}
 		if (r < 0 || !keep)
 			drop_connection(c);
 		/* a kept connection the server closed meanwhile: once more on a new one */
 		if (r >= 0 || !reused || (r != -ECONNRESET && r != -EPIPE))
 			break;
 	}
-	if (r < 0)
+	if (r < 0 && r != -EPROTO)
 		set_error(c, "request", r);
 	free(head);
 	return r;

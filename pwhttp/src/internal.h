@@ -39,6 +39,8 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *ctx);
 int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uint64_t deadline,
 		       struct pwhttp_tls_conn **ret, const char **why);
 void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t);
+/* Why the last read or write returned -EPROTO (OpenSSL's text). */
+const char *pwhttp_tls_conn_error(const struct pwhttp_tls_conn *t);
 long pwhttp_tls_read(struct pwhttp_tls_conn *t, int fd, char *buf, size_t cap, uint64_t deadline);
 long pwhttp_tls_write(struct pwhttp_tls_conn *t, int fd, const char *p, size_t n,
 		      uint64_t deadline);

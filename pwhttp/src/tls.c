@@ -32,6 +32,7 @@
 	X(SSL_CTX_set_verify)                                                                      \
 	X(SSL_CTX_get_cert_store)                                                                  \
 	X(SSL_CTX_load_verify_file)                                                                \
+	X(SSL_CTX_set_default_verify_paths)                                                        \
 	X(SSL_CTX_use_certificate)                                                                 \
 	X(SSL_CTX_use_certificate_chain_file)                                                      \
 	X(SSL_CTX_use_PrivateKey)                                                                  \
@@ -75,6 +76,7 @@ struct pwhttp_tls_ctx {
 
 struct pwhttp_tls_conn {
 	SSL *ssl;
+	char error[256]; /* why the last read or write failed with -EPROTO */
 };
 
 static char err_text[256];
@@ -179,8 +181,13 @@ static int use_cert_data(SSL_CTX *ctx, const struct pwhttp_tls *m)
 
 static int load_material(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
 {
-	if (m->ca_data ? add_ca_data(ctx, m->ca_data, m->ca_len) < 0
-		       : !m->ca_file || ssl.SSL_CTX_load_verify_file(ctx, m->ca_file) != 1) {
+	if (!m->ca_data && !m->ca_file && m->system_ca) {
+		if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
+			*why = ssl_error("the system's CA certificates cannot be loaded");
+			return -EKEYREJECTED;
+		}
+	} else if (m->ca_data ? add_ca_data(ctx, m->ca_data, m->ca_len) < 0
+			      : !m->ca_file || ssl.SSL_CTX_load_verify_file(ctx, m->ca_file) != 1) {
 		*why = ssl_error("no usable CA certificate");
 		return -EKEYREJECTED;
 	}
@@ -352,6 +359,19 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 	return 0;
 }
 
+/* A failed read or write: -EPROTO keeps OpenSSL's reason (an alert, say). */
+static long io_error(struct pwhttp_tls_conn *t, int r, const char *what)
+{
+	if (r == -EPROTO)
+		snprintf(t->error, sizeof(t->error), "%s", ssl_error(what));
+	return r;
+}
+
+const char *pwhttp_tls_conn_error(const struct pwhttp_tls_conn *t)
+{
+	return t->error[0] ? t->error : "TLS error";
+}
+
 void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
 {
 	if (!t)
@@ -386,7 +406,7 @@ long pwhttp_tls_read(struct pwhttp_tls_conn *t, int fd, char *buf, size_t cap, u
 		if (r == -ECONNRESET)
 			return 0; /* EOF without close_notify: the response reader decides */
 		if (r < 0)
-			return r;
+			return io_error(t, r, "TLS read");
 	}
 }
 
@@ -405,6 +425,6 @@ long pwhttp_tls_write(struct pwhttp_tls_conn *t, int fd, const char *p, size_t n
 			return rc;
 		r = ssl_wait(t->ssl, fd, rc, deadline);
 		if (r < 0)
-			return r == -ECONNRESET ? -EPIPE : r;
+			return r == -ECONNRESET ? -EPIPE : io_error(t, r, "TLS write");
 	}
 }

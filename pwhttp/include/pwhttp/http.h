@@ -21,6 +21,7 @@ struct pwhttp_tls {
 	const char *ca_file;
 	const char *ca_data;
 	size_t ca_len;
+	bool system_ca; /* no CA given: the system's trust store (else an error) */
 	const char *cert_file, *key_file;
 	const char *cert_data, *key_data;
 	size_t cert_len, key_len;
