@@ -17,7 +17,7 @@ PREFIX ?=
 # `make deb`: where the package puts the plugins (absolute).
 DEB_CNI_BINDIR ?= /opt/cni/bin
 
-.PHONY: all bootstrap configure build install deb test test-fast test-asan test-release demo demo-bridge bench fuzz format clean
+.PHONY: all bootstrap configure build install deb test test-fast test-asan test-release test-fuzz demo demo-bridge bench fuzz format clean
 
 all: build
 
@@ -45,6 +45,7 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j1
 	$(MAKE) test-asan
 	$(MAKE) test-release
+	$(MAKE) test-fuzz
 
 # Unit tests only (no root needed).
 test-fast: build
@@ -62,6 +63,11 @@ test-release: bootstrap
 	cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	cmake --build $(RELEASE_BUILD) -j$(JOBS)
 	ctest --test-dir $(RELEASE_BUILD) --output-on-failure -j1 -L unit
+
+# The clang libFuzzer build (its own warnings, -Werror too) and every target
+# for 2 s on its seeds: a few minutes, so the fuzz build cannot rot unseen.
+test-fuzz:
+	FUZZ_SECONDS=2 $(MAKE) fuzz
 
 # The mission: a routed 3-node cluster (bgp-route, cluster-ipam, BIRD) and a
 # multi-NIC GPU pod (multinet, sriov-rdma on a fake SR-IOV tree, podwire-inspect).

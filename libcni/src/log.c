@@ -127,7 +127,8 @@ static void emit_file(const char *line)
 	dprintf(logger.file_fd, "%s.%03ldZ %s\n", stamp, ts.tv_nsec / 1000000, line);
 }
 
-static void logv(enum cni_log_level level, bool to_stderr, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void logv(enum cni_log_level level, bool to_stderr,
+						       const char *fmt, va_list ap)
 {
 	char msg[1024], line[1200];
 	int n;

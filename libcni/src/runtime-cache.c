@@ -222,8 +222,8 @@ static json_t *cache_build(const struct cni_netconf_list *list, const struct cni
 	return o;
 }
 
-/* Write text to path via a temporary file in the same directory, fsync, rename(). */
-static int write_atomic(const char *path, const char *text)
+/* Write text to path via a temporary file in the same directory, (fsync,) rename(). */
+static int write_atomic(const char *path, const char *text, bool sync)
 {
 	_cleanup_free_ char *dir = strdup(path);
 	_cleanup_close_ int dirfd = -1;
@@ -235,11 +235,12 @@ static int write_atomic(const char *path, const char *text)
 	dirfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return -errno;
-	return file_replace_at(dirfd, slash + 1, text, strlen(text), 0600, true);
+	return file_replace_at(dirfd, slash + 1, text, strlen(text), 0600, sync);
 }
 
 int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
-		    const struct cni_runtime_conf *rc, const json_t *result, struct cni_error *err)
+		    const struct cni_runtime_conf *rc, const json_t *result, bool sync,
+		    struct cni_error *err)
 {
 	_cleanup_free_ char *path = NULL, *dir = NULL, *text = NULL;
 	json_t *o;
@@ -263,7 +264,7 @@ int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
-	r = write_atomic(path, text);
+	r = write_atomic(path, text, sync);
 	if (r < 0)
 		return cni_errorf(err, CNI_ERR_IO, r, "cannot write cache file %s: %s", path,
 				  strerror(-r));

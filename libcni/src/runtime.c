@@ -337,7 +337,7 @@ int cni_runtime_add(const struct cni_runtime *rt, const struct cni_netconf_list 
 		if (r < 0)
 			return wrap_plugin_error(list, i, "add", r, err);
 	}
-	r = cni_cache_write(rt->cache_dir, list, rc, prev, err);
+	r = cni_cache_write(rt->cache_dir, list, rc, prev, !rt->cache_nosync, err);
 	if (r < 0) {
 		json_decref(prev);
 		return r;

@@ -138,9 +138,14 @@ int nlw_qdisc_del(struct nlw_sock *sock, int ifindex, uint32_t parent)
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
-/* The u32 selector with n keys (mask/value in network order, word offset). */
+/*
+ * A u32 selector: flags and up to 4 keys (mask/value in network order, word
+ * offset). Laid out for the kernel (struct tc_u32_sel, its keys[] after it)
+ * only when the attribute is written: a struct cannot hold a flexible
+ * array member anywhere but at its end.
+ */
 struct u32_sel {
-	struct tc_u32_sel sel;
+	unsigned char flags, nkeys;
 	struct tc_u32_key keys[4];
 };
 
@@ -166,18 +171,22 @@ static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
 static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
 		   uint16_t proto, const struct u32_sel *s, uint32_t classid, int to_ifindex)
 {
-	size_t sel_len = sizeof(s->sel) + s->sel.nkeys * sizeof(s->keys[0]);
+	struct tc_u32_sel sel = {.flags = s->flags, .nkeys = s->nkeys};
+	unsigned char buf[sizeof(sel) + sizeof(s->keys)];
+	size_t sel_len = sizeof(sel) + s->nkeys * sizeof(s->keys[0]);
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
 	bool ok;
 
+	memcpy(buf, &sel, sizeof(sel));
+	memcpy(buf + sizeof(sel), s->keys, s->nkeys * sizeof(s->keys[0]));
 	nlh = tc_start(&req, RTM_NEWTFILTER, CREATE_FLAGS, ifindex, 0, parent,
 		       ((uint32_t)prio << 16) | htons(proto));
 	ok = nlw_put_str(nlh, TCA_KIND, "u32");
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
 	ok = opts && nlw_put_u32(nlh, TCA_U32_CLASSID, classid) &&
-	     nlw_put(nlh, TCA_U32_SEL, sel_len, s);
+	     nlw_put(nlh, TCA_U32_SEL, sel_len, buf);
 	if (ok && to_ifindex > 0)
 		ok = put_mirred(nlh, to_ifindex);
 	if (!ok)
@@ -194,8 +203,8 @@ int nlw_filter_add_redirect(struct nlw_sock *sock, int ifindex, uint32_t parent,
 	if (!sock || ifindex <= 0 || to_ifindex <= 0)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
-	s.sel.flags = TC_U32_TERMINAL;
-	s.sel.nkeys = 1; /* one all-zero key: matches everything */
+	s.flags = TC_U32_TERMINAL;
+	s.nkeys = 1; /* one all-zero key: matches everything */
 	return add_u32(sock, ifindex, parent, prio, ETH_P_ALL, &s, NLW_TC_HANDLE(1, 1), to_ifindex);
 }
 
@@ -210,13 +219,13 @@ int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, u
 	if (!sock || ifindex <= 0 || !prefix || (!v4 && prefix->family != AF_INET6))
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
-	s.sel.flags = TC_U32_TERMINAL;
+	s.flags = TC_U32_TERMINAL;
 	net = *prefix;
 	ip_prefix_mask(&net);
 	off = v4 ? (match_src ? 12 : 16) : (match_src ? 8 : 24);
 	bits = prefix->prefixlen;
 	for (unsigned w = 0; w < ip_addr_len(prefix->family) / 4 && (bits || w == 0); w++) {
-		struct tc_u32_key *k = &s.keys[s.sel.nkeys++];
+		struct tc_u32_key *k = &s.keys[s.nkeys++];
 		unsigned b = bits > 32 ? 32 : bits;
 		uint32_t v;
 

@@ -41,7 +41,9 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 		c->path = NULL;
 		return -ENOMEM;
 	}
-	c->rt = (struct cni_runtime){.plugin_path = c->path, .cache_dir = c->conf.cni_dir};
+	/* The multinet cache is the durable record; libcni's copy is for tooling. */
+	c->rt = (struct cni_runtime){
+	    .plugin_path = c->path, .cache_dir = c->conf.cni_dir, .cache_nosync = true};
 	return 0;
 }
 

@@ -76,7 +76,7 @@ static json_t *plan_json(const struct mn_plan *p)
 	return o;
 }
 
-int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
+int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		   struct cni_error *err)
 {
 	_cleanup_free_ char *path = mn_cache_path(cni_dir, p->container_id), *tmp = NULL;
@@ -95,7 +95,7 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);
 	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
+	if (r >= 0 && durable && fsync(fd) < 0)
 		r = -errno;
 	if (r >= 0 && rename(tmp, path) < 0)
 		r = -errno;
@@ -103,8 +103,7 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
 		unlink(tmp);
 		return cni_errorf(err, CNI_ERR_IO, r, "cache: cannot write '%s'", path);
 	}
-	/* A new entry needs its directory synced; a replaced one is old or new. */
-	dfd = sync_dir ? open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	dfd = durable ? open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0)
 		(void)fsync(dfd);
 	return 0;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The kube-apiserver client: one libcurl easy handle for the whole call, so
- * the TLS connection is made once and kept; bounded timeouts; retries with
- * backoff on connection failures, 429 and 5xx. libcurl is loaded (lazycurl)
+ * The kube-apiserver client: one pwhttp client for the whole call, so the
+ * TLS connection is made once and kept; bounded timeouts; retries with
+ * backoff on connection failures, 429 and 5xx. libssl is loaded (by pwhttp)
  * only when a call needs the apiserver: DEL, CHECK and GC from the cache
  * never map it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,113 +16,59 @@
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/log.h"
-#include "lazycurl/lazycurl.h"
 #include "multinet.h"
+#include "pwhttp/http.h"
 
-#define K8S_CONNECT_TIMEOUT_MS 2000L
-#define K8S_TIMEOUT_MS 5000L
+#define K8S_CONNECT_TIMEOUT_MS 2000u
+#define K8S_TIMEOUT_MS 5000u
 #define K8S_ATTEMPTS 4
 #define K8S_BACKOFF_MS 100
 #define K8S_MAX_BODY (8u << 20)
 
 struct mn_k8s {
-	const struct lazycurl *lc; /* libcurl, loaded for the first apiserver call */
-	CURL *curl;
+	struct pwhttp_client *http;
 	char *server;
-	char *auth; /* "Authorization: Bearer ..." or NULL */
-	char errbuf[CURL_ERROR_SIZE];
+	char *auth; /* "Authorization: Bearer ...\r\n" or NULL */
 };
-
-struct body {
-	char *buf;
-	size_t len;
-	bool overflow;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *userdata)
-{
-	struct body *b = userdata;
-	size_t add = size * n;
-	char *nb;
-
-	if (b->len + add > K8S_MAX_BODY) {
-		b->overflow = true;
-		return 0;
-	}
-	nb = realloc(b->buf, b->len + add + 1);
-	if (!nb)
-		return 0;
-	memcpy(nb + b->len, p, add);
-	b->buf = nb;
-	b->len += add;
-	b->buf[b->len] = '\0';
-	return add;
-}
-
-static int set_tls(const struct lazycurl *lc, CURL *c, const struct mn_kubeconfig *kc)
-{
-	struct curl_blob blob = {0};
-	CURLcode rc = CURLE_OK;
-
-	lc->easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	lc->easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (kc->ca_data) {
-		blob = (struct curl_blob){kc->ca_data, kc->ca_len, CURL_BLOB_COPY};
-		rc = lc->easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
-	} else {
-		rc = lc->easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
-	}
-	/* Only the kubeconfig's CA: never the system store as well. */
-	lc->easy_setopt(c, CURLOPT_CAPATH, NULL);
-	if (rc == CURLE_OK && kc->cert_data) {
-		blob = (struct curl_blob){kc->cert_data, kc->cert_len, CURL_BLOB_COPY};
-		rc = lc->easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
-		blob = (struct curl_blob){kc->key_data, kc->key_len, CURL_BLOB_COPY};
-		if (rc == CURLE_OK)
-			rc = lc->easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob);
-	} else if (rc == CURLE_OK && kc->cert_file) {
-		rc = lc->easy_setopt(c, CURLOPT_SSLCERT, kc->cert_file);
-		if (rc == CURLE_OK)
-			rc = lc->easy_setopt(c, CURLOPT_SSLKEY, kc->key_file);
-	}
-	return rc == CURLE_OK ? 0 : -EINVAL;
-}
 
 int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_error *err)
 {
-	const struct lazycurl *lc;
+	const struct pwhttp_tls tls = {
+	    .ca_file = kc->ca_file,
+	    .ca_data = kc->ca_data,
+	    .ca_len = kc->ca_len,
+	    .cert_file = kc->cert_file,
+	    .key_file = kc->key_file,
+	    .cert_data = kc->cert_data,
+	    .key_data = kc->key_data,
+	    .cert_len = kc->cert_len,
+	    .key_len = kc->key_len,
+	};
+	const struct pwhttp_target t = {.url = kc->server,
+					.tls = &tls,
+					.connect_timeout_ms = K8S_CONNECT_TIMEOUT_MS,
+					.user_agent = "podwire-multinet"};
 	const char *why = NULL;
-	struct mn_k8s *k;
+	struct mn_k8s *k = calloc(1, sizeof(*k));
+	int r;
 
-	lc = lazycurl_get(&why);
-	if (!lc)
-		return cni_errorf(err, CNI_ERR_PLUGIN, -ELIBACC,
-				  "apiserver client: libcurl cannot be loaded: %s", why);
-	k = calloc(1, sizeof(*k));
-	if (k)
-		k->lc = lc;
-	if (!k || !(k->server = strdup(kc->server)) || !(k->curl = lc->easy_init())) {
+	if (!k || !(k->server = strdup(kc->server))) {
 		mn_k8s_free(k);
 		return -ENOMEM;
 	}
-	if (kc->token && asprintf(&k->auth, "Authorization: Bearer %s", kc->token) < 0) {
+	if (kc->token && asprintf(&k->auth, "Authorization: Bearer %s\r\n", kc->token) < 0) {
 		k->auth = NULL;
 		mn_k8s_free(k);
 		return -ENOMEM;
 	}
-	if (set_tls(lc, k->curl, kc) < 0) {
+	r = pwhttp_client_new(&t, &k->http, &why);
+	if (r < 0) {
 		mn_k8s_free(k);
-		return cni_errorf(err, CNI_ERR_PLUGIN, -EINVAL,
-				  "libcurl: cannot set the kubeconfig's TLS material");
+		if (r == -ENOMEM)
+			return r;
+		return cni_errorf(err, r == -ELIBACC ? CNI_ERR_PLUGIN : CNI_ERR_INVALID_CONFIG, r,
+				  "kubeconfig: apiserver %s: %s", kc->server, why);
 	}
-	k->lc->easy_setopt(k->curl, CURLOPT_ERRORBUFFER, k->errbuf);
-	k->lc->easy_setopt(k->curl, CURLOPT_NOSIGNAL, 1L);
-	k->lc->easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS, K8S_CONNECT_TIMEOUT_MS);
-	k->lc->easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, K8S_TIMEOUT_MS);
-	k->lc->easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "https");
-	k->lc->easy_setopt(k->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	k->lc->easy_setopt(k->curl, CURLOPT_USERAGENT, "podwire-multinet");
-	k->lc->easy_setopt(k->curl, CURLOPT_WRITEFUNCTION, on_data);
 	*ret = k;
 	return 0;
 }
@@ -130,8 +77,7 @@ void mn_k8s_free(struct mn_k8s *k)
 {
 	if (!k)
 		return;
-	if (k->curl)
-		k->lc->easy_cleanup(k->curl);
+	pwhttp_client_free(k->http);
 	if (k->auth)
 		explicit_bzero(k->auth, strlen(k->auth));
 	free(k->auth);
@@ -146,42 +92,38 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static bool retryable_curl(CURLcode rc)
+/* Transport failures a new attempt may cure (TLS and HTTP framing errors are not). */
+static bool retryable(int r)
 {
-	return rc == CURLE_COULDNT_CONNECT || rc == CURLE_OPERATION_TIMEDOUT ||
-	       rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING ||
-	       rc == CURLE_PARTIAL_FILE;
+	return r == -ECONNREFUSED || r == -ETIMEDOUT || r == -ECONNRESET || r == -EPIPE ||
+	       r == -EHOSTUNREACH || r == -ENETUNREACH;
 }
 
-/* One attempt. Returns the curl code; *status and body filled on CURLE_OK. */
-static CURLcode attempt(struct mn_k8s *k, const char *method, const char *url, const char *ctype,
-			const char *body, long *status, struct body *out)
+/* One attempt: 0 with *status and the body, or the pwhttp error. */
+static int attempt(struct mn_k8s *k, const char *method, const char *path, const char *ctype,
+		   const char *body, long *status, char **ret_body)
 {
-	struct curl_slist *h = NULL;
-	_cleanup_free_ char *ct = NULL;
-	CURLcode rc;
+	_cleanup_free_ char *hdrs = NULL;
+	struct pwhttp_response resp;
+	struct pwhttp_request rq = {
+	    .method = method, .path = path, .body = body, .body_len = body ? strlen(body) : 0};
+	int r;
 
-	h = k->lc->slist_append(h, "Accept: application/json");
-	if (k->auth)
-		h = k->lc->slist_append(h, k->auth);
-	if (ctype && asprintf(&ct, "Content-Type: %s", ctype) >= 0)
-		h = k->lc->slist_append(h, ct);
-	k->lc->easy_setopt(k->curl, CURLOPT_URL, url);
-	k->lc->easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
-	k->lc->easy_setopt(k->curl, CURLOPT_CUSTOMREQUEST, streq(method, "GET") ? NULL : method);
-	k->lc->easy_setopt(k->curl, CURLOPT_HTTPGET, body ? 0L : 1L);
-	if (body) {
-		k->lc->easy_setopt(k->curl, CURLOPT_POSTFIELDS, body);
-		k->lc->easy_setopt(k->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	if (asprintf(&hdrs, "Accept: application/json\r\n%s%s%s%s", k->auth ? k->auth : "",
+		     ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "") < 0)
+		return -ENOMEM;
+	rq.headers = hdrs;
+	r = pwhttp_request(k->http, &rq, pwhttp_now_ms() + K8S_TIMEOUT_MS, &resp);
+	explicit_bzero(hdrs, strlen(hdrs));
+	if (r < 0)
+		return r;
+	if (resp.body_len > K8S_MAX_BODY) {
+		free(resp.body);
+		return -EMSGSIZE;
 	}
-	k->lc->easy_setopt(k->curl, CURLOPT_WRITEDATA, out);
-	k->errbuf[0] = '\0';
-	rc = k->lc->easy_perform(k->curl);
-	k->lc->easy_setopt(k->curl, CURLOPT_HTTPHEADER, NULL);
-	k->lc->slist_free_all(h);
-	if (rc == CURLE_OK)
-		k->lc->easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, status);
-	return rc;
+	*status = resp.status;
+	*ret_body = resp.body;
+	return 0;
 }
 
 /*
@@ -192,37 +134,36 @@ static CURLcode attempt(struct mn_k8s *k, const char *method, const char *url, c
 static int request(struct mn_k8s *k, const char *method, const char *path, const char *ctype,
 		   const char *body, long *status, char **ret_body, struct cni_error *err)
 {
-	_cleanup_free_ char *url = NULL;
-	struct body out = {0};
-	CURLcode rc = CURLE_OK;
 	long backoff = K8S_BACKOFF_MS;
+	char *out = NULL;
+	int r = 0;
 
-	if (asprintf(&url, "%s%s", k->server, path) < 0)
-		return -ENOMEM;
 	for (int i = 0; i < K8S_ATTEMPTS; i++) {
 		if (i > 0) {
 			sleep_ms(backoff);
 			backoff *= 2;
 		}
-		free(out.buf);
-		out = (struct body){0};
+		free(out);
+		out = NULL;
 		*status = 0;
-		rc = attempt(k, method, url, ctype, body, status, &out);
-		if (rc == CURLE_OK && *status != 429 && *status < 500)
+		r = attempt(k, method, path, ctype, body, status, &out);
+		if (r == 0 && *status != 429 && *status < 500)
 			break;
-		if (rc != CURLE_OK && !retryable_curl(rc))
+		if (r == -ENOMEM || (r < 0 && !retryable(r)))
 			break;
 		cni_log_info("apiserver %s %s: %s, retrying", method, path,
-			     rc == CURLE_OK ? "server busy" : k->lc->easy_strerror(rc));
+			     r == 0 ? "server busy" : pwhttp_client_error(k->http));
 	}
-	if (rc != CURLE_OK) {
-		free(out.buf);
-		return cni_errorf(err, retryable_curl(rc) ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN,
-				  -EIO, "apiserver %s: %s %s: %s", k->server, method, path,
-				  k->errbuf[0] ? k->errbuf : k->lc->easy_strerror(rc));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		free(out);
+		return cni_errorf(err, retryable(r) ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN, r,
+				  "apiserver %s: %s %s: %s", k->server, method, path,
+				  pwhttp_client_error(k->http));
 	}
-	*ret_body = out.buf ? out.buf : strdup("");
-	return *ret_body ? 0 : -ENOMEM;
+	*ret_body = out;
+	return 0;
 }
 
 static int status_error(struct mn_k8s *k, const char *method, const char *path, long status,

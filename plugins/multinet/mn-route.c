@@ -201,8 +201,9 @@ static int recache(const struct mn_plan *p, const struct cni_runtime *rt, struct
 		if (!p->d[i].result || p->d[i].state != MN_ADDED)
 			continue;
 		mn_runtime_conf(p, &p->d[i], &rc);
-		if ((r = cni_cache_write(rt->cache_dir, p->d[i].list, &rc, p->d[i].result, err)) <
-		    0)
+		r = cni_cache_write(rt->cache_dir, p->d[i].list, &rc, p->d[i].result,
+				    !rt->cache_nosync, err);
+		if (r < 0)
 			return r;
 	}
 	return 0;

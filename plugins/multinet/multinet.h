@@ -136,7 +136,7 @@ void mn_kubeconfig_done(struct mn_kubeconfig *kc);
 /* ---- Kubernetes API (mn-k8s.c) ---- */
 
 struct mn_k8s;
-/* One libcurl handle (one kept connection) for the whole call. */
+/* One pwhttp client (one kept connection) for the whole call. */
 int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_error *err);
 void mn_k8s_free(struct mn_k8s *k);
 /* GET a pod / NAD. Returns 1 and a new reference, 0 when not found (404). */
@@ -233,10 +233,13 @@ bool mn_delegate_has_cap(const struct mn_delegate *d, const char *cap);
 /* Path of the cache: <cniDir>/<containerID>. Owned. */
 char *mn_cache_path(const char *cni_dir, const char *container_id);
 /*
- * Write atomically (temp file, fsync, rename; with sync_dir also an fsync
- * of the directory, needed when the entry is new).
+ * Write atomically (temp file, rename). durable: the file is fsynced before
+ * the rename and the directory after it. The first write of an ADD (every
+ * delegate's config, before any runs) is durable: it is all a DEL needs,
+ * even after a power loss. The updates that add results are atomic only: a
+ * lost update leaves the durable plan, and DEL runs every delegate of it.
  */
-int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool sync_dir,
+int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		   struct cni_error *err);
 /* Read: 1 and *ret filled, 0 when missing, negative (code 6) when corrupt. */
 int mn_cache_read(const char *cni_dir, const char *container_id, struct mn_plan *ret,

@@ -471,12 +471,12 @@ static void test_cache_roundtrip_and_list(void **state)
 	char results[128];
 	size_t n = 0;
 
-	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, &err), 0);
+	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, true, &err), 0);
 	rc.container_id = "c2";
 	rc.n_args = 0;
 	rc.netns = NULL;
 	rc.capability_args = NULL;
-	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, &err), 0);
+	assert_int_equal(cni_cache_write(f->dir, l, &rc, res, true, &err), 0);
 	assert_int_equal(cni_cache_read(f->dir, "net", "c1", "eth0", &e, &err), 1);
 	assert_string_equal(e->netns, "/run/netns/x");
 	assert_int_equal(e->n_args, 1);

@@ -4,7 +4,7 @@
 #   netlink/  the kernel: never jansson, never libcni's headers
 #   libcurl and libyaml only in the modules that talk HTTP or read YAML
 #   (cluster-ipam and its etcd client, multinet, the node tools), so the
-#   light plugins never load them.
+#   light plugins never load them; OpenSSL only in pwhttp (it dlopens libssl).
 # Prints every offending line; exits 1 if there is one.
 set -u
 cd "${1:-$(dirname "$0")/../..}" || exit 2
@@ -32,5 +32,11 @@ for lib in 'curl/curl\.h' 'yaml\.h'; do
 		bad=1
 	fi
 done
+hits=$(grep -rlE '^#include <openssl/' --include='*.c' --include='*.h' . 2>/dev/null |
+	sed 's|^\./||' | grep -vE '^(pwhttp/src/|build)')
+if [ -n "$hits" ]; then
+	printf 'layering: <openssl/*.h> outside pwhttp:\n%s\n' "$hits"
+	bad=1
+fi
 [ "$bad" -eq 0 ] && echo "layering: ok"
 exit "$bad"

@@ -117,8 +117,8 @@ check_contents() {
 
 # Depends must be exactly the packages of the shared libraries the binaries
 # load (DT_NEEDED), nothing for what is linked statically, plus what they
-# dlopen (DLOPENED: libcurl4, through lazycurl).
-DLOPENED="libcurl4"
+# dlopen (DLOPENED: libssl3 through pwhttp, libcurl4 through lazycurl).
+DLOPENED="libssl3 libcurl4"
 check_depends() {
 	local f lib path pkg want got
 	dpkg-deb -x "$DEB" "$T/x"

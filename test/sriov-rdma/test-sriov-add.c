@@ -61,7 +61,7 @@ static int open_netns(const char *path, int *ret_fd)
 
 static const struct podnet_ops fake_ops = {open_netns, open_route, open_pod};
 
-static void sh(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
 	char cmd[1024];
 	va_list ap;

@@ -16,7 +16,7 @@
 
 static char root[64];
 
-static void mk(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void mk(const char *fmt, ...)
 {
 	char rel[256], path[512];
 	va_list ap;

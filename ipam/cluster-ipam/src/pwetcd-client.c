@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pwetcd: the transport. One libcurl easy handle per client keeps one
- * connection for all its requests; endpoints are tried in order on connect
- * failures and 5xx answers; every request is bounded by what is left of the
- * client's budget.
+ * pwetcd: the transport. One pwhttp client per endpoint keeps one
+ * connection (http://, https:// or unix://) for all the requests made to
+ * it; endpoints are tried in order on connect failures and 5xx answers;
+ * every request is bounded by what is left of the client's budget. Only
+ * the watch stream (podwire-node) goes through libcurl.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,11 +16,12 @@
 
 #include "lazycurl/lazycurl.h"
 #include "pwetcd-internal.h"
+#include "pwhttp/http.h"
 
 /*
- * libcurl is loaded on first use (https:// endpoints and the watch) through
- * lazycurl, so a process that only talks plain HTTP or a unix socket never
- * maps it and its ~30 dependencies.
+ * libcurl is loaded on first use (the watch) through lazycurl, so a CNI
+ * call never maps it and its ~30 dependencies; https:// requests load only
+ * libssl (pwhttp).
  */
 static const struct lazycurl *cu;
 
@@ -40,11 +42,9 @@ struct pwetcd_client {
 	size_t n_ep, cur;
 	char *ca_file, *cert_file, *key_file;
 	unsigned timeout_ms;
-	uint64_t deadline_ms; /* CLOCK_MONOTONIC */
-	CURL *h;	      /* https: libcurl, created on first use */
-	struct curl_slist *headers;
-	int fd;	      /* http/unix: the kept connection, or -1 */
-	size_t fd_ep; /* endpoint it goes to */
+	uint64_t deadline_ms;				  /* CLOCK_MONOTONIC */
+	struct pwhttp_client *http[PWETCD_MAX_ENDPOINTS]; /* per endpoint, on first use */
+	struct curl_slist *headers;			  /* the watch's */
 	char errmsg[512];
 	unsigned long requests;
 };
@@ -130,7 +130,6 @@ int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
 	c->key_file = dup_opt(cfg->key_file, &oom);
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : PWETCD_DEFAULT_TIMEOUT_MS;
 	c->deadline_ms = now_ms() + c->timeout_ms;
-	c->fd = -1;
 	if (r == 0 && oom)
 		r = -ENOMEM;
 	if (r < 0) {
@@ -146,18 +145,15 @@ void pwetcd_close(struct pwetcd_client *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n_ep; i++) {
+		pwhttp_client_free(c->http[i]);
 		free(c->ep[i].base);
 		free(c->ep[i].unix_path);
 	}
 	free(c->ca_file);
 	free(c->cert_file);
 	free(c->key_file);
-	if (c->h)
-		cu->easy_cleanup(c->h);
 	if (c->headers)
 		cu->slist_free_all(c->headers);
-	if (c->fd >= 0)
-		close(c->fd);
 	free(c);
 }
 
@@ -294,17 +290,17 @@ static bool curl_ready(struct pwetcd_client *c)
 		return false;
 	if (!c->headers)
 		c->headers = cu->slist_append(NULL, "Content-Type: application/json");
-	if (!c->h)
-		c->h = cu->easy_init();
-	return c->h && c->headers;
+	return c->headers != NULL;
 }
 
-static int plain_errno(int r)
+/* pwhttp's errors as pwetcd's: connect failures move on to the next endpoint. */
+static int http_errno(int r)
 {
 	switch (r) {
 	case -ETIMEDOUT:
 	case -ENOMEM:
 	case -EBADMSG:
+	case -EMSGSIZE:
 		return r;
 	case -ECONNREFUSED:
 	case -ENOENT:
@@ -313,41 +309,38 @@ static int plain_errno(int r)
 	case -EADDRNOTAVAIL:
 	case -EACCES:
 		return -ECONNREFUSED;
+	case -EKEYREJECTED: /* CA, certificate or key unusable */
+	case -EPROTO:	    /* handshake or verification failed */
+	case -ELIBACC:	    /* no libssl */
+		return -EACCES;
 	default:
 		return -EIO;
 	}
 }
 
-/* The same over the built-in HTTP/1.1 transport (http:// and unix://). */
-static int attempt_plain(struct pwetcd_client *c, size_t i, const char *path, const char *body,
-			 struct buf *out, bool *retry)
+static const char *ep_name(const struct endpoint *ep)
 {
-	const struct endpoint *ep = &c->ep[i];
-	uint64_t deadline = c->deadline_ms;
-	long http = 0;
+	return ep->unix_path ? ep->unix_path : ep->base;
+}
+
+/* Endpoint i's client, made on first use (https: with the TLS material). */
+static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_client **ret)
+{
+	const struct pwhttp_tls tls = {.ca_file = c->ca_file,
+				       .system_ca = !c->ca_file,
+				       .cert_file = c->cert_file,
+				       .key_file = c->key_file ? c->key_file : c->cert_file};
+	const struct pwhttp_target t = {.url = c->ep[i].unix_path ? NULL : c->ep[i].base,
+					.unix_path = c->ep[i].unix_path,
+					.tls = &tls,
+					.user_agent = "podwire-pwetcd"};
+	const char *why = NULL;
 	int r;
 
-	if (c->fd >= 0 && c->fd_ep != i) {
-		close(c->fd);
-		c->fd = -1;
-	}
-	c->fd_ep = i;
-	c->requests++;
-	r = pwetcd_http_post(&c->fd, ep->base, ep->unix_path, path, body, deadline, &http,
-			     &out->data, &out->len);
-	if (r < 0) {
-		r = plain_errno(r);
-		*retry = r == -ECONNREFUSED;
-		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
-			    ep->unix_path ? ep->unix_path : ep->base,
-			    r == -ETIMEDOUT ? "timed out" : strerror(-r));
-	}
-	if (http != 200) {
-		*retry = http >= 500;
-		return http_error(c, http, out, path);
-	}
-	if (!out->data || out->len == 0)
-		return fail(c, -EBADMSG, "etcd %s: empty response", path);
+	if (!c->http[i] && (r = pwhttp_client_new(&t, &c->http[i], &why)) < 0)
+		return fail(c, http_errno(r), "etcd %s: %s", ep_name(&c->ep[i]),
+			    why ? why : strerror(-r));
+	*ret = c->http[i];
 	return 0;
 }
 
@@ -355,44 +348,36 @@ static int attempt_plain(struct pwetcd_client *c, size_t i, const char *path, co
 static int attempt(struct pwetcd_client *c, size_t i, const char *path, const char *body,
 		   struct buf *out, bool *retry)
 {
-	const struct endpoint *ep = &c->ep[i];
-	char url[512], cerr[CURL_ERROR_SIZE] = "";
-	unsigned left = pwetcd_remaining_ms(c);
-	long http = 0;
-	CURLcode cc;
+	struct pwhttp_request rq = {.method = "POST",
+				    .path = path,
+				    .headers = "Content-Type: application/json\r\n",
+				    .body = body,
+				    .body_len = strlen(body)};
+	struct pwhttp_response resp;
+	struct pwhttp_client *h = NULL;
+	int r;
 
 	*retry = false;
-	if (left == 0)
+	if (pwetcd_remaining_ms(c) == 0)
 		return fail(c, -ETIMEDOUT, "etcd %s: timed out (%u ms budget spent)", path,
 			    c->timeout_ms);
-	if (strncmp(ep->base, "https://", 8) != 0)
-		return attempt_plain(c, i, path, body, out, retry);
-	if (!curl_ready(c))
-		return fail(c, -EIO, "etcd %s: https needs libcurl (libcurl.so.4), not loadable",
-			    ep->base);
-	snprintf(url, sizeof(url), "%s%s", ep->base, path);
-	setup(c->h, c, ep, url, body);
-	cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)left);
-	cu->easy_setopt(c->h, CURLOPT_WRITEFUNCTION, write_buf);
-	cu->easy_setopt(c->h, CURLOPT_WRITEDATA, out);
-	cu->easy_setopt(c->h, CURLOPT_ERRORBUFFER, cerr);
+	if ((r = endpoint_client(c, i, &h)) < 0)
+		return r;
 	c->requests++;
-	cc = cu->easy_perform(c->h);
-	cu->easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
-	if (cc != CURLE_OK) {
-		int r = map_curl(cc);
-
+	r = pwhttp_request(h, &rq, c->deadline_ms, &resp);
+	if (r < 0) {
+		r = http_errno(r);
 		*retry = r == -ECONNREFUSED;
-		return fail(c, r, "etcd %s at %s%s: %s", path, ep->unix_path ? "unix://" : "",
-			    ep->unix_path ? ep->unix_path : ep->base,
-			    cerr[0] ? cerr : cu->easy_strerror(cc));
+		return fail(c, r, "etcd %s at %s%s: %s", path, c->ep[i].unix_path ? "unix://" : "",
+			    ep_name(&c->ep[i]),
+			    r == -ETIMEDOUT ? "timed out" : pwhttp_client_error(h));
 	}
-	cu->easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &http);
-	if (http != 200) {
-		*retry = http >= 500;
-		return http_error(c, http, out, path);
+	*out = (struct buf){resp.body, resp.body_len, resp.body_len + 1};
+	if (resp.status != 200) {
+		*retry = resp.status >= 500;
+		return http_error(c, resp.status, out, path);
 	}
-	if (!out->data)
+	if (out->len == 0)
 		return fail(c, -EBADMSG, "etcd %s: empty response", path);
 	return 0;
 }

@@ -17,17 +17,3 @@ json_t *pwetcd_range_body(const struct pwetcd_range_req *req);
 json_t *pwetcd_put_body(const char *key, const char *value, size_t value_len, int64_t lease);
 json_t *pwetcd_delete_body(const char *key, bool prefix);
 int pwetcd_txn_error(const struct pwetcd_txn *t);
-
-/* Built-in HTTP/1.1 (pwetcd-http.c): connect, and POST on a kept connection *fdp. */
-int pwetcd_http_connect(const char *base, const char *unix_path, uint64_t deadline);
-int pwetcd_http_post(int *fdp, const char *base, const char *unix_path, const char *path,
-		     const char *body, uint64_t deadline, long *status, char **ret,
-		     size_t *ret_len);
-/*
- * Read one HTTP/1.1 response from fd (untrusted): status, body (owned,
- * NUL-terminated; Content-Length, chunked, or until EOF) and whether the
- * connection may be kept. 0 or -EBADMSG, -ECONNRESET (EOF early),
- * -ETIMEDOUT, -EMSGSIZE (headers over 32 KiB, body over 64 MiB).
- */
-int pwetcd_http_read_response(int fd, uint64_t deadline, long *status, char **body,
-			      size_t *body_len, bool *keep);

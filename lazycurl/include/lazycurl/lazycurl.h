@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libcurl, loaded on first use. Debian's libcurl brings about 30 shared
- * libraries with it, 6-9 ms of start-up in every process that maps them: a
- * plugin that needs HTTPS only on some calls (multinet: the apiserver on
- * ADD, never on DEL from its cache; cluster-ipam: https:// endpoints and
- * watches only) calls lazycurl_get() when it needs it, and its other calls
- * start as fast as bridge. The package depends on libcurl4 explicitly, since
- * no binary names it in DT_NEEDED.
+ * libraries with it, 6-9 ms of start-up in every process that maps them, so
+ * CNI calls never use it (pwhttp does their HTTP); what is left is pwetcd's
+ * watch stream (podwire-node, a daemon), which calls lazycurl_get() when it
+ * starts watching. The package depends on libcurl4 explicitly, since no
+ * binary names it in DT_NEEDED.
  */
 #pragma once
 

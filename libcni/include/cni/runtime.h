@@ -95,6 +95,12 @@ struct cni_runtime {
 	const char *cache_dir;	 /* NULL: CNI_DEFAULT_CACHE_DIR */
 	int timeout_ms;		 /* per plugin execution; <= 0: none */
 	char *const *base_env;	 /* environment the children inherit; NULL: environ */
+	/*
+	 * Write cache entries without fsync (still atomic: temporary file and
+	 * rename). For a caller that keeps its own durable record of every
+	 * delegate (multinet), where libcni's copy is for tooling.
+	 */
+	bool cache_nosync;
 };
 
 struct cni_runtime_arg {
@@ -231,10 +237,12 @@ int cni_cache_path(const char *cache_dir, const char *net, const char *container
 
 /*
  * Write the cniCacheV1 entry for an ADD (directory 0700, file 0600, written
- * to a temporary file and renamed so readers never see half a file).
+ * to a temporary file and renamed so readers never see half a file; fsynced
+ * before the rename when sync).
  */
 int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
-		    const struct cni_runtime_conf *rc, const json_t *result, struct cni_error *err);
+		    const struct cni_runtime_conf *rc, const json_t *result, bool sync,
+		    struct cni_error *err);
 
 /*
  * Read the entry of (net, container_id, ifname). Returns 1 and *ret, 0 when

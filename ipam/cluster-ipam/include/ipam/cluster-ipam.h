@@ -2,7 +2,8 @@
 /*
  * cluster-ipam: cluster-wide block IPAM on etcd v3. Usable as the
  * `cluster-ipam` binary and in-process through ipam_cluster_ops (links
- * libcurl: never put it in a binary that must not load it).
+ * pwhttp and lazycurl: libssl is dlopen()ed for https:// etcd endpoints,
+ * libcurl for watches; neither is mapped otherwise).
  *
  * The data model, config keys and error codes are in README.md.
  */

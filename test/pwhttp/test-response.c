@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pwetcd's built-in HTTP/1.1 response reader: Content-Length, chunked
+ * pwhttp's HTTP/1.1 response reader: Content-Length, chunked
  * bodies split across reads, Connection: close, read until EOF, and
  * malformed or truncated answers.
  */
@@ -17,7 +17,21 @@
 
 #include <cmocka.h>
 
-#include "../../ipam/cluster-ipam/src/pwetcd-internal.h"
+#include "pwhttp/http.h"
+
+static int read_response(int fd, uint64_t deadline, long *status, char **body, size_t *len,
+			 bool *keep)
+{
+	struct pwhttp_response resp;
+	int r = pwhttp_read_response(fd, deadline, &resp, keep);
+
+	if (r == 0) {
+		*status = resp.status;
+		*body = resp.body;
+		*len = resp.body_len;
+	}
+	return r;
+}
 
 static uint64_t soon(void)
 {
@@ -55,7 +69,7 @@ static int read_parts(const char *const *parts, size_t n, bool close_after, long
 	pid_t pid;
 	int fd = feed(parts, n, close_after, &pid), r;
 
-	r = pwetcd_http_read_response(fd, soon(), status, body, len, keep);
+	r = read_response(fd, soon(), status, body, len, keep);
 	close(fd);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -145,11 +159,10 @@ static void test_timeout(void **state)
 	(void)state;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	assert_int_equal(pwetcd_http_read_response(fd,
-						   (uint64_t)ts.tv_sec * 1000u +
-						       (uint64_t)ts.tv_nsec / 1000000u + 200u,
-						   &st, &b, &len, &keep),
-			 -ETIMEDOUT);
+	assert_int_equal(
+	    read_response(fd, (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u + 200u,
+			  &st, &b, &len, &keep),
+	    -ETIMEDOUT);
 	close(fd);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

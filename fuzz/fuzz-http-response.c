@@ -1,9 +1,9 @@
-/* fuzz-libs: pwetcd */
+/* fuzz-libs: pwhttp */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * HTTP/1.1 responses of the etcd endpoint (untrusted): pwetcd's built-in
- * reader (status line, headers, Content-Length, chunked, until EOF) over a
- * pipe holding the input.
+ * HTTP/1.1 responses from a server (untrusted: etcd, the apiserver):
+ * pwhttp's reader (status line, headers, Content-Length, chunked, until
+ * EOF) over a pipe holding the input.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../ipam/cluster-ipam/src/pwetcd-internal.h"
+#include "pwhttp/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,9 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct timespec ts;
 	int p[2];
-	long st;
-	char *body = NULL;
-	size_t len;
+	struct pwhttp_response resp;
 	bool keep;
 
 	if (size > 60000 || pipe2(p, O_CLOEXEC) < 0)
@@ -33,9 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(p[1]);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (pwetcd_http_read_response(p[0], (uint64_t)ts.tv_sec * 1000u + 1000u, &st, &body, &len,
-				      &keep) == 0)
-		free(body);
+	if (pwhttp_read_response(p[0], (uint64_t)ts.tv_sec * 1000u + 1000u, &resp, &keep) == 0)
+		free(resp.body);
 	close(p[0]);
 	return 0;
 }

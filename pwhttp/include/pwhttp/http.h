@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pwhttp: a small HTTP/1.1 client for the plugins that talk to one server
+ * per call (multinet: the kube-apiserver; pwetcd: etcd's JSON gateway). One
+ * kept connection per client, http://, https:// or a unix socket, every wait
+ * bounded by a deadline, Content-Length, chunked or until-EOF bodies.
+ *
+ * TLS is OpenSSL's libssl, loaded with dlopen on the first https:// client
+ * (see tls.h): a process that never talks TLS maps nothing more than libc,
+ * and one that does maps libssl and libcrypto only (libcurl maps ~30
+ * libraries, 5-7 ms per process on the benchmark machine).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* TLS material, PEM, each as a file or in memory (data wins). */
+struct pwhttp_tls {
+	const char *ca_file;
+	const char *ca_data;
+	size_t ca_len;
+	bool system_ca; /* no CA given: the system's trust store (else an error) */
+	const char *cert_file, *key_file;
+	const char *cert_data, *key_data;
+	size_t cert_len, key_len;
+};
+
+struct pwhttp_target {
+	/* "http://host[:port][/prefix]" or "https://..."; NULL with unix_path. */
+	const char *url;
+	const char *unix_path;
+	/* Required for https://: the server is always verified against ca_*. */
+	const struct pwhttp_tls *tls;
+	/* Bound on one connect + TLS handshake (0: only the request deadline). */
+	unsigned connect_timeout_ms;
+	const char *user_agent; /* NULL: "podwire" */
+};
+
+struct pwhttp_request {
+	const char *method;  /* "GET", "POST", "PATCH", ... */
+	const char *path;    /* appended to the URL's prefix */
+	const char *headers; /* extra header lines, each ending in "\r\n", or NULL */
+	const char *body;    /* NULL: no body */
+	size_t body_len;
+};
+
+struct pwhttp_response {
+	long status;
+	char *body; /* owned, NUL-terminated */
+	size_t body_len;
+};
+
+struct pwhttp_client;
+
+/*
+ * A client for target (copied). Connects lazily, on the first request.
+ * 0, or -EINVAL (bad URL, https:// without TLS material), -ELIBACC (libssl
+ * cannot be loaded), -EKEYREJECTED (CA, certificate or key unusable),
+ * -ENOMEM; then *why (if not NULL) names the reason (static or the
+ * client-independent OpenSSL text, valid until the next pwhttp call).
+ */
+int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret, const char **why);
+void pwhttp_client_free(struct pwhttp_client *c);
+
+/*
+ * One request on the kept connection (made if needed; a kept connection the
+ * server closed is retried once on a new one). 0 with resp filled (any HTTP
+ * status), or -ECONNREFUSED, -ETIMEDOUT, -ECONNRESET, -EPIPE, -EHOSTUNREACH
+ * (transport: worth a retry), -EBADMSG (not HTTP), -EMSGSIZE, -EPROTO (TLS
+ * handshake or certificate verification failed: a retry cannot help).
+ * pwhttp_client_error() says more about the last failure.
+ */
+int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
+		   struct pwhttp_response *resp);
+const char *pwhttp_client_error(const struct pwhttp_client *c);
+
+/* CLOCK_MONOTONIC in ms: the time base of every deadline. */
+uint64_t pwhttp_now_ms(void);
+
+/* ---- the plain-socket layer, for callers that keep their own fd ---- */
+
+/* Connect to host:port (TCP, non-blocking, TCP_NODELAY) or unix_path. fd or -errno. */
+int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline);
+/* Write everything to a (non-blocking) socket before deadline. 0 or -errno. */
+int pwhttp_write_all(int fd, const char *p, size_t n, uint64_t deadline);
+/*
+ * Read one HTTP/1.1 response from fd (untrusted): status, body (owned,
+ * NUL-terminated; Content-Length, chunked, or until EOF) and whether the
+ * connection may be kept. 0 or -EBADMSG, -ECONNRESET (EOF early),
+ * -ETIMEDOUT, -EMSGSIZE (headers over 32 KiB, body over 64 MiB).
+ */
+int pwhttp_read_response(int fd, uint64_t deadline, struct pwhttp_response *resp, bool *keep);

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * TLS client connections on OpenSSL's libssl, loaded with dlopen on first
+ * use: no DT_NEEDED, so a binary that links pwhttp but never talks TLS
+ * starts as fast as one that does not link it. Always verifying: the
+ * server's chain against the given CA only (never the system store), its
+ * name or IP address against the certificate, TLS 1.2 at least.
+ */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "internal.h"
+
+/* Every libssl/libcrypto function used, typed from OpenSSL's own prototypes. */
+#define SSL_FUNCS(X)                                                                               \
+	X(OPENSSL_init_ssl)                                                                        \
+	X(TLS_client_method)                                                                       \
+	X(SSL_CTX_new)                                                                             \
+	X(SSL_CTX_free)                                                                            \
+	X(SSL_CTX_ctrl)                                                                            \
+	X(SSL_CTX_set_verify)                                                                      \
+	X(SSL_CTX_get_cert_store)                                                                  \
+	X(SSL_CTX_load_verify_file)                                                                \
+	X(SSL_CTX_set_default_verify_paths)                                                        \
+	X(SSL_CTX_use_certificate)                                                                 \
+	X(SSL_CTX_use_certificate_chain_file)                                                      \
+	X(SSL_CTX_use_PrivateKey)                                                                  \
+	X(SSL_CTX_use_PrivateKey_file)                                                             \
+	X(SSL_CTX_check_private_key)                                                               \
+	X(SSL_new)                                                                                 \
+	X(SSL_free)                                                                                \
+	X(SSL_ctrl)                                                                                \
+	X(SSL_set_fd)                                                                              \
+	X(SSL_get0_param)                                                                          \
+	X(SSL_connect)                                                                             \
+	X(SSL_read)                                                                                \
+	X(SSL_write)                                                                               \
+	X(SSL_shutdown)                                                                            \
+	X(SSL_get_error)                                                                           \
+	X(SSL_get_verify_result)                                                                   \
+	X(X509_VERIFY_PARAM_set1_host)                                                             \
+	X(X509_VERIFY_PARAM_set1_ip_asc)                                                           \
+	X(X509_verify_cert_error_string)                                                           \
+	X(X509_STORE_add_cert)                                                                     \
+	X(X509_free)                                                                               \
+	X(EVP_PKEY_free)                                                                           \
+	X(BIO_new_mem_buf)                                                                         \
+	X(BIO_free)                                                                                \
+	X(PEM_read_bio_X509)                                                                       \
+	X(PEM_read_bio_PrivateKey)                                                                 \
+	X(ERR_get_error)                                                                           \
+	X(ERR_peek_last_error)                                                                     \
+	X(ERR_clear_error)                                                                         \
+	X(ERR_error_string_n)
+
+static struct {
+#define FIELD(name) __typeof__(name) *name;
+	SSL_FUNCS(FIELD)
+#undef FIELD
+} ssl;
+
+struct pwhttp_tls_ctx {
+	SSL_CTX *ctx;
+};
+
+struct pwhttp_tls_conn {
+	SSL *ssl;
+	char error[256]; /* why the last read or write failed with -EPROTO */
+};
+
+static char err_text[256];
+
+static const char *ssl_load(void)
+{
+	static bool tried;
+	static const char *why;
+	void *h;
+
+	if (tried)
+		return why;
+	tried = true;
+	h = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err_text, sizeof(err_text), "%s", dlerror());
+		return why = err_text;
+	}
+#define LOAD(name)                                                                                 \
+	if (!(*(void **)&ssl.name = dlsym(h, #name))) {                                            \
+		snprintf(err_text, sizeof(err_text), "libssl.so.3 lacks %s", #name);               \
+		return why = err_text;                                                             \
+	}
+	SSL_FUNCS(LOAD)
+#undef LOAD
+	/* openssl.cnf is not read (0.4 ms per call): the policy is ours, as a
+	 * Go client's (Multus, kubelet) is crypto/tls's. */
+	if (ssl.OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		return why = "OpenSSL cannot be initialised";
+	return NULL;
+}
+
+/* The OpenSSL error queue's last entry, as text (or what). */
+static const char *ssl_error(const char *what)
+{
+	unsigned long e = ssl.ERR_peek_last_error();
+	char buf[200];
+
+	if (!e) {
+		snprintf(err_text, sizeof(err_text), "%s", what);
+	} else {
+		ssl.ERR_error_string_n(e, buf, sizeof(buf));
+		snprintf(err_text, sizeof(err_text), "%s: %s", what, buf);
+	}
+	ssl.ERR_clear_error();
+	return err_text;
+}
+
+static BIO *mem_bio(const char *data, size_t len)
+{
+	return ssl.BIO_new_mem_buf(data, len > 0x7fffffff ? -1 : (int)len);
+}
+
+/* Every certificate of a PEM buffer into the context's trust store. */
+static int add_ca_data(SSL_CTX *ctx, const char *data, size_t len)
+{
+	X509_STORE *store = ssl.SSL_CTX_get_cert_store(ctx);
+	BIO *bio = mem_bio(data, len);
+	X509 *x;
+	int n = 0;
+
+	if (!bio)
+		return -ENOMEM;
+	while ((x = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
+		if (ssl.X509_STORE_add_cert(store, x) == 1)
+			n++;
+		ssl.X509_free(x);
+	}
+	ssl.BIO_free(bio);
+	ssl.ERR_clear_error(); /* the end of the buffer reads as an error */
+	return n > 0 ? 0 : -EKEYREJECTED;
+}
+
+/* Client certificate (then its chain) and key from PEM buffers. */
+static int use_cert_data(SSL_CTX *ctx, const struct pwhttp_tls *m)
+{
+	BIO *bio = mem_bio(m->cert_data, m->cert_len);
+	X509 *x = bio ? ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+	EVP_PKEY *key = NULL;
+	int r = x && ssl.SSL_CTX_use_certificate(ctx, x) == 1 ? 0 : -EKEYREJECTED;
+
+	if (x)
+		ssl.X509_free(x);
+	while (r == 0 && (x = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL)))
+		if (ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_EXTRA_CHAIN_CERT, 0, x) != 1) { /* takes x */
+			ssl.X509_free(x);
+			r = -EKEYREJECTED;
+		}
+	if (bio)
+		ssl.BIO_free(bio);
+	ssl.ERR_clear_error();
+	bio = r == 0 ? mem_bio(m->key_data, m->key_len) : NULL;
+	key = bio ? ssl.PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	if (r == 0 && (!key || ssl.SSL_CTX_use_PrivateKey(ctx, key) != 1))
+		r = -EKEYREJECTED;
+	if (key)
+		ssl.EVP_PKEY_free(key);
+	if (bio)
+		ssl.BIO_free(bio);
+	return r;
+}
+
+static int load_material(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+{
+	if (!m->ca_data && !m->ca_file && m->system_ca) {
+		if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
+			*why = ssl_error("the system's CA certificates cannot be loaded");
+			return -EKEYREJECTED;
+		}
+	} else if (m->ca_data ? add_ca_data(ctx, m->ca_data, m->ca_len) < 0
+			      : !m->ca_file || ssl.SSL_CTX_load_verify_file(ctx, m->ca_file) != 1) {
+		*why = ssl_error("no usable CA certificate");
+		return -EKEYREJECTED;
+	}
+	if (m->cert_data && m->key_data) {
+		if (use_cert_data(ctx, m) < 0) {
+			*why = ssl_error("client certificate or key unusable");
+			return -EKEYREJECTED;
+		}
+	} else if (m->cert_file && m->key_file) {
+		if (ssl.SSL_CTX_use_certificate_chain_file(ctx, m->cert_file) != 1 ||
+		    ssl.SSL_CTX_use_PrivateKey_file(ctx, m->key_file, SSL_FILETYPE_PEM) != 1) {
+			*why = ssl_error("client certificate or key unusable");
+			return -EKEYREJECTED;
+		}
+	}
+	if ((m->cert_data || m->cert_file) && ssl.SSL_CTX_check_private_key(ctx) != 1) {
+		*why = ssl_error("client key does not match its certificate");
+		return -EKEYREJECTED;
+	}
+	return 0;
+}
+
+int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, const char **why)
+{
+	struct pwhttp_tls_ctx *c;
+	const char *load_why = ssl_load();
+	int r;
+
+	if (load_why) {
+		*why = load_why;
+		return -ELIBACC;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->ctx = ssl.SSL_CTX_new(ssl.TLS_client_method()))) {
+		free(c);
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
+	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
+	r = load_material(c->ctx, m, why);
+	if (r < 0) {
+		pwhttp_tls_ctx_free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
+{
+	if (!c)
+		return;
+	ssl.SSL_CTX_free(c->ctx);
+	free(c);
+}
+
+/*
+ * OpenSSL writes to the socket with write(2): a peer that has closed the
+ * connection would raise SIGPIPE and kill the plugin. Every SSL_* call that
+ * may write runs with SIGPIPE blocked, and a SIGPIPE it raised is dropped.
+ */
+struct pipe_guard {
+	sigset_t old;
+	bool was_pending;
+};
+
+static void pipe_block(struct pipe_guard *g)
+{
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, &g->old);
+}
+
+static void pipe_restore(struct pipe_guard *g)
+{
+	const struct timespec zero = {0, 0};
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+		(void)sigtimedwait(&set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/*
+ * After a failed SSL_* call: wait for what it wants and return 0 to retry,
+ * or the error (-ETIMEDOUT, -ECONNRESET for EOF or a reset, -EPROTO).
+ */
+static int ssl_wait(SSL *s, int fd, int rc, uint64_t deadline)
+{
+	int e = ssl.SSL_get_error(s, rc);
+
+	if (e == SSL_ERROR_WANT_READ)
+		return pwhttp_wait_fd(fd, POLLIN, deadline);
+	if (e == SSL_ERROR_WANT_WRITE)
+		return pwhttp_wait_fd(fd, POLLOUT, deadline);
+	if (e == SSL_ERROR_ZERO_RETURN || e == SSL_ERROR_SYSCALL)
+		return -ECONNRESET;
+	return -EPROTO;
+}
+
+static int set_peer_name(SSL *s, const char *host)
+{
+	X509_VERIFY_PARAM *vp = ssl.SSL_get0_param(s);
+	unsigned char ip[16];
+	bool literal = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+
+	if (literal)
+		return ssl.X509_VERIFY_PARAM_set1_ip_asc(vp, host) == 1 ? 0 : -EINVAL;
+	if (ssl.SSL_ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+			 (void *)host) != 1)
+		return -EINVAL;
+	return ssl.X509_VERIFY_PARAM_set1_host(vp, host, 0) == 1 ? 0 : -EINVAL;
+}
+
+static const char *handshake_error(SSL *s)
+{
+	long v = ssl.SSL_get_verify_result(s);
+
+	if (v != X509_V_OK) {
+		snprintf(err_text, sizeof(err_text), "certificate verify failed: %s",
+			 ssl.X509_verify_cert_error_string(v));
+		ssl.ERR_clear_error();
+		return err_text;
+	}
+	return ssl_error("TLS handshake failed");
+}
+
+int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uint64_t deadline,
+		       struct pwhttp_tls_conn **ret, const char **why)
+{
+	struct pwhttp_tls_conn *t = calloc(1, sizeof(*t));
+	int rc, r = 0;
+
+	if (!t || !(t->ssl = ssl.SSL_new(ctx->ctx))) {
+		free(t);
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	if (ssl.SSL_set_fd(t->ssl, fd) != 1 || set_peer_name(t->ssl, host) < 0) {
+		*why = ssl_error("cannot set up the TLS connection");
+		pwhttp_tls_conn_free(t);
+		return -EPROTO;
+	}
+	ssl.ERR_clear_error();
+	for (;;) {
+		struct pipe_guard g;
+
+		pipe_block(&g);
+		rc = ssl.SSL_connect(t->ssl);
+		pipe_restore(&g);
+		if (rc == 1 || (r = ssl_wait(t->ssl, fd, rc, deadline)) < 0)
+			break;
+	}
+	if (rc != 1) {
+		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
+		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
+					  : handshake_error(t->ssl);
+		ssl.ERR_clear_error();
+		pwhttp_tls_conn_free(t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+/* A failed read or write: -EPROTO keeps OpenSSL's reason (an alert, say). */
+static long io_error(struct pwhttp_tls_conn *t, int r, const char *what)
+{
+	if (r == -EPROTO)
+		snprintf(t->error, sizeof(t->error), "%s", ssl_error(what));
+	return r;
+}
+
+const char *pwhttp_tls_conn_error(const struct pwhttp_tls_conn *t)
+{
+	return t->error[0] ? t->error : "TLS error";
+}
+
+void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
+{
+	if (!t)
+		return;
+	if (t->ssl) {
+		struct pipe_guard g;
+
+		pipe_block(&g);
+		(void)ssl.SSL_shutdown(t->ssl); /* one close_notify, never waited for */
+		pipe_restore(&g);
+		ssl.SSL_free(t->ssl);
+	}
+	free(t);
+}
+
+long pwhttp_tls_read(struct pwhttp_tls_conn *t, int fd, char *buf, size_t cap, uint64_t deadline)
+{
+	int n = cap > 0x7fffffff ? 0x7fffffff : (int)cap, rc, r;
+
+	for (;;) {
+		struct pipe_guard g;
+
+		ssl.ERR_clear_error();
+		pipe_block(&g); /* a read may write too (alerts, key updates) */
+		rc = ssl.SSL_read(t->ssl, buf, n);
+		pipe_restore(&g);
+		if (rc > 0)
+			return rc;
+		if (ssl.SSL_get_error(t->ssl, rc) == SSL_ERROR_ZERO_RETURN)
+			return 0; /* close_notify: EOF */
+		r = ssl_wait(t->ssl, fd, rc, deadline);
+		if (r == -ECONNRESET)
+			return 0; /* EOF without close_notify: the response reader decides */
+		if (r < 0)
+			return io_error(t, r, "TLS read");
+	}
+}
+
+long pwhttp_tls_write(struct pwhttp_tls_conn *t, int fd, const char *p, size_t n, uint64_t deadline)
+{
+	int len = n > 0x7fffffff ? 0x7fffffff : (int)n, rc, r;
+
+	for (;;) {
+		struct pipe_guard g;
+
+		ssl.ERR_clear_error();
+		pipe_block(&g);
+		rc = ssl.SSL_write(t->ssl, p, len);
+		pipe_restore(&g);
+		if (rc > 0)
+			return rc;
+		r = ssl_wait(t->ssl, fd, rc, deadline);
+		if (r < 0)
+			return r == -ECONNRESET ? -EPIPE : io_error(t, r, "TLS write");
+	}
+}
