@@ -7,6 +7,7 @@
  * its undo plus IPAM's undo roll a failed ADD back completely.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -193,19 +194,62 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 	return 0;
 }
 
+/*
+ * The local blocks of the pod's families: blackholes of proto block. A
+ * filtered dump (the kernel's route lookup answers EINVAL for a blackhole,
+ * even with RTM_F_FIB_MATCH, so it cannot name the covering block); one per
+ * family the pod has, so a single-stack pod walks one table only.
+ */
+static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route **ret,
+		       unsigned *ret_n)
+{
+	static const int families[] = {AF_INET, AF_INET6};
+	struct nlw_route *all = NULL;
+	unsigned n = 0;
+
+	for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
+		struct nlw_route_filter flt = {.family = families[f],
+					       .protocol = a->conf.proto_block,
+					       .type = NLW_ROUTE_BLACKHOLE};
+		_cleanup_free_ struct nlw_route *v = NULL;
+		struct nlw_route *grown;
+		unsigned m = 0;
+		int r;
+
+		if (!(families[f] == AF_INET ? a->v4 : a->v6))
+			continue;
+		r = nlw_route_list(a->pn.host, &flt, &v, &m);
+		if (r >= 0 && m > 0) {
+			grown = reallocarray(all, n + m, sizeof(*all));
+			r = grown ? 0 : -ENOMEM;
+			if (grown) {
+				all = grown;
+				memcpy(all + n, v, m * sizeof(*v));
+				n += m;
+			}
+		}
+		if (r < 0) {
+			free(all);
+			return podnet_fail(ctx, a->pn.host, r, "list block routes (proto %u)",
+					   a->conf.proto_block);
+		}
+	}
+	*ret = all;
+	*ret_n = n;
+	return 0;
+}
+
 /* The host routes, last: BIRD announces a pod that is ready. */
 static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	struct nlw_route_filter f = {.family = AF_UNSPEC, .protocol = a->conf.proto_block};
 	_cleanup_free_ struct nlw_route *blocks = NULL;
 	char buf[IP_PREFIX_STRLEN];
 	unsigned n_blocks = 0;
 	int r;
 
-	r = nlw_route_list(a->pn.host, &f, &blocks, &n_blocks);
+	r = list_blocks(ctx, a, &blocks, &n_blocks);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "list block routes (proto %u)",
-				   a->conf.proto_block);
+		return r;
 	for (size_t i = 0; i < a->result->n_ips; i++) {
 		const struct ip_prefix *ip = &a->result->ips[i].address;
 		struct nlw_route hr;
