@@ -132,7 +132,7 @@ static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
 /*
  * The host end's link-local address, read back from the kernel (bounded
  * wait). The kernel assigns it once the pair has carrier, so the pod end
- * goes up first (podnet_iface_configure sets it up again, a no-op).
+ * goes up first (podnet_iface_configure is told so: no second set-up).
  */
 static int read_host_ll(struct cni_ctx *ctx, struct bgpr_add *a)
 {
@@ -181,6 +181,7 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 	r = podnet_iface_configure(&a->pn,
 				   &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
 							  .name = ctx->ifname,
+							  .is_up = a->v6,
 							  .pre_routes = a->v4 ? &gw4 : NULL,
 							  .n_pre_routes = a->v4 ? 1 : 0},
 				   a->result);
