@@ -170,10 +170,19 @@ bridge_conf >"$BGP_DIR/bridge.json"
 
 # bridge_add NS I J FILE: one timed bridge ADD in NS, appended to FILE.
 bridge_add() {
-	local bp="$BGP_ID-$4-$2-$3"
-	bgp_netns_new "$bp"
-	plugin "$1" bridge ADD "b$4$2-$3" "$bp" "$BGP_DIR/bridge.json" "$R/res" >>"$R/$4"
+	plugin "$1" bridge ADD "b$4$2-$3" "$BGP_ID-$4-$2-$3" "$BGP_DIR/bridge.json" "$R/res" >>"$R/$4"
 }
+
+# Nothing but the plugins runs between two calls: the bridge pods' netns
+# are made first, and the pods' addresses are read from their results
+# after the ADD phase (a jq or an `ip netns add` right after an ADD shared
+# the two cores with the BIRDs still spreading its route).
+for j in $(seq 1 "$PODS"); do
+	for i in $(seq 1 "$NODES"); do
+		bgp_netns_new "$BGP_ID-bridge-$i-$j"
+		bgp_netns_new "$BGP_ID-bridge-own-$i-$j"
+	done
+done
 
 echo "bench: ADD..." >&2
 : >"$R/add"
@@ -188,9 +197,9 @@ for j in $(seq 1 "$PODS"); do
 			bridge_add "$BRH" "$i" "$j" bridge-own
 		fi
 		pod="$BGP_ID-p$i-$j"
-		t=$(plugin "$node" bgp-route ADD "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" "$R/res")
-		ip4=$(jq -r '.ips[] | select(.address | contains(".")) | .address' "$R/res")
-		echo "$i $j $t $ip4" >>"$R/add"
+		t=$(plugin "$node" bgp-route ADD "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" \
+			"$R/res.$i.$j")
+		echo "$i $j $t" >>"$R/add"
 		if [ $((j % 2)) = 1 ]; then
 			bridge_add "$node" "$i" "$j" bridge
 			bridge_add "$BRH" "$i" "$j" bridge-own
@@ -198,6 +207,10 @@ for j in $(seq 1 "$PODS"); do
 	done
 done
 sleep 1 # let the last routes arrive
+while read -r i j t0 t1; do
+	echo "$i $j $t0 $t1 $(jq -r '.ips[] | select(.address | contains(".")) | .address' \
+		"$R/res.$i.$j")"
+done <"$R/add" >"$R/add.ip"
 for i in $(seq 1 "$NODES"); do
 	bird_usage "$i" >"$R/bird.added.$i"
 done
@@ -239,7 +252,7 @@ def q(v, p):
 def ms(v):
     return "%.2f" % (v / 1e6)
 
-adds = [l.split() for l in open(R + "/add")]
+adds = [l.split() for l in open(R + "/add.ip")]
 dels = [l.split() for l in open(R + "/del")]
 watch = {}
 for i in range(1, K + 1):
