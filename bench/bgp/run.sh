@@ -3,7 +3,7 @@
 #
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
-#   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR]
+#   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
@@ -21,6 +21,10 @@
 #   (routewatch.py), no polling;
 # - BIRD's RSS and CPU time over the pod phase.
 # Defaults K=3, N=10 (about 20 s); the issue's sizes: --nodes 5|10|20.
+# --no-announce: the pods' host routes get protocol numbers BIRD neither
+# learns nor exports (90/91/92), so no route spreads and the propagation rows
+# are left out: the plugin's cost without the other nodes' BIRDs, which share
+# this machine's cores, working on its route while it finishes.
 # Exits non-zero when a plugin call fails or a route event never reached a
 # peer (never on timing), so a small run is a smoke test.
 set -euo pipefail
@@ -30,14 +34,17 @@ BUILD="$SRC/build"
 NODES=3
 PODS=10
 OUT=""
+ANNOUNCE=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$(cd "${2:?}" && pwd); shift ;;
 	--nodes) NODES=${2:?}; shift ;;
 	--pods) PODS=${2:?}; shift ;;
 	--out) OUT=${2:?}; shift ;;
-	-h|--help) sed -n 3,20p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR]" >&2; exit 2 ;;
+	--no-announce) ANNOUNCE=0 ;;
+	-h|--help) sed -n 3,29p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]" >&2
+		exit 2 ;;
 	esac
 	shift
 done
@@ -73,8 +80,10 @@ for i in $(seq 1 "$NODES"); do
 done
 
 node_conf() {
+	local protos=""
+	[ "$ANNOUNCE" = 1 ] || protos='"routeProtocols":{"pod":90,"block":91,"borrowed":92},'
 	cat <<EOF
-{"cniVersion":"1.1.0","name":"bgpnet","type":"bgp-route","mtu":1500,
+{"cniVersion":"1.1.0","name":"bgpnet","type":"bgp-route","mtu":1500,$protos
  "ipam":{"type":"host-local","dataDir":"$BGP_DIR/n$1/ipam",
    "ranges":[[{"subnet":"10.244.$1.0/24"}],[{"subnet":"fd00:244:$1::/64"}]]}}
 EOF
@@ -238,9 +247,9 @@ for i in $(seq 1 "$NODES"); do
 	bird_usage "$i" >"$R/bird.after.$i"
 done
 
-/usr/bin/python3 - "$R" "$NODES" "$PODS" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md"
+/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md"
 import sys, statistics
-R, K, N = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+R, K, N, ANNOUNCE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 
 def ns(x):
     return int(round(float(x) * 1e9))
@@ -278,7 +287,7 @@ for i, j, t0, t1, ip in adds:
     ip_of[(i, j)] = dst
     worst = None
     for p in range(1, K + 1):
-        if p == i:
+        if p == i or not ANNOUNCE:
             continue
         t = seen(p, "new", dst, ns(t0))
         if t is None:
@@ -293,7 +302,7 @@ for i, j, t0, t1 in dels:
     dst = ip_of[(i, j)]
     worst = None
     for p in range(1, K + 1):
-        if p == i:
+        if p == i or not ANNOUNCE:
             continue
         t = seen(p, "del", dst, ns(t0))
         if t is None:
@@ -314,7 +323,7 @@ for i in range(1, K + 1):
     rss.append(int(m[0]))
     cpu.append((int(a[1]) - int(b[1])) * 10)  # ticks of 10 ms
 
-print("## bgp-route bench: %d nodes x %d pods" % (K, N))
+print("## bgp-route bench: %d nodes x %d pods%s" % (K, N, "" if ANNOUNCE else ", --no-announce"))
 print()
 print("| measure | p50 ms | p99 ms | max ms | n |")
 print("|---|---|---|---|---|")
