@@ -27,8 +27,9 @@
 #include "podnet/podnet.h"
 #include "podnet/veth.h"
 
-#define LL_WAIT_STEP_NS (2 * 1000 * 1000)
-#define LL_WAIT_STEPS 500 /* 1 s */
+#define LL_WAIT_FIRST_NS (50 * 1000L)
+#define LL_WAIT_STEP_NS (2 * 1000 * 1000L)
+#define LL_WAIT_MAX_NS (1000 * 1000 * 1000L) /* 1 s */
 
 struct bgpr_add {
 	struct bgpr_conf conf;
@@ -129,36 +130,46 @@ static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
 	return r;
 }
 
+/* The host end's IPv6 link-local address, if the kernel has assigned it yet: 1, 0, -errno. */
+static int find_host_ll(struct bgpr_add *a)
+{
+	_cleanup_free_ struct nlw_addr *addrs = NULL;
+	unsigned n = 0;
+	int r = nlw_addr_list(a->pn.host, a->veth.host.ifindex, AF_INET6, &addrs, &n);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++)
+		if (addrs[i].scope == NLW_SCOPE_LINK && addrs[i].prefix.addr.bytes[0] == 0xfe) {
+			a->gw6 = addrs[i].prefix.addr;
+			return 1;
+		}
+	return 0;
+}
+
 /*
  * The host end's link-local address, read back from the kernel (bounded
- * wait). The kernel assigns it once the pair has carrier, so the pod end
- * goes up first (podnet_iface_configure is told so: no second set-up).
+ * wait). The kernel assigns it once the pair has carrier and the host end
+ * is operationally up (addrconf waits for that), so the pod end goes up
+ * first (podnet_iface_configure is told so: no second set-up), and finding
+ * the address also proves the link up. Polled from 50 us, doubling to 2 ms.
  */
 static int read_host_ll(struct cni_ctx *ctx, struct bgpr_add *a)
 {
+	long wait_ns = LL_WAIT_FIRST_NS, waited_ns = 0;
 	int r = nlw_link_set_up(a->pn.pod, a->veth.pod.ifindex);
 
 	if (r < 0)
 		return podnet_fail(ctx, a->pn.pod, r, "set '%s' up", ctx->ifname);
-	r = podnet_veth_wait_up(&a->pn, &a->veth);
-	if (r < 0)
-		return r;
-	for (unsigned step = 0; step < LL_WAIT_STEPS; step++) {
-		_cleanup_free_ struct nlw_addr *addrs = NULL;
-		unsigned n = 0;
-
-		r = nlw_addr_list(a->pn.host, a->veth.host.ifindex, AF_INET6, &addrs, &n);
-		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "read addresses of '%s'",
-					   a->veth.host_name);
-		for (unsigned i = 0; i < n; i++)
-			if (addrs[i].scope == NLW_SCOPE_LINK &&
-			    addrs[i].prefix.addr.bytes[0] == 0xfe) {
-				a->gw6 = addrs[i].prefix.addr;
-				return 0;
-			}
-		nanosleep(&(struct timespec){.tv_nsec = LL_WAIT_STEP_NS}, NULL);
+	while ((r = find_host_ll(a)) == 0 && waited_ns < LL_WAIT_MAX_NS) {
+		nanosleep(&(struct timespec){.tv_nsec = wait_ns}, NULL);
+		waited_ns += wait_ns;
+		wait_ns = wait_ns * 2 > LL_WAIT_STEP_NS ? LL_WAIT_STEP_NS : wait_ns * 2;
 	}
+	if (r < 0)
+		return podnet_fail(ctx, a->pn.host, r, "read addresses of '%s'", a->veth.host_name);
+	if (r > 0)
+		return 0;
 	return cni_errorf(
 	    &ctx->err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
 	    "host veth '%s' has no IPv6 link-local address after 1 s (IPv6 disabled?)",
