@@ -93,6 +93,45 @@ EOF2
 	[ -z "$(ip -n "$HOST_NS" route show proto 80)" ]
 }
 
+# del_route_first HOST [no-netns]: DEL (with CNI_NETNS empty) under a
+# monitor; the IPv4 host route must be deleted explicitly (the kernel drops
+# a dying link's IPv4 routes without an event) and before the link.
+del_route_first() {
+	local host=$1 mon first_route first_link
+	ip -n "$HOST_NS" monitor route link >"$STATE/monitor" 2>&1 &
+	mon=$!
+	sleep 0.3
+	if [ "${2:-}" = no-netns ]; then
+		PW_NETNS="" run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	else
+		run_plugin bgp-route DEL eth0 <<<"$(conf)"
+	fi
+	sleep 0.3
+	kill "$mon"
+	wait "$mon" 2>/dev/null || true
+	first_route=$(grep -n '^Deleted 10\.244\..* proto 80' "$STATE/monitor" | head -1 | cut -d: -f1)
+	first_link=$(grep -n "^Deleted .*$host" "$STATE/monitor" | grep -v proto | head -1 | cut -d: -f1)
+	[ -n "$first_route" ] && [ -n "$first_link" ]
+	[ "$first_route" -lt "$first_link" ]
+}
+
+@test "DEL deletes the host routes first without the pod's addresses: CNI_NETNS empty, addresses gone" {
+	# CNI_NETNS empty while the pod netns lives: the host end and its routes go
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	del_route_first "$host" no-netns
+	! ip -n "$HOST_NS" link show "$host" 2>/dev/null
+	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
+	# the pod's addresses removed behind the plugin's back: still route-first
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip -n "$POD_NS" addr flush dev eth0 scope global
+	del_route_first "$host"
+	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
+	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
+}
+
 @test "a local blackhole proto 81 block: inside it proto 80, outside proto 82 (borrowed)" {
 	ip -n "$HOST_NS" route add blackhole 10.244.1.0/26 proto 81
 	run_plugin bgp-route ADD eth0 <<<"$(conf)"

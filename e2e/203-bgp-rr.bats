@@ -21,9 +21,8 @@ rr_node_json() {
 EOF2
 }
 
-# reconfigurations podwire-node run made on node I so far
 reconfigs() {
-	grep -c 'reconfiguration [0-9]*:' "$BGP_DIR/n$1/run.log" || true
+	bgp_reconfigs "$1"
 }
 
 # start node I: run renders bird.conf, then bird starts on it
@@ -71,12 +70,15 @@ teardown_file() {
 
 @test "pods on every client reach each other through reflected routes (v4 and v6)" {
 	local i a b
+	# membership settled first: what changes from here on, pods caused
+	bgp_reconfigs_settled $(seq 1 "$RR")
+	for i in $(seq 1 "$RR"); do
+		reconfigs "$i" >"$BGP_DIR/n$i/reconfigs.before"
+		bgp_last_reconfig "$i" >"$BGP_DIR/n$i/reconfig.before"
+	done
 	for i in $(seq 1 "$K"); do
-		bgp_reconf_before=$(reconfigs "$i")
-		echo "$bgp_reconf_before" >"$BGP_DIR/n$i/reconfigs.before"
 		bgp_pod_add "$i" 1
 	done
-	reconfigs "$RR" >"$BGP_DIR/n$RR/reconfigs.before"
 	for i in $(seq 1 "$K"); do
 		bgp_wait_everywhere "$BGP_ID-p$i-1" present
 	done
@@ -91,14 +93,16 @@ teardown_file() {
 	done
 	bgp_cni 1 del "$BGP_ID-p1-1"
 	bgp_wait_everywhere "$BGP_ID-p1-1" absent
-	# no reconfiguration for pods, on any node
+	# no reconfiguration for pods, on any node: none by podwire-node, none in BIRD
 	for i in $(seq 1 "$RR"); do
 		[ "$(reconfigs "$i")" = "$(cat "$BGP_DIR/n$i/reconfigs.before")" ]
+		[ "$(bgp_last_reconfig "$i")" = "$(cat "$BGP_DIR/n$i/reconfig.before")" ]
 	done
 }
 
 @test "a node joining reconfigures the reflector only; leaving (SIGTERM) removes it" {
 	local new=$((RR + 1)) i before_rr
+	bgp_reconfigs_settled $(seq 1 "$RR")
 	before_rr=$(reconfigs "$RR")
 	for i in $(seq 1 "$K"); do
 		reconfigs "$i" >"$BGP_DIR/n$i/reconfigs.join"

@@ -141,8 +141,47 @@ bgp_wait_route() {
 }
 
 # bgp_last_reconfig I: BIRD's "Last reconfiguration" time stamp of node I.
+# A birdc that gets no answer (a busy machine) is retried: an empty stamp
+# would compare unequal without any reconfiguration. Fails after 5 s.
 bgp_last_reconfig() {
-	birdc_n "$1" show status | sed -n 's/^Last reconfiguration on //p'
+	local t out
+	for t in $(seq 1 50); do
+		out=$(birdc_n "$1" show status 2>/dev/null | sed -n 's/^Last reconfiguration on //p')
+		[ -n "$out" ] && { echo "$out"; return 0; }
+		sleep 0.1
+	done
+	echo "# node $1: no 'Last reconfiguration' from birdc show status" >&2
+	return 1
+}
+
+# bgp_reconfigs I: reconfigurations `podwire-node run` of node I logged so far.
+bgp_reconfigs() {
+	grep -c 'reconfiguration [0-9]*:' "$BGP_DIR/n$1/run.log" || true
+}
+
+# bgp_reconfigs_settled I...: wait until none of these nodes' podwire-node
+# logged a reconfiguration for 2 s (more than a watch slice of a 5 s
+# lease), so a membership change still being applied (a reload retried, a
+# log line written after the sessions came up) is not counted later as if
+# a pod had caused it. Fails after 30 s.
+bgp_reconfigs_settled() {
+	local t i now last="" stable=0
+	for t in $(seq 1 150); do
+		now=""
+		for i in "$@"; do
+			now="$now $(bgp_reconfigs "$i"):$(bgp_last_reconfig "$i")"
+		done
+		if [ "$now" = "$last" ]; then
+			stable=$((stable + 1))
+			[ "$stable" -ge 10 ] && return 0
+		else
+			stable=0
+			last=$now
+		fi
+		sleep 0.2
+	done
+	echo "# podwire-node still reconfiguring after 30 s:$now" >&2
+	return 1
 }
 
 # bgp_cluster_up K: fabric, rendered configs (static mesh), birds, sessions.

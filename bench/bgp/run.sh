@@ -3,20 +3,28 @@
 #
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
-#   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR]
+#   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
 # bgp-route (host-local, dual stack), then deleted. Measured in the same run:
 # - ADD and DEL latency of bgp-route, against the bridge plugin's ADD
-#   (dual stack, isGateway, host-local) and a kernel veth delete
-#   (`ip link del` of a veth whose peer is in another netns, also one
-#   process) in their own namespaces;
+#   (dual stack, isGateway, host-local) in the same node namespace (the
+#   same BIRD and monitor listening: the reference) and in a namespace of
+#   its own (as before), and against kernel veth deletes in the same node namespace, launched the
+#   same way as the plugin (`ip netns exec NODE env CMD`): the floor, a veth
+#   configured like a pod's (MAC, sysctls, addresses, routes, neighbour,
+#   IPv6 link-locals settled) in the state bgp-route's DEL deletes it (its
+#   host routes already gone), and a bare veth for comparison;
 # - ADD returned -> the pod's /32 in every peer's kernel, DEL returned ->
 #   withdrawn everywhere: one netlink route monitor per node
 #   (routewatch.py), no polling;
 # - BIRD's RSS and CPU time over the pod phase.
 # Defaults K=3, N=10 (about 20 s); the issue's sizes: --nodes 5|10|20.
+# --no-announce: the pods' host routes get protocol numbers BIRD neither
+# learns nor exports (90/91/92), so no route spreads and the propagation rows
+# are left out: the plugin's cost without the other nodes' BIRDs, which share
+# this machine's cores, working on its route while it finishes.
 # Exits non-zero when a plugin call fails or a route event never reached a
 # peer (never on timing), so a small run is a smoke test.
 set -euo pipefail
@@ -26,14 +34,17 @@ BUILD="$SRC/build"
 NODES=3
 PODS=10
 OUT=""
+ANNOUNCE=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$(cd "${2:?}" && pwd); shift ;;
 	--nodes) NODES=${2:?}; shift ;;
 	--pods) PODS=${2:?}; shift ;;
 	--out) OUT=${2:?}; shift ;;
-	-h|--help) sed -n 3,20p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR]" >&2; exit 2 ;;
+	--no-announce) ANNOUNCE=0 ;;
+	-h|--help) sed -n 3,29p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]" >&2
+		exit 2 ;;
 	esac
 	shift
 done
@@ -49,6 +60,8 @@ OUT=${OUT:-$BGP_DIR/results}
 mkdir -p "$OUT"
 R="$BGP_DIR/raw"
 mkdir -p "$R"
+# the bridge's lock files in our own directory, never the host's /run/podwire
+export PODWIRE_LOCK_DIR="$BGP_DIR/locks"
 
 echo "bench: $NODES nodes x $PODS pods, cluster up..." >&2
 bgp_cluster_up "$NODES"
@@ -67,8 +80,10 @@ for i in $(seq 1 "$NODES"); do
 done
 
 node_conf() {
+	local protos=""
+	[ "$ANNOUNCE" = 1 ] || protos='"routeProtocols":{"pod":90,"block":91,"borrowed":92},'
 	cat <<EOF
-{"cniVersion":"1.1.0","name":"bgpnet","type":"bgp-route","mtu":1500,
+{"cniVersion":"1.1.0","name":"bgpnet","type":"bgp-route","mtu":1500,$protos
  "ipam":{"type":"host-local","dataDir":"$BGP_DIR/n$1/ipam",
    "ranges":[[{"subnet":"10.244.$1.0/24"}],[{"subnet":"fd00:244:$1::/64"}]]}}
 EOF
@@ -96,6 +111,45 @@ plugin() {
 	echo "$t0 $t1"
 }
 
+# veth_del NS DEV: `ip link del` launched as plugin() launches a plugin; prints "start end".
+veth_del() {
+	local t0
+	t0=$EPOCHREALTIME
+	ip netns exec "$1" env ip link del dev "$2"
+	echo "$t0 $EPOCHREALTIME"
+}
+
+# ref_pod NS HOSTIF POD I J: in node NS, a veth configured as bgp-route
+# configures a pod's (host end: MAC ee:..., the routing sysctls, up; pod end:
+# /32 and /128, 169.254.1.1 on-link and default routes, the permanent
+# neighbour, IPv6 default via the host link-local, no DAD), then its host
+# routes deleted, as DEL does before the veth. Proto boot host routes: BIRD
+# neither learns nor announces them, and `direct` skips pwr* links.
+ref_pod() {
+	local ns=$1 h=$2 p=$3 i=$4 j=$5 c
+	ip -n "$ns" link add "$h" address ee:ee:ee:ee:ee:ee mtu 1500 type veth \
+		peer name eth0 netns "$p"
+	c=net.ipv4.conf.$h
+	ip netns exec "$ns" sysctl -qw "$c.proxy_arp=1" "$c.forwarding=1" "$c.rp_filter=1" \
+		"net.ipv4.neigh.$h.proxy_delay=0" "net.ipv6.conf.$h.accept_dad=0" \
+		"net.ipv6.conf.$h.forwarding=1"
+	ip netns exec "$p" sysctl -qw net.ipv4.conf.eth0.arp_notify=1 \
+		net.ipv6.conf.eth0.ndisc_notify=1 net.ipv6.conf.eth0.keep_addr_on_down=1 \
+		net.ipv6.conf.eth0.accept_dad=0
+	ip -n "$ns" link set "$h" up
+	ip -n "$p" addr add "10.97.$i.$j/32" dev eth0
+	ip -n "$p" addr add "fd00:97:$i::$j/128" dev eth0 nodad
+	ip -n "$p" link set eth0 up
+	ip -n "$p" route add 169.254.1.1 dev eth0 scope link
+	ip -n "$p" route add default via 169.254.1.1 dev eth0
+	ip -n "$p" neigh add 169.254.1.1 lladdr ee:ee:ee:ee:ee:ee dev eth0 nud permanent
+	ip -n "$p" -6 route add default via fe80::ecee:eeff:feee:eeee dev eth0
+	ip -n "$ns" route add "10.97.$i.$j/32" dev "$h" scope link
+	ip -n "$ns" -6 route add "fd00:97:$i::$j/128" dev "$h" metric 16
+	ip -n "$ns" route del "10.97.$i.$j/32" dev "$h"
+	ip -n "$ns" -6 route del "fd00:97:$i::$j/128" dev "$h"
+}
+
 bird_usage() { # node -> "rss_kb cpu_ticks"
 	local pid
 	pid=$(bgp_bird_pid "$1")
@@ -114,28 +168,58 @@ for i in $(seq 1 "$NODES"); do
 	done
 done
 
-# The references run in their own namespace, interleaved with the
+# The references run interleaved with the
 # bgp-route calls so both see the same machine load (BIRDs and monitors).
 BRH="$BGP_ID-brh"
 bgp_netns_new "$BRH"
 bridge_conf >"$BGP_DIR/bridge.json"
 : >"$R/bridge"
 : >"$R/vethdel"
+: >"$R/vethbare"
+
+# bridge_add NS I J FILE: one timed bridge ADD in NS, appended to FILE.
+bridge_add() {
+	plugin "$1" bridge ADD "b$4$2-$3" "$BGP_ID-$4-$2-$3" "$BGP_DIR/bridge.json" "$R/res" >>"$R/$4"
+}
+
+# Nothing but the plugins runs between two calls: the bridge pods' netns
+# are made first, and the pods' addresses are read from their results
+# after the ADD phase (a jq or an `ip netns add` right after an ADD shared
+# the two cores with the BIRDs still spreading its route).
+for j in $(seq 1 "$PODS"); do
+	for i in $(seq 1 "$NODES"); do
+		bgp_netns_new "$BGP_ID-bridge-$i-$j"
+		bgp_netns_new "$BGP_ID-bridge-own-$i-$j"
+	done
+done
 
 echo "bench: ADD..." >&2
 : >"$R/add"
+: >"$R/bridge-own"
 for j in $(seq 1 "$PODS"); do
 	for i in $(seq 1 "$NODES"); do
+		node=$(bgp_ns "$i")
+		# alternate who goes first: the one right after a bgp-route ADD
+		# shares the machine with the BIRDs spreading its route
+		if [ $((j % 2)) = 0 ]; then
+			bridge_add "$node" "$i" "$j" bridge
+			bridge_add "$BRH" "$i" "$j" bridge-own
+		fi
 		pod="$BGP_ID-p$i-$j"
-		t=$(plugin "$(bgp_ns "$i")" bgp-route ADD "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" "$R/res")
-		ip4=$(jq -r '.ips[] | select(.address | contains(".")) | .address' "$R/res")
-		echo "$i $j $t $ip4" >>"$R/add"
-		bp="$BGP_ID-b$i-$j"
-		bgp_netns_new "$bp"
-		plugin "$BRH" bridge ADD "b$i-$j" "$bp" "$BGP_DIR/bridge.json" "$R/res" >>"$R/bridge"
+		t=$(plugin "$node" bgp-route ADD "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" \
+			"$R/res.$i.$j")
+		echo "$i $j $t" >>"$R/add"
+		if [ $((j % 2)) = 1 ]; then
+			bridge_add "$node" "$i" "$j" bridge
+			bridge_add "$BRH" "$i" "$j" bridge-own
+		fi
 	done
 done
 sleep 1 # let the last routes arrive
+while read -r i j t0 t1; do
+	echo "$i $j $t0 $t1 $(jq -r '.ips[] | select(.address | contains(".")) | .address' \
+		"$R/res.$i.$j")"
+done <"$R/add" >"$R/add.ip"
 for i in $(seq 1 "$NODES"); do
 	bird_usage "$i" >"$R/bird.added.$i"
 done
@@ -147,12 +231,15 @@ for j in $(seq 1 "$PODS"); do
 		pod="$BGP_ID-p$i-$j"
 		t=$(plugin "$(bgp_ns "$i")" bgp-route DEL "c$i-$j" "$pod" "$BGP_DIR/n$i/conf.json" "$R/res")
 		echo "$i $j $t" >>"$R/del"
-		# the same kind of veth: its peer in another netns
+		# the floor: a veth like the pod's, in the same node namespace
 		bgp_netns_new "$BGP_ID-v$i-$j"
-		ip -n "$BRH" link add "kv$i-$j" type veth peer name eth0 netns "$BGP_ID-v$i-$j"
-		t0=$EPOCHREALTIME
-		ip -n "$BRH" link del "kv$i-$j"
-		echo "$t0 $EPOCHREALTIME" >>"$R/vethdel"
+		ref_pod "$(bgp_ns "$i")" "pwrref${i}x$j" "$BGP_ID-v$i-$j" "$i" "$j"
+		veth_del "$(bgp_ns "$i")" "pwrref${i}x$j" >>"$R/vethdel"
+		# and a bare one (no addresses, down, IPv6 link-locals never assigned)
+		bgp_netns_new "$BGP_ID-w$i-$j"
+		ip -n "$(bgp_ns "$i")" link add "pwrbare${i}x$j" type veth peer name eth0 \
+			netns "$BGP_ID-w$i-$j"
+		veth_del "$(bgp_ns "$i")" "pwrbare${i}x$j" >>"$R/vethbare"
 	done
 done
 sleep 1
@@ -160,9 +247,9 @@ for i in $(seq 1 "$NODES"); do
 	bird_usage "$i" >"$R/bird.after.$i"
 done
 
-/usr/bin/python3 - "$R" "$NODES" "$PODS" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md"
+/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md"
 import sys, statistics
-R, K, N = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+R, K, N, ANNOUNCE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 
 def ns(x):
     return int(round(float(x) * 1e9))
@@ -174,7 +261,7 @@ def q(v, p):
 def ms(v):
     return "%.2f" % (v / 1e6)
 
-adds = [l.split() for l in open(R + "/add")]
+adds = [l.split() for l in open(R + "/add.ip")]
 dels = [l.split() for l in open(R + "/del")]
 watch = {}
 for i in range(1, K + 1):
@@ -200,7 +287,7 @@ for i, j, t0, t1, ip in adds:
     ip_of[(i, j)] = dst
     worst = None
     for p in range(1, K + 1):
-        if p == i:
+        if p == i or not ANNOUNCE:
             continue
         t = seen(p, "new", dst, ns(t0))
         if t is None:
@@ -215,7 +302,7 @@ for i, j, t0, t1 in dels:
     dst = ip_of[(i, j)]
     worst = None
     for p in range(1, K + 1):
-        if p == i:
+        if p == i or not ANNOUNCE:
             continue
         t = seen(p, "del", dst, ns(t0))
         if t is None:
@@ -225,7 +312,9 @@ for i, j, t0, t1 in dels:
     if worst is not None:
         prop_del.append(worst - ns(t1))
 br = [ns(b) - ns(a) for a, b in (l.split() for l in open(R + "/bridge"))]
+bro = [ns(b) - ns(a) for a, b in (l.split() for l in open(R + "/bridge-own"))]
 vd = [ns(b) - ns(a) for a, b in (l.split() for l in open(R + "/vethdel"))]
+vb = [ns(b) - ns(a) for a, b in (l.split() for l in open(R + "/vethbare"))]
 rss, cpu = [], []
 for i in range(1, K + 1):
     b = open("%s/bird.before.%d" % (R, i)).read().split()
@@ -234,19 +323,26 @@ for i in range(1, K + 1):
     rss.append(int(m[0]))
     cpu.append((int(a[1]) - int(b[1])) * 10)  # ticks of 10 ms
 
-print("## bgp-route bench: %d nodes x %d pods" % (K, N))
+print("## bgp-route bench: %d nodes x %d pods%s" % (K, N, "" if ANNOUNCE else ", --no-announce"))
 print()
 print("| measure | p50 ms | p99 ms | max ms | n |")
 print("|---|---|---|---|---|")
-for name, v in [("bgp-route ADD", add_lat), ("bridge ADD (reference)", br),
-                ("bgp-route DEL", del_lat), ("kernel veth delete (`ip link del`)", vd),
+for name, v in [("bgp-route ADD", add_lat), ("bridge ADD, same node namespace (reference)", br),
+                ("bridge ADD, namespace of its own", bro),
+                ("bgp-route DEL", del_lat),
+                ("veth delete, configured like a pod's (floor)", vd),
+                ("veth delete, bare (for comparison)", vb),
                 ("ADD returned -> /32 on every peer", prop_add),
                 ("DEL returned -> withdrawn on every peer", prop_del)]:
     if v:
         print("| %s | %s | %s | %s | %d |" % (name, ms(q(v, 50)), ms(q(v, 99)), ms(max(v)), len(v)))
 print()
-print("ADD median / bridge ADD median: %.2f" % (statistics.median(add_lat) / statistics.median(br)))
-print("DEL median - veth delete median: %s ms" % ms(statistics.median(del_lat) - statistics.median(vd)))
+print("ADD median / bridge ADD median: %.2f (bridge in a namespace of its own: %.2f)" % (
+    statistics.median(add_lat) / statistics.median(br),
+    statistics.median(add_lat) / statistics.median(bro)))
+print("DEL median - pod-like veth delete median: %s ms (bare veth: %s ms)" % (
+    ms(statistics.median(del_lat) - statistics.median(vd)),
+    ms(statistics.median(del_lat) - statistics.median(vb))))
 print("BIRD RSS with all pods: max %d KiB; BIRD CPU over ADD+DEL: max %d ms per node" % (max(rss), max(cpu)))
 print("route events not seen on a peer: %d" % missing)
 sys.exit(1 if missing else 0)

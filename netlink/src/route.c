@@ -124,6 +124,27 @@ int nlw_route_del(struct nlw_sock *sock, const struct nlw_route *r)
 	return route_change(sock, RTM_DELROUTE, 0, r);
 }
 
+int nlw_route_del_proto(struct nlw_sock *sock, const struct ip_prefix *dst, int oif,
+			const unsigned char *protos, size_t n)
+{
+	struct nlw_route r = {.oif = oif, .type = NLW_ROUTE_UNICAST};
+
+	if (!dst || oif <= 0 || !protos || n == 0)
+		return -EINVAL;
+	r.dst = *dst;
+	for (size_t i = 0; i < n; i++) {
+		int ret;
+
+		if (!protos[i])
+			return -EINVAL; /* 0 would be a wildcard: any protocol */
+		r.protocol = protos[i];
+		ret = nlw_route_del(sock, &r);
+		if (ret != -ESRCH)
+			return ret < 0 ? ret : 1;
+	}
+	return 0;
+}
+
 static const struct nlw_policy route_policy[RTA_MAX + 1] = {
     [RTA_DST] = {NLW_ATTR_BINARY, 4, 16},     [RTA_GATEWAY] = {NLW_ATTR_BINARY, 4, 16},
     [RTA_PREFSRC] = {NLW_ATTR_BINARY, 4, 16}, [RTA_OIF] = {NLW_ATTR_U32, 0, 0},
@@ -233,7 +254,7 @@ static bool route_matches(const struct nlw_route_filter *f, const struct nlw_rou
 {
 	return (!f->table || r->table == f->table) &&
 	       (!f->protocol || r->protocol == f->protocol) && (!f->oif || r->oif == f->oif) &&
-	       (!f->family || r->dst.family == f->family);
+	       (!f->family || r->dst.family == f->family) && (!f->type || r->type == f->type);
 }
 
 static int route_list_cb(const struct nlmsghdr *nlh, void *data)
@@ -287,6 +308,7 @@ int nlw_route_list(struct nlw_sock *sock, const struct nlw_route_filter *f, stru
 	nlh = nlw_req_init(&req, RTM_GETROUTE, NLM_F_DUMP, sizeof(*rtm), (void **)&rtm);
 	rtm->rtm_family = (uint8_t)l.f.family;
 	rtm->rtm_protocol = l.f.protocol;
+	rtm->rtm_type = l.f.type;
 	rtm->rtm_table = l.f.table && l.f.table < 256 ? (uint8_t)l.f.table : RT_TABLE_UNSPEC;
 	if (l.f.table && !nlw_put_u32(nlh, RTA_TABLE, l.f.table))
 		return -EMSGSIZE;

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "base/macro.h"
+#include "base/ipaddr.h"
 #include "bgp-route.h"
 #include "cni/log.h"
+#include "nlw/addr.h"
 #include "nlw/link.h"
 #include "nlw/route.h"
 #include "nlw/sock.h"
@@ -20,7 +22,12 @@
 #include "podnet/podnet.h"
 #include "podnet/veth.h"
 
-/* Delete our host routes on oif. Returns the count deleted or a negative errno. */
+/*
+ * Delete our host routes on oif, whatever their destinations: a dump of the
+ * link's routes (the kernel walks the whole table for it). GC, and DEL when
+ * the pod's addresses cannot be read. Returns the count deleted or a
+ * negative errno.
+ */
 static int del_pod_routes(struct cni_ctx *ctx, const struct bgpr_conf *c, struct nlw_sock *s,
 			  int oif)
 {
@@ -43,6 +50,71 @@ static int del_pod_routes(struct cni_ctx *ctx, const struct bgpr_conf *c, struct
 		count++;
 	}
 	return count;
+}
+
+#define BGPR_DEL_DSTS_MAX 16
+
+/* Add ip as a host route destination (/32, /128) unless it is there already. */
+static void put_dst(struct ip_prefix *v, size_t *n, const struct ip_prefix *ip)
+{
+	struct ip_prefix d = *ip;
+
+	if (d.family != AF_INET && d.family != AF_INET6)
+		return;
+	d.prefixlen = (unsigned char)ip_family_bits(d.family);
+	for (size_t i = 0; i < *n; i++)
+		if (v[i].family == d.family && ip_addr_equal(d.family, &v[i].addr, &d.addr))
+			return;
+	if (*n < BGPR_DEL_DSTS_MAX)
+		v[(*n)++] = d;
+}
+
+/*
+ * The destinations of this attachment's host routes: the global addresses
+ * of CNI_IFNAME in the pod (a dump of one small namespace) and prevResult's
+ * ips. Returns how many.
+ */
+static size_t host_route_dsts(struct cni_ctx *ctx, struct podnet *pn, struct ip_prefix *v)
+{
+	_cleanup_free_ struct nlw_addr *addrs = NULL;
+	struct nlw_link pod;
+	unsigned n_addrs = 0;
+	size_t n = 0;
+
+	if (podnet_has_pod(pn) && nlw_link_get_by_name(pn->pod, ctx->ifname, &pod) >= 0 &&
+	    nlw_addr_list(pn->pod, pod.ifindex, AF_UNSPEC, &addrs, &n_addrs) >= 0)
+		for (unsigned i = 0; i < n_addrs; i++)
+			if (addrs[i].scope == NLW_SCOPE_UNIVERSE)
+				put_dst(v, &n, &addrs[i].prefix);
+	for (size_t i = 0; ctx->prev_result && i < ctx->prev_result->n_ips; i++)
+		put_dst(v, &n, &ctx->prev_result->ips[i].address);
+	return n;
+}
+
+/*
+ * The host routes on oif: by destination, one RTM_DELROUTE per address and
+ * protocol (pod, then borrowed), no table walk. When none was found that
+ * way (addresses unknown, or not the ones routed), the link's routes are
+ * dumped instead. Returns the count deleted or a negative errno.
+ */
+static int del_host_routes(struct cni_ctx *ctx, const struct bgpr_conf *c, struct podnet *pn,
+			   int oif)
+{
+	const unsigned char protos[2] = {c->proto_pod, c->proto_borrowed};
+	struct ip_prefix dsts[BGPR_DEL_DSTS_MAX];
+	size_t n = host_route_dsts(ctx, pn, dsts);
+	char buf[IP_PREFIX_STRLEN];
+	int count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = nlw_route_del_proto(pn->host, &dsts[i], oif, protos, 2);
+
+		if (r < 0)
+			return podnet_fail(ctx, pn->host, r, "delete host route %s",
+					   ip_prefix_fmt(&dsts[i], buf));
+		count += r;
+	}
+	return count > 0 ? count : del_pod_routes(ctx, c, pn->host, oif);
 }
 
 /* Is l this attachment's host veth? */
@@ -82,7 +154,7 @@ static int del_steps(struct cni_ctx *ctx, const struct bgpr_conf *c, struct podn
 
 	if (find_host_veth(ctx, c, pn, &host) >= 0) {
 		snprintf(name, sizeof(name), "%s", host.name);
-		r = del_pod_routes(ctx, c, pn->host, host.ifindex);
+		r = del_host_routes(ctx, c, pn, host.ifindex);
 		podnet_keep_first(&first, r < 0 ? r : 0);
 	} else {
 		(void)podnet_host_ifname(c->host_if_prefix, BGPR_HOST_HEX, ctx->container_id,

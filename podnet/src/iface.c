@@ -137,7 +137,7 @@ int podnet_iface_configure(struct podnet *pn, const struct podnet_iface *o,
 	r = add_addrs(pn, o, res);
 	if (r < 0)
 		return r;
-	r = nlw_link_set_up(pn->pod, o->ifindex);
+	r = o->is_up ? 0 : nlw_link_set_up(pn->pod, o->ifindex);
 	if (r < 0)
 		return podnet_fail(pn->ctx, pn->pod, r, "set '%s' up", o->name);
 	if (v6 && o->enable_dad && cni_result_family_gw(res, AF_INET6)) {

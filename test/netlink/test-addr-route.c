@@ -279,6 +279,74 @@ static void test_route_list_filter(void **state)
 	assert_null(fake_nl_attr(req, RTM_HDR, RTA_OIF));
 }
 
+static void test_route_list_type(void **state)
+{
+	struct fake_fx *x = *state;
+	struct nlw_route_filter f = {
+	    .family = AF_INET, .protocol = 81, .type = NLW_ROUTE_BLACKHOLE};
+	struct nlw_route *v = NULL;
+	const struct rtmsg *rtm;
+	unsigned n = 0;
+
+	add_route_msg(x->f, AF_INET, "10.1.0.0", 26, 254, 81, 3, 0); /* unicast: filtered out */
+	fake_nl_flush(x->f);
+	fake_nl_reply_done(x->f, 0);
+	assert_int_equal(nlw_route_list(x->s, &f, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	rtm = mnl_nlmsg_get_payload(last_req(x));
+	assert_int_equal(rtm->rtm_type, RTN_BLACKHOLE); /* asked of the kernel too */
+	assert_int_equal(rtm->rtm_family, AF_INET);
+}
+
+static void test_route_del_proto(void **state)
+{
+	struct fake_fx *x = *state;
+	const unsigned char protos[2] = {80, 82};
+	struct ip_prefix dst = pfx("10.244.1.7/32");
+	const struct nlmsghdr *req;
+	const struct rtmsg *rtm;
+
+	/* The first protocol has no such route, the second has: two requests, 1. */
+	fake_nl_reply_error(x->f, -ESRCH, NULL);
+	fake_nl_reply_ack(x->f);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, protos, 2), 1);
+	assert_int_equal(fake_nl_nrequests(x->f), 2);
+	for (size_t i = 0; i < 2; i++) {
+		req = fake_nl_request(x->f, i);
+		rtm = mnl_nlmsg_get_payload(req);
+		assert_int_equal(req->nlmsg_type, RTM_DELROUTE);
+		assert_int_equal(rtm->rtm_protocol, protos[i]);
+		assert_int_equal(rtm->rtm_dst_len, 32);
+		assert_int_equal(rtm->rtm_type, RTN_UNICAST);
+		assert_int_equal(mnl_attr_get_u32(fake_nl_attr(req, RTM_HDR, RTA_OIF)), 9);
+		assert_null(fake_nl_attr(req, RTM_HDR, RTA_PRIORITY)); /* any metric */
+	}
+	/* Found at the first protocol: one request. */
+	fake_nl_clear_requests(x->f);
+	fake_nl_reply_ack(x->f);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, protos, 2), 1);
+	assert_int_equal(fake_nl_nrequests(x->f), 1);
+	/* None: 0, after one request per protocol. */
+	fake_nl_clear_requests(x->f);
+	fake_nl_reply_error(x->f, -ESRCH, NULL);
+	fake_nl_reply_error(x->f, -ESRCH, NULL);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, protos, 2), 0);
+	assert_int_equal(fake_nl_nrequests(x->f), 2);
+	/* Another error stops at once. */
+	fake_nl_clear_requests(x->f);
+	fake_nl_reply_error(x->f, -EPERM, NULL);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, protos, 2), -EPERM);
+	assert_int_equal(fake_nl_nrequests(x->f), 1);
+	/* Bad arguments send nothing; protocol 0 would be a wildcard. */
+	fake_nl_clear_requests(x->f);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 0, protos, 2), -EINVAL);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, protos, 0), -EINVAL);
+	assert_int_equal(nlw_route_del_proto(x->s, &dst, 9, (const unsigned char[]){0}, 1),
+			 -EINVAL);
+	assert_int_equal(fake_nl_nrequests(x->f), 0);
+}
+
 static void test_route_parse_rejects(void **state)
 {
 	struct fake_fx *x = *state;
@@ -353,6 +421,8 @@ int main(void)
 	    T(test_route_add_request),
 	    T(test_route_special),
 	    T(test_route_list_filter),
+	    T(test_route_list_type),
+	    T(test_route_del_proto),
 	    T(test_route_parse_rejects),
 	    T(test_neigh_requests),
 #undef T

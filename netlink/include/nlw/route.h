@@ -56,12 +56,25 @@ int nlw_route_append(struct nlw_sock *sock, const struct nlw_route *r);
  */
 int nlw_route_del(struct nlw_sock *sock, const struct nlw_route *r);
 
+/*
+ * Delete the route to dst on oif whose protocol is one of protos[0..n)
+ * (tried in that order; any metric, table main): one RTM_DELROUTE per
+ * protocol until the kernel finds one, no dump. For a link's own routes
+ * whose destinations are known (a pod's host routes), this replaces a
+ * table walk, which costs milliseconds at tens of thousands of routes.
+ * Returns 1 when a route was deleted, 0 when none of those protocols has
+ * one there (-ESRCH each), or a negative errno (-EINVAL: bad dst, oif or n).
+ */
+int nlw_route_del_proto(struct nlw_sock *sock, const struct ip_prefix *dst, int oif,
+			const unsigned char *protos, size_t n);
+
 /* Filter for nlw_route_list: zero fields match everything. */
 struct nlw_route_filter {
 	int family;		/* AF_INET, AF_INET6 or AF_UNSPEC */
 	uint32_t table;		/* 0: all tables */
 	unsigned char protocol; /* 0: any */
 	int oif;		/* 0: any */
+	unsigned char type;	/* enum nlw_route_type; 0: any */
 };
 
 /*

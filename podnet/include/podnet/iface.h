@@ -21,6 +21,8 @@ struct podnet_iface {
 	 * result has an IPv6 gateway, as the reference's enableDad.
 	 */
 	bool enable_dad;
+	/* Already set up by the caller: no second RTM_SETLINK. */
+	bool is_up;
 	/*
 	 * Routes added before the result's, e.g. bgp-route's
 	 * "169.254.1.1/32 scope link", which makes its gateway reachable from
@@ -34,7 +36,7 @@ struct podnet_iface {
  * In order: the interface's sysctls in one visit of the pod netns
  * (arp_notify, and with IPv6: ndisc_notify, disable_ipv6=0 on lo and the
  * interface, keep_addr_on_down, accept_dad), every address of res->ips,
- * link up, the DAD wait, then pre_routes and res->routes (a route without a
+ * link up (unless is_up), the DAD wait, then pre_routes and res->routes (a route without a
  * gateway uses the result's gateway of its family; the same route twice is
  * fine). Sysctls are best effort (logged at debug, as the reference).
  */
