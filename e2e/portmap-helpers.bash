@@ -127,11 +127,13 @@ ask() {
 	case $host in *:*) host="[$host]" ;; esac
 	case $proto in
 	tcp) in_ns "$ns" timeout 5 socat -T3 -u "TCP:$host:$port" - ;;
-	udp) # datagrams may be lost: up to three tries
+	udp) # datagrams may be lost, and socat's forking listener may be between
+		# two sockets for a moment on a loaded machine: up to six tries
 		local i got
-		for i in 1 2 3; do
-			got=$(echo hi | in_ns "$ns" timeout 5 socat -T3 - "UDP:$host:$port") || true
+		for i in 1 2 3 4 5 6; do
+			got=$(echo hi | in_ns "$ns" timeout 4 socat -T2 - "UDP:$host:$port") || true
 			[ -n "$got" ] && break
+			echo "# udp $host:$port: no answer (try $i)" >&2
 		done
 		printf '%s\n' "$got" ;;
 	esac
