@@ -3,8 +3,8 @@
  * The driver shared by the fuzz targets of a plugin's own config parser.
  * Input: the network config; with `args`, a first line that does not start
  * with '{' is CNI_ARGS and the config follows it. The parser runs as in a
- * strict ADD and a lenient DEL, on a context set up as cni_plugin_main
- * would (no sysfs, no procfs, no kernel calls).
+ * strict ADD and a lenient DEL (and GC), on a context set up as
+ * cni_plugin_main would (no sysfs, no procfs, no kernel calls).
  */
 #pragma once
 
@@ -21,6 +21,7 @@ struct fuzz_plugin {
 	const struct cni_plugin_ops *ops;
 	const char *ifname;
 	bool args; /* the first line may be CNI_ARGS */
+	bool gc;   /* also parse as GC (lenient) */
 	/* Parse ctx's config as the plugin does, check what it promises (abort), free. */
 	void (*parse)(struct cni_ctx *ctx);
 };
@@ -64,6 +65,8 @@ static int fuzz_plugin_conf(const struct fuzz_plugin *fp, const uint8_t *data, s
 	    0) {
 		fuzz_plugin_one(fp, root, args, CNI_CMD_ADD);
 		fuzz_plugin_one(fp, root, args, CNI_CMD_DEL);
+		if (fp->gc)
+			fuzz_plugin_one(fp, root, args, CNI_CMD_GC);
 		json_decref(root);
 	}
 	cni_error_done(&err);
