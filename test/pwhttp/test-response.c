@@ -25,6 +25,7 @@ static int read_response(int fd, uint64_t deadline, long *status, char **body, s
 	struct pwhttp_response resp;
 	int r = pwhttp_read_response(fd, deadline, &resp, keep);
 
+	*body = NULL;
 	if (r == 0) {
 		*status = resp.status;
 		*body = resp.body;
