@@ -8,7 +8,8 @@
 #
 # Usage: bench/multinet/run.sh BUILD_DIR [--pods N] [--rounds R] [--out DIR]
 # Root (network namespaces). Every namespace, server and file is the run's
-# own and removed at exit. Output: one JSON summary line on stdout (and in
+# own and removed at exit (the bridge delegates' lock files too:
+# PODWIRE_LOCK_DIR). Output: one JSON summary line on stdout (and in
 # DIR/multinet.json with the raw pwbench lines).
 set -euo pipefail
 
@@ -99,7 +100,7 @@ ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=pod1;K8S_POD_UID=u1"
 bench() { # LABEL CMD PLUGIN CONF IFNAME
 	ip netns exec "$HOST" "$PWBENCH" --label "$1" --cmd "$2" --plugin "$BIN/$3" --conf "$4" \
 		--netns "/var/run/netns/${ID}p{i}" --cid "$1-{i}" --ifname "$5" --cni-path "$BIN" \
-		--env "CNI_ARGS=$ARGS" --count "$PODS"
+		--env "CNI_ARGS=$ARGS" --env "PODWIRE_LOCK_DIR=$W/locks" --count "$PODS"
 }
 # Round trips alone: GET pod, GET NAD, PATCH, on one connection (curl's own
 # per-request time, first one including the TLS handshake).
