@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lazycurl/lazycurl.h"
@@ -55,14 +54,6 @@ struct buf {
 };
 
 #define MAX_RESPONSE (64u << 20)
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static int fail(struct pwetcd_client *c, int r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -129,7 +120,7 @@ int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
 	c->cert_file = dup_opt(cfg->cert_file, &oom);
 	c->key_file = dup_opt(cfg->key_file, &oom);
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : PWETCD_DEFAULT_TIMEOUT_MS;
-	c->deadline_ms = now_ms() + c->timeout_ms;
+	c->deadline_ms = pwhttp_now_ms() + c->timeout_ms;
 	if (r == 0 && oom)
 		r = -ENOMEM;
 	if (r < 0) {
@@ -159,12 +150,12 @@ void pwetcd_close(struct pwetcd_client *c)
 
 void pwetcd_reset_deadline(struct pwetcd_client *c, unsigned timeout_ms)
 {
-	c->deadline_ms = now_ms() + (timeout_ms ? timeout_ms : c->timeout_ms);
+	c->deadline_ms = pwhttp_now_ms() + (timeout_ms ? timeout_ms : c->timeout_ms);
 }
 
 unsigned pwetcd_remaining_ms(const struct pwetcd_client *c)
 {
-	uint64_t now = now_ms();
+	uint64_t now = pwhttp_now_ms();
 
 	return now >= c->deadline_ms ? 0 : (unsigned)(c->deadline_ms - now);
 }
