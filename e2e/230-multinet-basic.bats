@@ -32,11 +32,18 @@ teardown() {
 	[ -f "$MN/cache/results/cluster-$CID-eth0" ]
 	[ -f "$MN/cache/results/net-a-$CID-net1" ]
 	[ -f "$MN/cache/results/net-b-$CID-net2" ]
-	output=$(cat "$MN/cache/$CID")
+	output=$(mn_cache_entry)
 	assert_json .kind multinetCacheV1
 	assert_json '[.delegates[] | .name + "=" + .ifname + ":" + .state] | join(",")' \
 		"cluster=eth0:added,ns1/net-a=net1:added,ns1/net-b=net2:added"
 	[ "$(stat -c %a "$MN/cache/$CID")" = 600 ]
+	# A journal: the durable first line (every delegate pending), then one
+	# appended update per delegate, in order.
+	[ "$(wc -l <"$MN/cache/$CID")" = 4 ]
+	[ "$(head -1 "$MN/cache/$CID" | jq -r '[.delegates[].state] | join(",")')" = \
+		"pending,pending,pending" ]
+	[ "$(tail -n +2 "$MN/cache/$CID" | jq -r '"\(.index):\(.value.state)"' | paste -sd,)" = \
+		"0:added,1:added,2:added" ]
 }
 
 @test "network-status lists every attachment with the spec's keys" {
@@ -71,7 +78,7 @@ teardown() {
 	in_ns "$POD_NS" ip -o addr show dev data0 | grep -q 'inet 10.97.0.20/24'
 	output=$(mn_status_annotation)
 	assert_json '[.[].interface] | join(",")' "eth0,data0,rail1"
-	output=$(cat "$MN/cache/$CID")
+	output=$(mn_cache_entry)
 	assert_json '.delegates[1].capabilityArgs.ips[0]' 10.97.0.20/24
 }
 

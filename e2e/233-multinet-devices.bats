@@ -69,7 +69,7 @@ records() {
 	assert_json '.[1]["device-info"].pci["rdma-device"]' mlx5_3
 	assert_json '.[1].ips[0]' 192.168.210.11/24
 	assert_json '.[2] | has("device-info")' false
-	output=$(cat "$MN/cache/$CID")
+	output=$(mn_cache_entry)
 	assert_json '[.delegates[] | .resourceName // "-"] | join(",")' \
 		"-,example.com/rail_a,example.com/rail_b,example.com/rail_a"
 	rm "$MN/record"

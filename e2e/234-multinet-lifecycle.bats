@@ -21,7 +21,7 @@ teardown() {
 		  delegates:[$cl[0], {cniVersion:"1.0.0",name:"extra",type:"noop"}]}' >"$MN/multinet.json"
 	mn_run ADD
 	assert_json '.interfaces | map(select(.sandbox != null)) | .[0].name' eth0
-	output=$(cat "$MN/cache/$CID")
+	output=$(mn_cache_entry)
 	assert_json '[.delegates[] | .name + "=" + .ifname] | join(",")' "cluster=eth0,extra=net1"
 	mn_run CHECK
 	mn_run DEL
@@ -114,7 +114,7 @@ teardown() {
 		"$MN/fixtures/pods/ns1/pod1.json" >"$MN/p.tmp" && mv "$MN/p.tmp" "$MN/fixtures/pods/ns1/pod1.json"
 	mn_run ADD
 	assert_json '.ips[0].address' 10.55.0.5/24
-	output=$(cat "$MN/cache/$CID")
+	output=$(mn_cache_entry)
 	assert_json '[.delegates[] | .name + "=" + .ifname] | join(",")' "kube-system/alt=eth0,ns1/net-b=net1"
 	mn_run DEL
 	jq '.metadata.annotations["v1.multus-cni.io/default-network"] = "alt,alt"' \

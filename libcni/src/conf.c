@@ -34,6 +34,39 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
 	return 0;
 }
 
+/* One journal line applied to arr: false when it is not an update of arr. */
+static bool journal_apply(json_t *arr, const char *line, size_t len)
+{
+	json_t *u = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+	const json_t *idx = json_object_get(u, "index");
+	json_t *v = json_object_get(u, "value");
+	bool ok = json_is_integer(idx) && v && json_integer_value(idx) >= 0 &&
+		  (size_t)json_integer_value(idx) < json_array_size(arr) &&
+		  json_array_set(arr, (size_t)json_integer_value(idx), v) == 0;
+
+	json_decref(u);
+	return ok;
+}
+
+int cni_json_load_journal(const char *buf, size_t len, const char *what, const char *key,
+			  json_t **ret, struct cni_error *err)
+{
+	const char *nl = memchr(buf, '\n', len), *end = buf + len;
+	json_t *doc = nl ? json_loadb(buf, (size_t)(nl - buf), JSON_REJECT_DUPLICATES, NULL) : NULL;
+	json_t *arr = json_object_get(doc, key);
+
+	/* No first line that is a document (one written by hand): the whole text. */
+	if (!doc)
+		return cni_json_loadb(buf, len, what, ret, err);
+	for (const char *p = nl + 1; p < end && json_is_array(arr); p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl || !journal_apply(arr, p, (size_t)(nl - p)))
+			break;
+	}
+	*ret = doc;
+	return 0;
+}
+
 /* 2^63: every integer jansson could not hold is at least this far from 0. */
 #define INT_LIMIT 9223372036854775808.0
 

@@ -29,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "base/parse.h"
 #include "cni/invoke.h"
 #include "cni/plugin.h"
 
@@ -282,7 +283,7 @@ static int spawn_retry(const char *path, posix_spawn_file_actions_t *fa, posix_s
 	return -r;
 }
 
-static int child_start(const struct cni_exec_request *req, int64_t deadline, struct child *c)
+static int child_start(const char *path, char *const *env, int64_t deadline, struct child *c)
 {
 	_cleanup_close_ int in_child = -1, out_child = -1, err_child = -1;
 	posix_spawn_file_actions_t fa;
@@ -311,7 +312,7 @@ static int child_start(const struct cni_exec_request *req, int64_t deadline, str
 		posix_spawnattr_destroy(&attr);
 		return r;
 	}
-	r = spawn_retry(req->plugin_path, &fa, &attr, req->env, deadline, &c->pid);
+	r = spawn_retry(path, &fa, &attr, env, deadline, &c->pid);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (r < 0)
@@ -322,6 +323,75 @@ static int child_start(const struct cni_exec_request *req, int64_t deadline, str
 	    set_nonblock(c->stderr_fd) < 0)
 		return -errno;
 	return 0;
+}
+
+/* ---- processes started ahead of their request ---- */
+
+struct cni_exec_started {
+	struct child c;
+	char *path;
+	char **env;
+};
+
+static void child_kill(struct child *c);
+
+int cni_exec_start(const char *plugin_path, char *const *env, struct cni_exec_started **ret)
+{
+	struct cni_exec_started *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->c = (struct child){
+	    .pid = -1, .pidfd = -1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+	s->path = strdup(plugin_path);
+	s->env = cni_env_build(env, NULL);
+	if (!s->path || !s->env) {
+		cni_exec_started_free(s);
+		return -ENOMEM;
+	}
+	/* One attempt (a deadline that has passed): the caller's real run retries ETXTBSY. */
+	r = child_start(plugin_path, env, now_ms(), &s->c);
+	if (r < 0) {
+		cni_exec_started_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+bool cni_exec_started_is(const struct cni_exec_started *s, const char *plugin_path,
+			 char *const *env)
+{
+	size_t i = 0;
+
+	if (!s || !streq(s->path, plugin_path))
+		return false;
+	for (; s->env[i] && env[i]; i++)
+		if (!streq(s->env[i], env[i]))
+			return false;
+	return !s->env[i] && !env[i];
+}
+
+void cni_exec_started_free(struct cni_exec_started *s)
+{
+	if (!s)
+		return;
+	if (s->c.pid > 0)
+		child_kill(&s->c);
+	child_done(&s->c);
+	free(s->path);
+	cni_env_free(s->env);
+	free(s);
+}
+
+/* Take over a started process: its child is the caller's from now on. */
+static void started_take(struct cni_exec_started *s, struct child *c)
+{
+	*c = s->c;
+	s->c.pid = -1;
+	s->c.pidfd = s->c.stdin_fd = s->c.stdout_fd = s->c.stderr_fd = -1;
+	cni_exec_started_free(s);
 }
 
 /* ---- the I/O loop ---- */
@@ -545,9 +615,12 @@ int cni_exec_plugin(const struct cni_exec_request *req, char **ret_out, size_t *
 	struct child c = {.pid = -1, .pidfd = -1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	struct io_state io = {.in = req->stdin_buf, .in_len = req->stdin_buf ? req->stdin_len : 0};
 	int64_t deadline = req->timeout_ms > 0 ? now_ms() + req->timeout_ms : 0;
-	int r;
+	int r = 0;
 
-	r = child_start(req, deadline, &c);
+	if (req->started)
+		started_take(req->started, &c);
+	else
+		r = child_start(req->plugin_path, req->env, deadline, &c);
 	if (r < 0) {
 		child_done(&c);
 		if (c.pid > 0)
@@ -555,6 +628,10 @@ int cni_exec_plugin(const struct cni_exec_request *req, char **ret_out, size_t *
 		return cni_errorf(err, CNI_ERR_DELEGATE, r, "cannot execute plugin %s: %s",
 				  req->plugin_path, strerror(-r));
 	}
+	/* A request fits the socket buffer: usually written here, at once. */
+	feed_stdin(&c, &io);
+	if (req->running)
+		req->running(req->running_data);
 	r = child_io_loop(&c, &io, deadline);
 	if (r < 0) {
 		child_kill(&c);

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/invoke.h"
@@ -186,11 +187,83 @@ struct invocation {
 	const json_t *valid; /* GC: the valid-attachments array or NULL */
 };
 
-static int exec_request(const struct cni_runtime *rt, const char *path, const char *command,
-			const struct cni_runtime_conf *rc, const char *stdin_text, char **ret_out,
-			struct cni_error *err)
+/* The child's whole environment: the runtime's base plus the CNI_* variables. */
+static char **child_env(const struct cni_runtime *rt, const char *command,
+			const struct cni_runtime_conf *rc)
 {
 	char **over = cni_runtime_env(rt, command, rc), **env;
+
+	if (!over)
+		return NULL;
+	env = cni_env_build(rt->base_env, over);
+	cni_env_free(over);
+	return env;
+}
+
+/* ---- ADD pipelining (struct cni_runtime_ahead) ---- */
+
+/* The plugin running now, from which the next one follows. */
+struct ahead_pos {
+	const struct cni_runtime *rt;
+	const struct cni_netconf_list *list;
+	size_t i;
+	const struct cni_runtime_conf *rc;
+};
+
+static int ahead_spawn(const struct cni_runtime *rt, const struct cni_netconf_list *list, size_t i,
+		       const struct cni_runtime_conf *rc)
+{
+	_cleanup_free_ char *path = NULL;
+	struct cni_error tmp = {0};
+	char **env;
+	int r;
+
+	cni_runtime_ahead_drop(rt->ahead);
+	r = cni_find_plugin(plugin_type(list, i), rt->plugin_path, &path, &tmp);
+	cni_error_done(&tmp);
+	if (r < 0)
+		return r;
+	if (!(env = child_env(rt, "ADD", rc)))
+		return -ENOMEM;
+	r = cni_exec_start(path, env, &rt->ahead->started);
+	cni_env_free(env);
+	return r;
+}
+
+/* cni_exec_request.running: start what follows the plugin just fed. */
+static void start_next(void *data)
+{
+	const struct ahead_pos *pos = data;
+	const struct cni_runtime_ahead *a = pos->rt->ahead;
+
+	if (pos->i + 1 < pos->list->n_plugins)
+		(void)ahead_spawn(pos->rt, pos->list, pos->i + 1, pos->rc);
+	else if (a->next_list && a->next_list->n_plugins > 0)
+		(void)ahead_spawn(pos->rt, a->next_list, 0, &a->next_rc);
+}
+
+int cni_runtime_ahead_start(const struct cni_runtime *rt, const struct cni_netconf_list *list,
+			    const struct cni_runtime_conf *rc)
+{
+	if (!rt->ahead || list->n_plugins == 0)
+		return -EINVAL;
+	return ahead_spawn(rt, list, 0, rc);
+}
+
+void cni_runtime_ahead_drop(struct cni_runtime_ahead *a)
+{
+	if (!a)
+		return;
+	cni_exec_started_free(a->started);
+	a->started = NULL;
+}
+
+/* pos: an ADD with pipelining (rt->ahead), else NULL. */
+static int exec_request(const struct cni_runtime *rt, const char *path, const char *command,
+			const struct cni_runtime_conf *rc, const struct ahead_pos *pos,
+			const char *stdin_text, char **ret_out, struct cni_error *err)
+{
+	char **env = child_env(rt, command, rc);
 	struct cni_exec_request req = {
 	    .plugin_path = path,
 	    .stdin_buf = stdin_text,
@@ -199,13 +272,19 @@ static int exec_request(const struct cni_runtime *rt, const char *path, const ch
 	};
 	int r;
 
-	if (!over)
-		return -ENOMEM;
-	env = cni_env_build(rt->base_env, over);
-	cni_env_free(over);
 	if (!env)
 		return -ENOMEM;
 	req.env = env;
+	if (pos) {
+		if (cni_exec_started_is(rt->ahead->started, path, env)) {
+			req.started = TAKE_PTR(rt->ahead->started);
+			cni_log_debug("%s: started ahead", path);
+		} else {
+			cni_runtime_ahead_drop(rt->ahead);
+		}
+		req.running = start_next;
+		req.running_data = (void *)pos;
+	}
 	r = cni_exec_plugin(&req, ret_out, NULL, err);
 	cni_env_free(env);
 	return r;
@@ -230,6 +309,7 @@ static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_lis
 		      const struct invocation *inv, char **ret_out, struct cni_error *err)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
+	struct ahead_pos pos;
 	json_t *req = NULL;
 	int r;
 
@@ -249,7 +329,10 @@ static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_lis
 	if (!text)
 		return -ENOMEM;
 	cni_log_debug("exec %s %s (network \"%s\")", inv->command, path, list->name);
-	return exec_request(rt, path, inv->command, inv->rc, text, ret_out, err);
+	pos = (struct ahead_pos){.rt = rt, .list = list, .i = i, .rc = inv->rc};
+	return exec_request(rt, path, inv->command, inv->rc,
+			    rt->ahead && streq(inv->command, "ADD") ? &pos : NULL, text, ret_out,
+			    err);
 }
 
 static int wrap_plugin_error(const struct cni_netconf_list *list, size_t i, const char *verb, int r,

@@ -49,6 +49,7 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 
 void mn_call_done(struct mn_call *c)
 {
+	cni_runtime_ahead_drop(&c->ahead);
 	mn_k8s_free(c->k8s);
 	json_decref(c->pod);
 	mn_devices_done(&c->devices);
@@ -355,6 +356,7 @@ static void rollback(struct mn_call *c, struct mn_plan *p, size_t upto)
 {
 	struct cni_error tmp = {0};
 
+	cni_runtime_ahead_drop(&c->ahead);
 	if (mn_del_delegates(c, p, upto + 1, &tmp) < 0) {
 		cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
 			      tmp.msg ? tmp.msg : "DEL failed");
@@ -364,13 +366,40 @@ static void rollback(struct mn_call *c, struct mn_plan *p, size_t upto)
 	(void)mn_cache_remove(c->conf.cni_dir, p->container_id);
 }
 
-static int add_one(struct mn_call *c, struct mn_plan *p, struct mn_delegate *d)
+/*
+ * The cluster network's process, started before the apiserver calls so that
+ * its start-up overlaps them. The pod may still replace the cluster network
+ * (default-network) or refuse the ADD: then the process, which has read
+ * nothing, is killed.
+ */
+static void start_master(struct mn_call *c, const struct mn_plan *p)
 {
+	struct cni_runtime_conf rc;
+
+	if (p->n == 0 || !p->d[0].master || p->d[0].ifname_request)
+		return;
+	mn_runtime_conf(p, &p->d[0], &rc);
+	rc.ifname = p->ifname;
+	(void)cni_runtime_ahead_start(&c->rt, p->d[0].list, &rc);
+}
+
+/* While delegate i runs, delegate i + 1's first plugin is started. */
+static void set_next(struct mn_call *c, const struct mn_plan *p, size_t i)
+{
+	c->ahead.next_list = i + 1 < p->n ? p->d[i + 1].list : NULL;
+	if (c->ahead.next_list)
+		mn_runtime_conf(p, &p->d[i + 1], &c->ahead.next_rc);
+}
+
+static int add_one(struct mn_call *c, struct mn_plan *p, size_t i)
+{
+	struct mn_delegate *d = &p->d[i];
 	struct cni_runtime_conf rc;
 	json_t *result = NULL;
 	int r;
 
 	devinfo_copy(c, d);
+	set_next(c, p, i);
 	mn_runtime_conf(p, d, &rc);
 	r = cni_runtime_add(&c->rt, d->list, &rc, &result, &c->ctx->err);
 	if (r < 0)
@@ -378,7 +407,7 @@ static int add_one(struct mn_call *c, struct mn_plan *p, struct mn_delegate *d)
 	d->result = result;
 	d->state = MN_ADDED;
 	cni_log_info("network %s: added as %s", d->display, d->ifname);
-	return mn_cache_write(c->conf.cni_dir, p, false, &c->ctx->err);
+	return mn_cache_update(c->conf.cni_dir, p, i, i + 1, &c->ctx->err);
 }
 
 static int write_status(struct mn_call *c, const struct mn_plan *p)
@@ -434,6 +463,9 @@ static int prepare(struct mn_call *c, struct mn_plan *p)
 	if ((r = wait_ready(c, readiness_wait_ms())) < 0 || (r = mn_plan_init(p, c->ctx)) < 0)
 		return r;
 	c->pod_uid = p->pod.uid;
+	if ((r = mn_resolve_master_early(c, p)) < 0)
+		return r;
+	start_master(c, p);
 	if ((r = mn_connect(c, true)) < 0 || (r = fetch_pod(c, p)) < 0 ||
 	    (r = mn_resolve(c, p)) < 0 || (r = mn_route_validate(p, &c->ctx->err)) < 0 ||
 	    (r = check_collisions(c, p)) < 0)
@@ -451,17 +483,20 @@ int mn_add(struct cni_ctx *ctx)
 	size_t i;
 	int r;
 
-	if ((r = mn_call_init(&c, ctx)) < 0 || (r = prepare(&c, &p)) < 0)
+	if ((r = mn_call_init(&c, ctx)) < 0)
+		goto out;
+	c.rt.ahead = &c.ahead;
+	if ((r = prepare(&c, &p)) < 0)
 		goto out;
 	for (i = 0; i < p.n; i++) {
-		if ((r = add_one(&c, &p, &p.d[i])) < 0) {
+		if ((r = add_one(&c, &p, i)) < 0) {
 			rollback(&c, &p, i);
 			goto out;
 		}
 	}
 	/* The cache already has every result unless default-route edited them. */
 	if ((r = mn_route_apply(&p, &c.rt, &ctx->err)) < 0 ||
-	    (r > 0 && (r = mn_cache_write(c.conf.cni_dir, &p, false, &ctx->err)) < 0) ||
+	    (r > 0 && (r = mn_cache_update(c.conf.cni_dir, &p, 0, p.n, &ctx->err)) < 0) ||
 	    (r = write_status(&c, &p)) < 0 || (r = set_result(&c, &p)) < 0) {
 		rollback(&c, &p, p.n - 1);
 		goto out;

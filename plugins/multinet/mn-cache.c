@@ -85,6 +85,7 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 	json_t *o = plan_json(p);
 	int r;
 
+	/* One line: the journal's document (mn_cache_update appends to it). */
 	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!path || !text || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
@@ -95,6 +96,8 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);
 	r = fd_write_all(fd, text, strlen(text));
+	if (r >= 0)
+		r = fd_write_all(fd, "\n", 1);
 	if (r >= 0 && durable && fsync(fd) < 0)
 		r = -errno;
 	if (r >= 0 && rename(tmp, path) < 0)
@@ -106,6 +109,47 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 	dfd = durable ? open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0)
 		(void)fsync(dfd);
+	return 0;
+}
+
+/* The journal lines {"index":i,"value":<delegate i>} of delegates [from, to). */
+static char *update_lines(const struct mn_plan *p, size_t from, size_t to)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	bool ok = f;
+
+	for (size_t i = from; ok && i < to; i++) {
+		json_t *u = json_pack("{s:I,s:o}", "index", (json_int_t)i, "value",
+				      delegate_json(&p->d[i]));
+
+		ok = u && json_dumpf(u, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF;
+		json_decref(u);
+	}
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok)
+		text = mfree(text);
+	return text;
+}
+
+int mn_cache_update(const char *cni_dir, const struct mn_plan *p, size_t from, size_t to,
+		    struct cni_error *err)
+{
+	_cleanup_free_ char *path = mn_cache_path(cni_dir, p->container_id);
+	_cleanup_free_ char *text = update_lines(p, from, to);
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (!path || !text)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot open '%s'", path);
+	r = fd_write_all(fd, text, strlen(text));
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_IO, r, "cache: cannot append to '%s'", path);
 	return 0;
 }
 
@@ -224,7 +268,7 @@ int mn_cache_parse(const char *buf, size_t len, const char *what, struct mn_plan
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if ((r = cni_json_loadb(buf, len, what, &o, err)) < 0)
+	if ((r = cni_json_load_journal(buf, len, what, "delegates", &o, err)) < 0)
 		return r;
 	r = parse_plan(o, what, ret, err);
 	json_decref(o);

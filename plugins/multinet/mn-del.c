@@ -97,9 +97,12 @@ int mn_del(struct cni_ctx *ctx)
 		goto out;
 	r = mn_del_delegates(&c, &p, p.n, &ctx->err);
 	if (r < 0) {
-		/* Keep the cache: the runtime retries DEL and every delegate runs again. */
+		/*
+		 * Keep the cache: the runtime retries DEL and every delegate runs
+		 * again. It replaces the durable entry, so it is durable too.
+		 */
 		if (from_cache)
-			(void)mn_cache_write(c.conf.cni_dir, &p, false, &(struct cni_error){0});
+			(void)mn_cache_write(c.conf.cni_dir, &p, true, &(struct cni_error){0});
 		goto out;
 	}
 	r = mn_cache_remove(c.conf.cni_dir, ctx->container_id);

@@ -217,6 +217,16 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p)
 	return 0;
 }
 
+int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p)
+{
+	int r;
+
+	if (p->n > 0 || (c->conf.cluster_network && !strchr(c->conf.cluster_network, '/')))
+		return 0;
+	r = mn_resolve_master(c, p);
+	return r < 0 ? r : 1;
+}
+
 static bool in_system_ns(const struct mn_call *c, const struct mn_plan *p)
 {
 	return p->pod.namespace && mn_strv_contains(&c->conf.system_namespaces, p->pod.namespace);
@@ -421,7 +431,7 @@ int mn_resolve(struct mn_call *c, struct mn_plan *p)
 {
 	int r;
 
-	if ((r = mn_resolve_master(c, p)) < 0)
+	if (p->n == 0 && (r = mn_resolve_master(c, p)) < 0)
 		return r;
 	if (c->conf.runtime_config && p->n > 0 &&
 	    !(p->d[0].cap_args = json_deep_copy(c->conf.runtime_config)))

@@ -233,14 +233,22 @@ bool mn_delegate_has_cap(const struct mn_delegate *d, const char *cap);
 /* Path of the cache: <cniDir>/<containerID>. Owned. */
 char *mn_cache_path(const char *cni_dir, const char *container_id);
 /*
- * Write atomically (temp file, rename). durable: the file is fsynced before
- * the rename and the directory after it. The first write of an ADD (every
+ * Write the whole entry atomically (temp file, rename) as the first line of
+ * a journal (cni_json_load_journal). durable: the file is fsynced before the
+ * rename and the directory after it. The first write of an ADD (every
  * delegate's config, before any runs) is durable: it is all a DEL needs,
- * even after a power loss. The updates that add results are atomic only: a
- * lost update leaves the durable plan, and DEL runs every delegate of it.
+ * even after a power loss.
  */
 int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		   struct cni_error *err);
+/*
+ * Append delegates [from, to) as they are now (state, result) to the entry's
+ * journal: one write, no fsync, no rename, so the durable first line stays
+ * as it is; a lost or torn update leaves the plan, and DEL runs every
+ * delegate of it.
+ */
+int mn_cache_update(const char *cni_dir, const struct mn_plan *p, size_t from, size_t to,
+		    struct cni_error *err);
 /* Read: 1 and *ret filled, 0 when missing, negative (code 6) when corrupt. */
 int mn_cache_read(const char *cni_dir, const char *container_id, struct mn_plan *ret,
 		  struct cni_error *err);
@@ -282,10 +290,11 @@ struct mn_call {
 	struct cni_ctx *ctx;
 	struct mn_conf conf;
 	struct cni_runtime rt;
-	char *path;	     /* binDir + CNI_PATH */
-	struct mn_k8s *k8s;  /* NULL without kubeconfig */
-	json_t *pod;	     /* NULL when unknown */
-	const char *pod_uid; /* borrowed from the plan */
+	struct cni_runtime_ahead ahead; /* ADD: the next delegate's process, started early */
+	char *path;			/* binDir + CNI_PATH */
+	struct mn_k8s *k8s;		/* NULL without kubeconfig */
+	json_t *pod;			/* NULL when unknown */
+	const char *pod_uid;		/* borrowed from the plan */
 	struct mn_devices devices;
 	bool devices_loaded;
 };
@@ -299,6 +308,12 @@ int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx);
 int mn_resolve(struct mn_call *c, struct mn_plan *p);
 /* Only the cluster network (and the other static delegates). */
 int mn_resolve_master(struct mn_call *c, struct mn_plan *p);
+/*
+ * The cluster network before the pod is known, when that needs no
+ * apiserver (a path, or delegates mode): 1 when resolved (mn_resolve then
+ * keeps it), 0 when it has to wait for mn_resolve.
+ */
+int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p);
 /* A plan from CNI_* and CNI_ARGS, no delegates yet. */
 int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx);
 /* DEL without a cache: rebuild the delegates as ADD would (pod may be gone). */

@@ -150,6 +150,53 @@ static void test_huge_integer_names_key(void **state)
 	assert_null(root);
 }
 
+/* cni_json_load_journal: the first line, folded with complete update lines. */
+static void journal_case(const char *text, const char *want)
+{
+	struct cni_error err = {0};
+	json_t *got = NULL, *exp = json_loads(want, 0, NULL);
+
+	assert_non_null(exp);
+	assert_int_equal(cni_json_load_journal(text, strlen(text), "t", "a", &got, &err), 0);
+	assert_true(json_equal(got, exp));
+	json_decref(got);
+	json_decref(exp);
+}
+
+static void test_journal(void **state)
+{
+	struct cni_error err = {0};
+	json_t *got = NULL;
+
+	(void)state;
+	/* Plain documents: one line, none, or pretty-printed over several. */
+	journal_case("{\"a\":[1,2]}", "{\"a\":[1,2]}");
+	journal_case("{\"a\":[1,2]}\n", "{\"a\":[1,2]}");
+	journal_case("{\n \"a\": [1, 2]\n}\n", "{\"a\":[1,2]}");
+	/* Updates replace elements, in order. */
+	journal_case("{\"a\":[1,2]}\n{\"index\":1,\"value\":{\"s\":\"x\"}}\n"
+		     "{\"index\":0,\"value\":3}\n{\"index\":1,\"value\":4}\n",
+		     "{\"a\":[3,4]}");
+	/* A torn last append (no newline) is ignored. */
+	journal_case("{\"a\":[1,2]}\n{\"index\":0,\"value\":3}\n{\"index\":1,\"val",
+		     "{\"a\":[3,2]}");
+	journal_case("{\"a\":[1,2]}\n{\"index\":1,\"value\":5}", "{\"a\":[1,2]}");
+	/* Not an update of the array (out of range, no value, garbage) ends the journal. */
+	journal_case("{\"a\":[1,2]}\n{\"index\":2,\"value\":3}\n{\"index\":0,\"value\":9}\n",
+		     "{\"a\":[1,2]}");
+	journal_case("{\"a\":[1,2]}\n{\"index\":-1,\"value\":3}\n", "{\"a\":[1,2]}");
+	journal_case("{\"a\":[1,2]}\n{\"index\":0}\n", "{\"a\":[1,2]}");
+	journal_case("{\"a\":[1,2]}\n\n{\"index\":0,\"value\":3}\n", "{\"a\":[1,2]}");
+	journal_case("{\"a\":[1,2]}\nxx\n", "{\"a\":[1,2]}");
+	journal_case("{\"b\":1}\n{\"index\":0,\"value\":3}\n", "{\"b\":1}");
+	/* A broken document is the first line's error, code 6. */
+	assert_int_equal(cni_json_load_journal("{\"a\":", 5, "t", "a", &got, &err), -EBADMSG);
+	assert_int_equal(err.code, CNI_ERR_DECODE);
+	assert_non_null(strstr(err.msg, "t: invalid JSON"));
+	cni_error_done(&err);
+	assert_null(got);
+}
+
 static void test_duplicate_keys_rejected(void **state)
 {
 	static const char json[] = "{\"name\":\"a\",\"name\":\"b\"}";
@@ -314,6 +361,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_fields),
 	    cmocka_unit_test(test_empty_ipam_type_is_l2),
 	    cmocka_unit_test(test_duplicate_keys_rejected),
+	    cmocka_unit_test(test_journal),
 	    cmocka_unit_test(test_huge_integer_names_key),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_get_ci),

@@ -462,6 +462,48 @@ static void test_exec_retries_text_file_busy(void **state)
 	free(out);
 }
 
+static void count_call(void *data)
+{
+	(*(int *)data)++;
+}
+
+/* A process started ahead: matched by path and env, fed later, timed from then. */
+static void test_exec_started(void **state)
+{
+	struct fixture *f = *state;
+	char *env[] = {(char *)"CNI_COMMAND=ADD", (char *)"PATH=/usr/bin:/bin", NULL};
+	char *other[] = {(char *)"CNI_COMMAND=DEL", (char *)"PATH=/usr/bin:/bin", NULL};
+	char *shorter[] = {(char *)"CNI_COMMAND=ADD", NULL};
+	const char *path = script(f->dir, "echo", "cat; echo \" $CNI_COMMAND\"");
+	struct cni_exec_started *s = NULL;
+	struct cni_error err = {0};
+	struct cni_exec_request req = {
+	    .plugin_path = path, .env = env, .stdin_buf = "fed", .stdin_len = 3, .timeout_ms = 200};
+	char *out = NULL;
+	int calls = 0;
+
+	assert_int_equal(cni_exec_start(path, env, &s), 0);
+	assert_true(cni_exec_started_is(s, path, env));
+	assert_false(cni_exec_started_is(s, path, other));
+	assert_false(cni_exec_started_is(s, path, shorter));
+	assert_false(cni_exec_started_is(s, "/bin/true", env));
+	assert_false(cni_exec_started_is(NULL, path, env));
+	/* Waiting longer than the timeout before being fed is fine. */
+	usleep(300 * 1000);
+	req.started = s;
+	req.running = count_call;
+	req.running_data = &calls;
+	assert_int_equal(cni_exec_plugin(&req, &out, NULL, &err), 0);
+	assert_string_equal(out, "fed ADD\n");
+	assert_int_equal(calls, 1);
+	free(out);
+	/* Never fed: killed and reaped by free. */
+	assert_int_equal(cni_exec_start(path, env, &s), 0);
+	cni_exec_started_free(s);
+	cni_exec_started_free(NULL);
+	assert_int_equal(cni_exec_start("/nonexistent/plugin", env, &s), -ENOENT);
+}
+
 static void test_exec_sigchld_ignored(void **state)
 {
 	struct fixture *f = *state;
@@ -497,6 +539,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exec_no_fd_leak, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exec_stderr_passthrough, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exec_retries_text_file_busy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_started, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exec_sigchld_ignored, setup, teardown),
 	};
 

@@ -539,6 +539,135 @@ static void test_timeout(void **state)
 	cni_netconf_list_free(l);
 }
 
+/* ---- ADD pipelining (cni_runtime_ahead) ---- */
+
+/*
+ * Two shell plugins in <dir>/bin logging to <dir>/log: "slow" takes 0.3 s
+ * after reading its request, "mark" says when it started and when it was fed.
+ */
+static void ahead_plugins(struct fix *f, char *bin, size_t size)
+{
+	static const char *const body[2][2] = {
+	    {"slow", "cat >/dev/null; sleep 0.3; echo slow-end >>\"$L\"; "
+		     "echo '{\"cniVersion\":\"1.0.0\"}'"},
+	    {"mark", "echo \"mark-start $CNI_IFNAME\" >>\"$L\"; cat >/dev/null; "
+		     "echo \"mark-fed $CNI_IFNAME\" >>\"$L\"; echo '{\"cniVersion\":\"1.0.0\"}'"},
+	};
+
+	snprintf(bin, size, "%s/bin", f->dir);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	for (size_t i = 0; i < 2; i++) {
+		char path[160];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/%s", bin, body[i][0]);
+		assert_non_null(fp = fopen(path, "we"));
+		fprintf(fp, "#!/bin/sh\nL=\"$(dirname \"$0\")/../log\"\n%s\n", body[i][1]);
+		assert_int_equal(fclose(fp), 0);
+		assert_int_equal(chmod(path, 0755), 0);
+	}
+	f->rt.plugin_path = bin;
+}
+
+/* The log so far, one line per entry joined with ',' (static buffer). */
+static const char *ahead_log_filtered(const struct fix *f, bool starts)
+{
+	static char out[512];
+	char path[128], line[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/log", f->dir);
+	out[0] = '\0';
+	if (!(fp = fopen(path, "re")))
+		return out;
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!starts && strncmp(line, "mark-start", 10) == 0)
+			continue;
+		if (out[0])
+			strcat(out, ",");
+		strcat(out, line);
+	}
+	fclose(fp);
+	return out;
+}
+
+static const char *ahead_log(const struct fix *f)
+{
+	return ahead_log_filtered(f, true);
+}
+
+static void test_ahead_next_list(void **state)
+{
+	struct fix *f = *state;
+	struct cni_runtime_ahead ahead = {0};
+	struct cni_netconf_list *a, *b;
+	struct cni_runtime_conf rc = {.container_id = "c1", .netns = NETNS, .ifname = "eth0"};
+	struct cni_runtime_conf rc1 = {.container_id = "c1", .netns = NETNS, .ifname = "net1"};
+	char bin[96];
+	json_t *res = NULL;
+
+	ahead_plugins(f, bin, sizeof(bin));
+	a = mklist(f,
+		   "{\"cniVersion\":\"1.0.0\",\"name\":\"a\",\"plugins\":[{\"type\":\"slow\"}]}");
+	b = mklist(f,
+		   "{\"cniVersion\":\"1.0.0\",\"name\":\"b\",\"plugins\":[{\"type\":\"mark\"}]}");
+	f->rt.ahead = &ahead;
+	/* b's process starts while a runs, and waits for its request. */
+	ahead.next_list = b;
+	ahead.next_rc = rc1;
+	do_add(f, a, &rc, &res);
+	json_decref(res);
+	assert_non_null(ahead.started);
+	assert_string_equal(ahead_log(f), "mark-start net1,slow-end");
+	/* The ADD of b feeds that process: one start, then fed. */
+	ahead.next_list = NULL;
+	do_add(f, b, &rc1, &res);
+	json_decref(res);
+	assert_null(ahead.started);
+	assert_string_equal(ahead_log(f), "mark-start net1,slow-end,mark-fed net1");
+	cni_runtime_ahead_drop(&ahead);
+	cni_netconf_list_free(a);
+	cni_netconf_list_free(b);
+}
+
+static void test_ahead_chain_mismatch_drop(void **state)
+{
+	struct fix *f = *state;
+	struct cni_runtime_ahead ahead = {0};
+	struct cni_netconf_list *chain, *b;
+	struct cni_runtime_conf rc = {.container_id = "c2", .netns = NETNS, .ifname = "eth0"};
+	struct cni_runtime_conf rc1 = {.container_id = "c2", .netns = NETNS, .ifname = "net1"};
+	char bin[96];
+	json_t *res = NULL;
+
+	ahead_plugins(f, bin, sizeof(bin));
+	chain = mklist(f, "{\"cniVersion\":\"1.0.0\",\"name\":\"c\",\"plugins\":["
+			  "{\"type\":\"slow\"},{\"type\":\"mark\"}]}");
+	b = mklist(f,
+		   "{\"cniVersion\":\"1.0.0\",\"name\":\"b\",\"plugins\":[{\"type\":\"mark\"}]}");
+	f->rt.ahead = &ahead;
+	/* Within a list: the chained plugin starts while the first runs. */
+	do_add(f, chain, &rc, &res);
+	json_decref(res);
+	assert_string_equal(ahead_log(f), "mark-start eth0,slow-end,mark-fed eth0");
+	/* Started for another environment (ifname): killed unfed, a new one runs. */
+	assert_int_equal(cni_runtime_ahead_start(&f->rt, b, &rc), 0);
+	do_add(f, b, &rc1, &res);
+	json_decref(res);
+	/* Dropped: killed before it read anything, so it never says "fed". */
+	assert_int_equal(cni_runtime_ahead_start(&f->rt, b, &rc), 0);
+	assert_non_null(ahead.started);
+	usleep(100 * 1000);
+	cni_runtime_ahead_drop(&ahead);
+	assert_null(ahead.started);
+	usleep(100 * 1000);
+	/* (A process killed this early may not have logged its start either.) */
+	assert_string_equal(ahead_log_filtered(f, false), "slow-end,mark-fed eth0,mark-fed net1");
+	cni_netconf_list_free(chain);
+	cni_netconf_list_free(b);
+}
+
 static void test_status(void **state)
 {
 	struct fix *f = *state;
@@ -739,6 +868,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cache_conversion_and_corruption, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_del_stops_at_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ahead_next_list, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ahead_chain_mismatch_drop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_status, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gc_collects_errors, setup, teardown),

@@ -641,6 +641,27 @@ static void test_cache_roundtrip(void **state)
 	assert_string_equal(json_string_value(json_object_get(q.d[0].list->plugins[0], "deviceID")),
 			    "dev1");
 	mn_plan_done(&q);
+	/* An update is appended: it wins, and the first line stays as written. */
+	d->state = MN_PENDING;
+	json_decref(d->result);
+	d->result = js("{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.2/24\"}]}");
+	assert_int_equal(mn_cache_update(dir, &p, 0, 1, &err), 0);
+	assert_int_equal(mn_cache_read(dir, "cid1", &q, &err), 1);
+	assert_int_equal(q.d[0].state, MN_PENDING);
+	assert_non_null(json_object_get(q.d[0].result, "ips"));
+	assert_string_equal(q.d[0].list->name, "n1");
+	mn_plan_done(&q);
+	assert_int_equal(mn_cache_update(dir, &p, 0, 0, &err), 0);
+	assert_int_equal(mn_cache_read(dir, "cid1", &q, &err), 1);
+	assert_int_equal(q.d[0].state, MN_PENDING);
+	mn_plan_done(&q);
+	/* No entry to append to: an error, nothing created. */
+	free(p.container_id);
+	p.container_id = strdup("cid2");
+	assert_int_equal(mn_cache_update(dir, &p, 0, 1, &err), -ENOENT);
+	assert_int_equal(err.code, CNI_ERR_IO);
+	cni_error_done(&err);
+	assert_int_equal(mn_cache_read(dir, "cid2", &q, &err), 0);
 	assert_int_equal(mn_cache_read(dir, "nope", &q, &err), 0);
 	assert_int_equal(mn_cache_remove(dir, "cid1"), 0);
 	assert_int_equal(mn_cache_remove(dir, "cid1"), 0);

@@ -168,6 +168,32 @@ static void test_multinet_entry(void **state)
 	pi_inv_done(&inv);
 }
 
+/* multinet appends its updates: the folded entry is what counts. */
+static void test_multinet_journal(void **state)
+{
+	const char *doc =
+	    "{\"kind\":\"multinetCacheV1\",\"containerId\":\"c9\",\"delegates\":["
+	    "{\"ifname\":\"eth0\",\"state\":\"pending\",\"config\":{\"name\":\"cluster\","
+	    "\"type\":\"bridge\"}}]}\n"
+	    "{\"index\":0,\"value\":{\"ifname\":\"eth0\",\"state\":\"added\",\"config\":{"
+	    "\"name\":\"cluster\",\"type\":\"bridge\"},\"result\":{\"ips\":[{\"address\":"
+	    "\"10.0.0.2/24\"}]}}}\n"
+	    "{\"index\":0,\"value\":{\"ifname\":\"torn";
+	struct pi_inv inv;
+	struct pi_att *a;
+
+	(void)state;
+	pi_inv_init(&inv);
+	assert_int_equal(pi_parse_multinet(&inv, doc, strlen(doc), "m"), 0);
+	assert_int_equal(inv.n_atts, 1);
+	assert_int_equal(inv.n_errors, 0);
+	a = pi_inv_find(&inv, "c9", "eth0");
+	assert_non_null(a);
+	assert_string_equal(a->ips[0], "10.0.0.2/24");
+	assert_int_equal(a->n_problems, 0);
+	pi_inv_done(&inv);
+}
+
 /* The runtime's entry (chain "multinet") is re-labelled by multinet's cache. */
 static void test_multinet_over_runtime_cache(void **state)
 {
@@ -437,6 +463,7 @@ int main(void)
 	    cmocka_unit_test(test_lease_parse),
 	    cmocka_unit_test(test_sriov_record),
 	    cmocka_unit_test(test_multinet_entry),
+	    cmocka_unit_test(test_multinet_journal),
 	    cmocka_unit_test(test_multinet_over_runtime_cache),
 	    cmocka_unit_test(test_fixture_tree),
 	    cmocka_unit_test(test_bad_files),

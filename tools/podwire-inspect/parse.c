@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "cni/conf.h"
 #include "cni/runtime.h"
 #include "inspect.h"
 
@@ -262,16 +263,19 @@ static int multinet_delegate(struct pi_inv *inv, const json_t *top, const char *
 
 int pi_parse_multinet(struct pi_inv *inv, const char *buf, size_t len, const char *path)
 {
-	json_error_t jerr;
-	json_t *top = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	struct cni_error err = {0};
 	const json_t *delegates;
+	json_t *top = NULL, *d;
 	const char *cid;
 	size_t i;
-	json_t *d;
 	int r = 0;
 
-	if (!top)
-		return pi_inv_file_error(inv, path, "not JSON: %s (line %d)", jerr.text, jerr.line);
+	/* multinet appends its updates to the entry (mn_cache_update). */
+	if (cni_json_load_journal(buf, len, "entry", "delegates", &top, &err) < 0) {
+		r = pi_inv_file_error(inv, path, "not JSON: %s", err.msg ? err.msg : "?");
+		cni_error_done(&err);
+		return r;
+	}
 	cid = obj_str(top, "containerId");
 	delegates = json_object_get(top, "delegates");
 	if (!streq(obj_str(top, "kind"), MULTINET_KIND) || !valid_ident(cid, 255) ||

@@ -74,6 +74,19 @@ int cni_json_loadb(const char *buf, size_t len, const char *what, json_t **ret,
 		   struct cni_error *err);
 
 /*
+ * A JSON document kept up to date by appending (a journal): the first line
+ * is the document, written once; each later line {"index":N,"value":V}
+ * replaces element N of the document's array `key`. An update is then one
+ * append: no rewrite, no rename, and the first line is never touched again
+ * (a writer that made it durable keeps it so). A line that is incomplete
+ * (no newline: a torn append) or not such an update ends the journal; it
+ * and what follows are ignored. Errors are the first line's, as
+ * cni_json_loadb(). Returns 0 and the folded document (a new reference).
+ */
+int cni_json_load_journal(const char *buf, size_t len, const char *what, const char *key,
+			  json_t **ret, struct cni_error *err);
+
+/*
  * cni_json_loadb() for a network config: an integer literal beyond 64 bits
  * (jansson's "too big integer") is code 7 naming its key, e.g.
  * "mtu: 99999999999999999999 is out of range (at most 64-bit integers)",

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cni/error.h"
@@ -19,12 +20,38 @@
  */
 int cni_find_plugin(const char *type, const char *path_list, char **ret, struct cni_error *err);
 
+/*
+ * A plugin process started before its request exists: it waits in
+ * read(stdin) until a cni_exec_plugin() call hands it its request, so its
+ * exec and dynamic loading run while the caller does other work. A plugin
+ * reads its whole stdin before it acts (its config is all it has to go on),
+ * so a started process that is never fed has changed nothing;
+ * cni_exec_started_free() kills and reaps it.
+ */
+struct cni_exec_started;
+
+/* Start plugin_path with env (copied). Returns 0 or -errno. */
+int cni_exec_start(const char *plugin_path, char *const *env, struct cni_exec_started **ret);
+/* Whether `s` is plugin_path started with exactly env. */
+bool cni_exec_started_is(const struct cni_exec_started *s, const char *plugin_path,
+			 char *const *env);
+/* Kill (if never fed) and free. NULL is fine. */
+void cni_exec_started_free(struct cni_exec_started *s);
+
 struct cni_exec_request {
 	const char *plugin_path; /* absolute path of the binary */
 	char *const *env;	 /* full NULL-terminated environment for the child */
 	const char *stdin_buf;
 	size_t stdin_len;
-	int timeout_ms; /* <= 0: no timeout */
+	int timeout_ms; /* <= 0: no timeout, else counted from when stdin is fed */
+	/*
+	 * Optional: this already started process (same path and env, see
+	 * cni_exec_started_is) is fed instead of a new one; consumed by the call.
+	 */
+	struct cni_exec_started *started;
+	/* Optional: called once the request is written, while the plugin runs. */
+	void (*running)(void *data);
+	void *running_data;
 };
 
 /*

@@ -101,6 +101,8 @@ struct cni_runtime {
 	 * delegate (multinet), where libcni's copy is for tooling.
 	 */
 	bool cache_nosync;
+	/* Optional ADD pipelining (struct cni_runtime_ahead); NULL: none. */
+	struct cni_runtime_ahead *ahead;
 };
 
 struct cni_runtime_arg {
@@ -117,6 +119,33 @@ struct cni_runtime_conf {
 	size_t n_args;
 	const json_t *capability_args; /* object or NULL */
 };
+
+/*
+ * ADD pipelining, for a caller that runs several ADDs in a row (multinet):
+ * while one plugin runs, the process of the plugin that comes next is
+ * started and left waiting for its request (cni_exec_start), so its exec
+ * and loading are off the critical path. What comes next is the list's next
+ * plugin, else the first plugin of next_list with next_rc (set by the caller
+ * before each cni_runtime_add; next_list NULL: nothing). A started process
+ * that turns out not to be needed (another path or environment, a failure)
+ * is killed before it read anything. The caller drops what is left with
+ * cni_runtime_ahead_drop() before it runs anything else (DEL on rollback)
+ * and at the end.
+ */
+struct cni_runtime_ahead {
+	const struct cni_netconf_list *next_list;
+	struct cni_runtime_conf next_rc;
+	struct cni_exec_started *started; /* internal */
+};
+
+/*
+ * Start the first plugin of `list` for ADD with rc now (before slow work of
+ * the caller's own). Best effort: returns 0 or -errno, and without a started
+ * process the ADD simply starts one itself.
+ */
+int cni_runtime_ahead_start(const struct cni_runtime *rt, const struct cni_netconf_list *list,
+			    const struct cni_runtime_conf *rc);
+void cni_runtime_ahead_drop(struct cni_runtime_ahead *a);
 
 /*
  * ADD: validate container ID, network name and ifname (code 4 / 7), run
