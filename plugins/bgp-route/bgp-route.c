@@ -199,7 +199,11 @@ static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route
 	return 0;
 }
 
-/* The host routes, last: BIRD announces a pod that is ready. */
+/*
+ * The host routes, last: BIRD announces a pod that is ready. The result is
+ * already rendered (publish_result): what BIRD and its peers do with the
+ * routes starts at once, on the same cores, so only the write is left.
+ */
 static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	_cleanup_free_ struct nlw_route *blocks = NULL;
@@ -210,8 +214,8 @@ static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 	r = list_blocks(ctx, a, &blocks, &n_blocks);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < a->result->n_ips; i++) {
-		const struct ip_prefix *ip = &a->result->ips[i].address;
+	for (size_t i = 0; i < ctx->result->n_ips; i++) {
+		const struct ip_prefix *ip = &ctx->result->ips[i].address;
 		struct nlw_route hr;
 
 		bgpr_host_route(ip, a->veth.host.ifindex,
@@ -246,6 +250,14 @@ static int build_result(struct cni_ctx *ctx, struct bgpr_add *a)
 	return cni_result_apply_conf_dns(res, &ctx->conf);
 }
 
+/* The result is final before the host routes: handed over and rendered. */
+static int publish_result(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	a->result->version = ctx->conf.version;
+	ctx->result = TAKE_PTR(a->result);
+	return cni_plugin_render_result(ctx);
+}
+
 static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	int r;
@@ -264,9 +276,11 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 	if (r >= 0)
 		r = podnet_veth_wait_up(&a->pn, &a->veth);
 	if (r >= 0)
-		r = add_host_routes(ctx, a);
-	if (r >= 0)
 		r = build_result(ctx, a);
+	if (r >= 0)
+		r = publish_result(ctx, a);
+	if (r >= 0)
+		r = add_host_routes(ctx, a);
 	return r;
 }
 
@@ -278,10 +292,6 @@ int bgpr_cmd_add(struct cni_ctx *ctx)
 	r = bgpr_conf_parse(ctx, &a.conf);
 	if (r >= 0)
 		r = add_steps(ctx, &a);
-	if (r >= 0) {
-		a.result->version = ctx->conf.version;
-		ctx->result = TAKE_PTR(a.result);
-	}
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		cni_error_from_errno(&ctx->err, r);
 	podnet_done(&a.pn);
