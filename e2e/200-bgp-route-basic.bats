@@ -59,6 +59,42 @@ EOF2
 	in_ns "${PW_ID}q" ping -6 -c1 -W2 "${ip6%/128}" >/dev/null
 }
 
+# host_ll NS DEV: the link-local addresses of DEV (waits up to 1 s for the first).
+host_ll() {
+	local t ll
+	for t in $(seq 1 50); do
+		ll=$(ip -n "$1" -6 -o addr show dev "$2" scope link | awk '{print $4}')
+		[ -n "$ll" ] && break
+		sleep 0.02
+	done
+	printf '%s\n' "$ll"
+}
+
+@test "the pod's IPv6 gateway (computed, not read back) is the host end's kernel link-local" {
+	# whatever the node's default (here: random, and a stable secret set), the
+	# host end gets addr_gen_mode=0, so its link-local is the EUI-64 of ee:ee:...
+	in_ns "$HOST_NS" sysctl -qw net.ipv6.conf.default.stable_secret=fd00:1:2:3:4:5:6:7 \
+		net.ipv6.conf.default.addr_gen_mode=3
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	gw=$(printf '%s' "$output" | jq -r '.routes[] | select(.dst == "::/0") | .gw')
+	[ "$gw" = fe80::ecee:eeff:feee:eeee ]
+	[ "$(host_ll "$HOST_NS" "$host")" = "$gw/64" ]
+	[ "$(in_ns "$HOST_NS" cat /proc/sys/net/ipv6/conf/$host/addr_gen_mode)" = 0 ]
+	# not tentative: the host answers for it at once (accept_dad=0)
+	! ip -n "$HOST_NS" -6 -o addr show dev "$host" scope link | grep -q tentative
+	ip -n "$POD_NS" -6 route show default | grep -q "via $gw dev eth0"
+	# the pod reaches the gateway itself, and a pod on another host veth over IPv6
+	in_ns "$POD_NS" ping -6 -c1 -W2 "$gw%eth0" >/dev/null
+	pw_netns_new "${PW_ID}q"
+	PW_NETNS="/var/run/netns/${PW_ID}q" run_plugin bgp-route ADD eth0 c2 <<<"$(conf)"
+	host2=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	ip6=$(printf '%s' "$output" | jq -r '.ips[] | select(.address | contains(":")) | .address')
+	[ "$(host_ll "$HOST_NS" "$host2")" = "$gw/64" ]
+	in_ns "$POD_NS" ping -6 -c1 -W2 "${ip6%/128}" >/dev/null
+	in_ns "${PW_ID}q" ping -6 -c1 -W2 "$gw%eth0" >/dev/null
+}
+
 @test "CHECK passes after ADD and names what differs when something is missing" {
 	run_plugin bgp-route ADD eth0 <<<"$(conf)"
 	res=$output

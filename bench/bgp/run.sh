@@ -4,6 +4,7 @@
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
 #   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
+#                    [--keep-raw] [--pin]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
@@ -18,13 +19,19 @@
 #   host routes already gone), and a bare veth for comparison;
 # - ADD returned -> the pod's /32 in every peer's kernel, DEL returned ->
 #   withdrawn everywhere: one netlink route monitor per node
-#   (routewatch.py), no polling;
+#   (routewatch, bench/bgp/routewatch.c), no polling;
 # - BIRD's RSS and CPU time over the pod phase.
 # Defaults K=3, N=10 (about 20 s); the issue's sizes: --nodes 5|10|20.
 # --no-announce: the pods' host routes get protocol numbers BIRD neither
 # learns nor exports (90/91/92), so no route spreads and the propagation rows
 # are left out: the plugin's cost without the other nodes' BIRDs, which share
 # this machine's cores, working on its route while it finishes.
+# --pin: the simulated cluster (every BIRD, every route monitor) on CPU 1,
+# this script and so every timed call (plugin and reference alike) on CPU
+# 0: the other nodes' work off the core the calls run on, as on separate
+# machines (the local BIRD too). A diagnostic; the default shares all cores.
+# --keep-raw: also copy the raw stamps (every call's start and end, the
+# monitors' events) to <out>/raw.
 # Exits non-zero when a plugin call fails or a route event never reached a
 # peer (never on timing), so a small run is a smoke test.
 set -euo pipefail
@@ -35,6 +42,8 @@ NODES=3
 PODS=10
 OUT=""
 ANNOUNCE=1
+KEEP_RAW=0
+PIN=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$(cd "${2:?}" && pwd); shift ;;
@@ -42,14 +51,18 @@ while [ $# -gt 0 ]; do
 	--pods) PODS=${2:?}; shift ;;
 	--out) OUT=${2:?}; shift ;;
 	--no-announce) ANNOUNCE=0 ;;
-	-h|--help) sed -n 3,29p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]" >&2
+	--keep-raw) KEEP_RAW=1 ;;
+	--pin) PIN=1 ;;
+	-h|--help) sed -n 3,36p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin]" >&2
 		exit 2 ;;
 	esac
 	shift
 done
 [ "$NODES" -ge 2 ] && [ "$NODES" -le 200 ] || { echo "--nodes: 2..200" >&2; exit 2; }
 export PODWIRE_BIN="$BUILD/bin"
+WATCH="$BUILD/bench/routewatch"
+[ -x "$WATCH" ] || { echo "$WATCH missing: build the bench (bench/bgp/routewatch.c)" >&2; exit 2; }
 BATS_TMPDIR=${TMPDIR:-/tmp}
 # shellcheck source=../../e2e/bgp-helpers.bash
 . "$SRC/e2e/bgp-helpers.bash"
@@ -66,10 +79,20 @@ export PODWIRE_LOCK_DIR="$BGP_DIR/locks"
 echo "bench: $NODES nodes x $PODS pods, cluster up..." >&2
 bgp_cluster_up "$NODES"
 
+ON_CLUSTER=()
+if [ "$PIN" = 1 ]; then
+	[ "$(nproc)" -ge 2 ] || { echo "--pin: needs 2 CPUs" >&2; exit 2; }
+	for i in $(seq 1 "$NODES"); do
+		taskset -a -p -c 1 "$(bgp_bird_pid "$i")" >/dev/null
+	done
+	ON_CLUSTER=(taskset -c 1)
+	taskset -p -c 0 $$ >/dev/null
+fi
+
 # One route monitor per node.
 for i in $(seq 1 "$NODES"); do
-	ip netns exec "$(bgp_ns "$i")" /usr/bin/python3 -u "$SRC/bench/bgp/routewatch.py" \
-		>"$R/watch.$i" 2>/dev/null &
+	"${ON_CLUSTER[@]}" ip netns exec "$(bgp_ns "$i")" "$WATCH" >"$R/watch.$i" \
+		2>"$R/watch.$i.err" &
 	echo "$!" >>"$BGP_DIR/pids"
 done
 for i in $(seq 1 "$NODES"); do
@@ -178,8 +201,10 @@ bridge_conf >"$BGP_DIR/bridge.json"
 : >"$R/vethbare"
 
 # bridge_add NS I J FILE: one timed bridge ADD in NS, appended to FILE.
+# Its result goes to a file of its own, as every bgp-route ADD's does.
 bridge_add() {
-	plugin "$1" bridge ADD "b$4$2-$3" "$BGP_ID-$4-$2-$3" "$BGP_DIR/bridge.json" "$R/res" >>"$R/$4"
+	plugin "$1" bridge ADD "b$4$2-$3" "$BGP_ID-$4-$2-$3" "$BGP_DIR/bridge.json" \
+		"$R/res.$4.$2.$3" >>"$R/$4"
 }
 
 # Nothing but the plugins runs between two calls: the bridge pods' netns
@@ -247,7 +272,8 @@ for i in $(seq 1 "$NODES"); do
 	bird_usage "$i" >"$R/bird.after.$i"
 done
 
-/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md"
+rc=0
+/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md" || rc=$?
 import sys, statistics
 R, K, N, ANNOUNCE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 
@@ -347,3 +373,6 @@ print("BIRD RSS with all pods: max %d KiB; BIRD CPU over ADD+DEL: max %d ms per 
 print("route events not seen on a peer: %d" % missing)
 sys.exit(1 if missing else 0)
 PY
+# the per-call start/end stamps and the monitors' events, for a closer look
+[ "$KEEP_RAW" = 0 ] || cp -r "$R" "$OUT/raw"
+exit "$rc"

@@ -365,11 +365,39 @@ cni_handler_fn cni_plugin_handler(const struct cni_plugin_ops *ops, enum cni_com
 }
 
 /* ADD's result, converted to the config's version before the undo list is dropped. */
+int cni_plugin_render_result(struct cni_ctx *ctx)
+{
+	json_t *doc = NULL;
+	char *text;
+	int r;
+
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
+				  "plugin produced no result for ADD");
+	r = cni_result_to_json(ctx->result, ctx->conf.version, &doc, &ctx->err);
+	if (r < 0)
+		return r;
+	/* the same text print_json writes */
+	text = json_dumps(doc, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (!text)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	free(ctx->result_text);
+	ctx->result_text = text;
+	return 0;
+}
+
 static int emit_result(struct cni_ctx *ctx, FILE *out)
 {
 	json_t *doc = NULL;
 	int r;
 
+	if (ctx->result_text) {
+		fputs(ctx->result_text, out);
+		fputc('\n', out);
+		fflush(out);
+		return 0;
+	}
 	if (!ctx->result)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
 				  "plugin produced no result for ADD");
@@ -462,6 +490,7 @@ static int prepare(struct cni_ctx *ctx, char *const *env, FILE *out)
 static void ctx_done(struct cni_ctx *ctx)
 {
 	cni_result_free(ctx->result);
+	free(ctx->result_text);
 	cni_result_free(ctx->prev_result);
 	cni_conf_done(&ctx->conf);
 	cni_args_done(&ctx->args);
@@ -563,6 +592,7 @@ void cni_ctx_init_child(struct cni_ctx *child, const struct cni_ctx *parent,
 	child->command = command;
 	child->command_str = cni_command_str(command);
 	child->result = NULL;
+	child->result_text = NULL;
 	memset(&child->err, 0, sizeof(child->err));
 	memset(&child->undo, 0, sizeof(child->undo));
 }
@@ -570,6 +600,8 @@ void cni_ctx_init_child(struct cni_ctx *child, const struct cni_ctx *parent,
 void cni_ctx_child_done(struct cni_ctx *child)
 {
 	child->result = cni_result_free(child->result);
+	free(child->result_text);
+	child->result_text = NULL;
 	cni_error_done(&child->err);
 	cni_undo_commit(&child->undo);
 }

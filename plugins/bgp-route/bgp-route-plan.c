@@ -13,6 +13,24 @@
 
 const unsigned char bgpr_host_mac[6] = {0xee, 0xee, 0xee, 0xee, 0xee, 0xee};
 
+void bgpr_host_ll(union ip_addr *ret)
+{
+	const unsigned char *m = bgpr_host_mac;
+
+	/* fe80::/64 + the modified EUI-64 of the MAC (RFC 4291 2.5.1, appendix A) */
+	memset(ret, 0, sizeof(*ret));
+	ret->bytes[0] = 0xfe;
+	ret->bytes[1] = 0x80;
+	ret->bytes[8] = m[0] ^ 0x02; /* the universal/local bit inverted */
+	ret->bytes[9] = m[1];
+	ret->bytes[10] = m[2];
+	ret->bytes[11] = 0xff;
+	ret->bytes[12] = 0xfe;
+	ret->bytes[13] = m[3];
+	ret->bytes[14] = m[4];
+	ret->bytes[15] = m[5];
+}
+
 unsigned char bgpr_route_proto(const struct bgpr_conf *c, const struct ip_prefix *ip,
 			       const struct nlw_route *blocks, size_t n_blocks)
 {

@@ -9,12 +9,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/macro.h"
 #include "bgp-route.h"
 #include "cni/log.h"
-#include "nlw/addr.h"
 #include "nlw/link.h"
 #include "nlw/neigh.h"
 #include "nlw/route.h"
@@ -27,17 +25,13 @@
 #include "podnet/podnet.h"
 #include "podnet/veth.h"
 
-#define LL_WAIT_FIRST_NS (50 * 1000L)
-#define LL_WAIT_STEP_NS (2 * 1000 * 1000L)
-#define LL_WAIT_MAX_NS (1000 * 1000 * 1000L) /* 1 s */
-
 struct bgpr_add {
 	struct bgpr_conf conf;
 	struct podnet pn;
 	struct podnet_veth_pair veth;
 	struct cni_result *result;
 	bool v4, v6;
-	union ip_addr gw6; /* the host end's link-local */
+	union ip_addr gw6; /* the host end's link-local (bgpr_host_ll) */
 };
 
 /* A host end left by an earlier ADD of this very attachment: replace it. */
@@ -95,7 +89,7 @@ static int host_sysctls(struct cni_ctx *ctx, struct bgpr_add *a)
 	if (a->v6) {
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", n);
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/accept_dad", n);
-		/* EUI-64: the link-local address follows from ee:ee:ee:ee:ee:ee. */
+		/* EUI-64: the link-local is bgpr_host_ll(), the pod's IPv6 gateway. */
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/addr_gen_mode", n);
 		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/forwarding", n);
 	}
@@ -130,57 +124,6 @@ static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
 	return r;
 }
 
-/* The host end's IPv6 link-local address, if the kernel has assigned it yet: 1, 0, -errno. */
-static int find_host_ll(struct bgpr_add *a)
-{
-	_cleanup_free_ struct nlw_addr *addrs = NULL;
-	unsigned n = 0;
-	int r = nlw_addr_list(a->pn.host, a->veth.host.ifindex, AF_INET6, &addrs, &n);
-
-	if (r < 0)
-		return r;
-	for (unsigned i = 0; i < n; i++)
-		if (addrs[i].scope == NLW_SCOPE_LINK && addrs[i].prefix.addr.bytes[0] == 0xfe) {
-			a->gw6 = addrs[i].prefix.addr;
-			return 1;
-		}
-	return 0;
-}
-
-/*
- * The host end's link-local address, read back from the kernel (bounded
- * wait). The kernel assigns it once the pair has carrier and the host end
- * is operationally up, from its linkwatch work, so the pod end goes up first
- * (podnet_iface_configure is told so: no second set-up) and the host end's
- * operstate is awaited: measured in the bench, the address was then always
- * there (without that wait it was missing at the first two looks in 42 of
- * 50 ADDs). Then polled from 50 us, doubling to 2 ms.
- */
-static int read_host_ll(struct cni_ctx *ctx, struct bgpr_add *a)
-{
-	long wait_ns = LL_WAIT_FIRST_NS, waited_ns = 0;
-	int r = nlw_link_set_up(a->pn.pod, a->veth.pod.ifindex);
-
-	if (r < 0)
-		return podnet_fail(ctx, a->pn.pod, r, "set '%s' up", ctx->ifname);
-	r = podnet_veth_wait_up(&a->pn, &a->veth);
-	if (r < 0)
-		return r;
-	while ((r = find_host_ll(a)) == 0 && waited_ns < LL_WAIT_MAX_NS) {
-		nanosleep(&(struct timespec){.tv_nsec = wait_ns}, NULL);
-		waited_ns += wait_ns;
-		wait_ns = wait_ns * 2 > LL_WAIT_STEP_NS ? LL_WAIT_STEP_NS : wait_ns * 2;
-	}
-	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "read addresses of '%s'", a->veth.host_name);
-	if (r > 0)
-		return 0;
-	return cni_errorf(
-	    &ctx->err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
-	    "host veth '%s' has no IPv6 link-local address after 1 s (IPv6 disabled?)",
-	    a->veth.host_name);
-}
-
 static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	struct cni_route gw4 = {.dst = {.family = AF_INET, .prefixlen = 32},
@@ -191,13 +134,13 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 
 	(void)ip_addr_parse(BGPR_GW4, &(int){0}, &nh);
 	gw4.dst.addr = nh;
+	bgpr_host_ll(&a->gw6);
 	bgpr_pod_ips(a->result);
 	if (bgpr_pod_routes(a->result, &a->gw6) < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	r = podnet_iface_configure(&a->pn,
 				   &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
 							  .name = ctx->ifname,
-							  .is_up = a->v6,
 							  .pre_routes = a->v4 ? &gw4 : NULL,
 							  .n_pre_routes = a->v4 ? 1 : 0},
 				   a->result);
@@ -256,7 +199,11 @@ static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route
 	return 0;
 }
 
-/* The host routes, last: BIRD announces a pod that is ready. */
+/*
+ * The host routes, last: BIRD announces a pod that is ready. The result is
+ * already rendered (publish_result): what BIRD and its peers do with the
+ * routes starts at once, on the same cores, so only the write is left.
+ */
 static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	_cleanup_free_ struct nlw_route *blocks = NULL;
@@ -267,8 +214,8 @@ static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 	r = list_blocks(ctx, a, &blocks, &n_blocks);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < a->result->n_ips; i++) {
-		const struct ip_prefix *ip = &a->result->ips[i].address;
+	for (size_t i = 0; i < ctx->result->n_ips; i++) {
+		const struct ip_prefix *ip = &ctx->result->ips[i].address;
 		struct nlw_route hr;
 
 		bgpr_host_route(ip, a->veth.host.ifindex,
@@ -303,6 +250,14 @@ static int build_result(struct cni_ctx *ctx, struct bgpr_add *a)
 	return cni_result_apply_conf_dns(res, &ctx->conf);
 }
 
+/* The result is final before the host routes: handed over and rendered. */
+static int publish_result(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	a->result->version = ctx->conf.version;
+	ctx->result = TAKE_PTR(a->result);
+	return cni_plugin_render_result(ctx);
+}
+
 static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	int r;
@@ -315,16 +270,17 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 		r = remove_stale(ctx, a);
 	if (r >= 0)
 		r = create_veth(ctx, a);
-	if (r >= 0 && a->v6)
-		r = read_host_ll(ctx, a);
 	if (r >= 0)
 		r = configure_pod(ctx, a);
-	if (r >= 0 && !a->v6)
+	/* As bridge: the host end operationally up before its routes go in and ADD returns. */
+	if (r >= 0)
 		r = podnet_veth_wait_up(&a->pn, &a->veth);
 	if (r >= 0)
-		r = add_host_routes(ctx, a);
-	if (r >= 0)
 		r = build_result(ctx, a);
+	if (r >= 0)
+		r = publish_result(ctx, a);
+	if (r >= 0)
+		r = add_host_routes(ctx, a);
 	return r;
 }
 
@@ -336,10 +292,6 @@ int bgpr_cmd_add(struct cni_ctx *ctx)
 	r = bgpr_conf_parse(ctx, &a.conf);
 	if (r >= 0)
 		r = add_steps(ctx, &a);
-	if (r >= 0) {
-		a.result->version = ctx->conf.version;
-		ctx->result = TAKE_PTR(a.result);
-	}
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		cni_error_from_errno(&ctx->err, r);
 	podnet_done(&a.pn);

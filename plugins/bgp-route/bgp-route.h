@@ -27,6 +27,13 @@
 
 extern const unsigned char bgpr_host_mac[6]; /* ee:ee:ee:ee:ee:ee */
 
+/*
+ * The host end's IPv6 link-local address, the pod's IPv6 gateway:
+ * fe80::ecee:eeff:feee:eeee, the EUI-64 address the kernel gives a link
+ * with MAC bgpr_host_mac and addr_gen_mode 0 (which ADD sets on it).
+ */
+void bgpr_host_ll(union ip_addr *ret);
+
 struct bgpr_conf {
 	unsigned mtu;
 	char host_if_prefix[8];

@@ -25,6 +25,8 @@ static int undo_ran;
 static int add_calls;
 static bool add_fails;
 static bool add_no_ip;
+static bool add_renders; /* renders its result early (cni_plugin_render_result) */
+static bool add_fails_after_render;
 
 static int undo_mark(void *arg)
 {
@@ -46,6 +48,14 @@ static int fake_add(struct cni_ctx *ctx)
 		ip_prefix_parse("10.0.0.5/24", &ip.address);
 		cni_result_add_ip(ctx->result, &ip);
 	}
+	if (add_renders) {
+		int r = cni_plugin_render_result(ctx);
+
+		if (r < 0)
+			return r;
+	}
+	if (add_fails_after_render)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EEXIST, "add host route");
 	return 0;
 }
 
@@ -365,6 +375,39 @@ static void test_add_failure_rolls_back(void **state)
 	assert_int_equal(undo_ran, 0);
 }
 
+static void test_add_renders_early(void **state)
+{
+	char netns[256], plain[sizeof(out_buf)];
+	const char *env[] = {"CNI_COMMAND=ADD", "CNI_CONTAINERID=c1", "CNI_IFNAME=eth0", netns,
+			     NULL};
+
+	(void)state;
+	snprintf(netns, sizeof(netns), "CNI_NETNS=%s", pod_netns);
+	add_fails = add_no_ip = add_fails_after_render = false;
+	add_renders = false;
+	assert_int_equal(run(env, CONF_V("0.4.0")), 0);
+	snprintf(plain, sizeof(plain), "%s", out_buf);
+	/* rendered inside ADD: byte for byte what the skeleton prints */
+	add_renders = true;
+	assert_int_equal(run(env, CONF_V("0.4.0")), 0);
+	assert_string_equal(out_buf, plain);
+	/* a failure after the rendering: the error is printed, not the result */
+	undo_ran = 0;
+	add_fails_after_render = true;
+	assert_int_equal(run(env, CONF), 1);
+	expect_error(CNI_ERR_PLUGIN, "add host route");
+	assert_null(json_object_get(out_json, "ips"));
+	assert_int_equal(undo_ran, 1);
+	/* and a result the version cannot express fails in the rendering */
+	add_fails_after_render = false;
+	add_no_ip = true;
+	undo_ran = 0;
+	assert_int_equal(run(env, CONF_V("0.2.0")), 1);
+	expect_error(CNI_ERR_PLUGIN, "cannot convert: no valid IP addresses");
+	assert_int_equal(undo_ran, 1);
+	add_no_ip = add_renders = false;
+}
+
 static void test_cni_args_strictness(void **state)
 {
 	char netns[256];
@@ -484,6 +527,7 @@ int main(void)
 	    cmocka_unit_test(test_netns_checks),
 	    cmocka_unit_test(test_add_prints_result_in_conf_version),
 	    cmocka_unit_test(test_add_failure_rolls_back),
+	    cmocka_unit_test(test_add_renders_early),
 	    cmocka_unit_test(test_cni_args_strictness),
 	    cmocka_unit_test(test_prev_result_version_family),
 	    cmocka_unit_test(test_lenient_del),

@@ -54,6 +54,11 @@ struct cni_ctx {
 
 	/* Set by ops->add; printed by the skeleton in conf.version. */
 	struct cni_result *result;
+	/*
+	 * `result` as the skeleton prints it, when ops->add rendered it
+	 * early (cni_plugin_render_result); NULL: rendered after ops->add.
+	 */
+	char *result_text;
 
 	struct cni_error err;
 	struct cni_undo undo;
@@ -95,6 +100,15 @@ int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv);
  */
 int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const char *stdin_buf,
 		   size_t stdin_len, FILE *out);
+
+/*
+ * Render ctx->result (set, and final from here on) now, as the skeleton
+ * would after ops->add returns: for an ADD whose last step others react to
+ * at once (bgp-route's host routes, which BIRD announces), so that only
+ * the write is left once that step is done. On an error later in ops->add
+ * the text is dropped and the error printed instead. 0 or -errno.
+ */
+int cni_plugin_render_result(struct cni_ctx *ctx);
 
 typedef int (*cni_handler_fn)(struct cni_ctx *ctx);
 /* The handler of ops for command c, or NULL (none, or not a dispatched command). */
