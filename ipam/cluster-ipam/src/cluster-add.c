@@ -37,10 +37,18 @@ struct add_state {
 		char *value; /* the stored pool matching configured pool i */
 		int64_t mod;
 	} pool_kv[CIPAM_MAX_POOLS];
-	unsigned own_blocks; /* blocks this node holds (read) */
-	bool cache_stale;    /* the node cache did not name exactly the affinities */
-	bool from_cache;     /* the state is the node cache's, not read */
-	int64_t revision;    /* of the commit */
+	unsigned own_blocks;	     /* blocks this node holds (read) */
+	bool cache_stale;	     /* the node cache did not name exactly the affinities */
+	bool from_cache;	     /* the state is the node cache's, not read */
+	int64_t revision;	     /* of the commit */
+	struct pwetcd_txn_result rd; /* the reads the state was loaded from (owned) */
+	/* pool i's block keys, read with the state (in rd), or NULL */
+	const struct pwetcd_range_result *listing[CIPAM_MAX_POOLS];
+	bool claim_in[CIPAM_MAX_POOLS]; /* the plan claims a block in pool i */
+	/* a failed commit's failure branch: the state for the next attempt */
+	struct pwetcd_txn_result next;
+	bool has_next;
+	bool next_listed[CIPAM_MAX_POOLS];
 };
 
 static void state_reset(struct add_state *st)
@@ -59,6 +67,9 @@ static void state_reset(struct add_state *st)
 	st->own_blocks = 0;
 	st->cache_stale = false;
 	memset(st->pool_missing, 0, sizeof(st->pool_missing));
+	pwetcd_txn_result_done(&st->rd);
+	memset(st->listing, 0, sizeof(st->listing));
+	memset(st->claim_in, 0, sizeof(st->claim_in));
 }
 
 static int config_mismatch(struct cipam_session *s, size_t i, const struct cipam_pool *stored)
@@ -228,9 +239,12 @@ static int read_handles(struct add_state *st, const struct pwetcd_txn_result *re
 	return n_existing == st->n_reqs ? 1 : 0;
 }
 
-/* The reads of an ADD into branch b: handles, pools, affinities, the cache's blocks. */
+/*
+ * The reads of an ADD into branch b: handles, pools, affinities, the
+ * cache's blocks, then the block keys of every pool i with listed[i].
+ */
 static int add_reads(struct add_state *st, struct pwetcd_txn *t, enum pwetcd_branch b,
-		     const struct cipam_cache *cache)
+		     const struct cipam_cache *cache, const bool *listed)
 {
 	struct cipam_session *s = st->s;
 	_cleanup_free_ char *pools = cipam_key_dir(s->c->prefix, "pools", NULL);
@@ -255,19 +269,42 @@ static int add_reads(struct add_state *st, struct pwetcd_txn *t, enum pwetcd_bra
 			return -ENOMEM;
 		pwetcd_txn_range(t, b, &rb);
 	}
+	for (size_t i = 0; i < s->c->n_pools; i++) {
+		_cleanup_free_ char *key = NULL, *end = NULL;
+		struct pwetcd_range_req rl = {.keys_only = true};
+
+		if (!listed[i])
+			continue;
+		if (cipam_pool_block_range(s->c->prefix, &s->c->pools[i], &key, &end) < 0)
+			return -ENOMEM;
+		rl.key = key;
+		rl.range_end = end;
+		pwetcd_txn_range(t, b, &rl);
+	}
 	return 0;
 }
 
-/* The answer to add_reads: 1 when every handle exists (outs filled), 0 state loaded. */
-static int load_state(struct add_state *st, const struct pwetcd_txn_result *res,
-		      const struct cipam_cache *cache)
+/*
+ * The answer to add_reads (moved into st->rd): 1 when every handle exists
+ * (outs filled), 0 state loaded.
+ */
+static int load_state(struct add_state *st, struct pwetcd_txn_result *in,
+		      const struct cipam_cache *cache, const bool *listed)
 {
-	size_t n = st->n_reqs;
+	const struct pwetcd_txn_result *res = &st->rd;
+	size_t n = st->n_reqs, k = n + 2 + cache->n, n_listed = 0;
 	int r;
 
-	if (res->n_ops != n + 2 + cache->n)
+	pwetcd_txn_result_done(&st->rd);
+	st->rd = *in;
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < st->s->c->n_pools; i++)
+		n_listed += listed[i];
+	if (res->n_ops != k + n_listed)
 		return cni_errorf(st->s->err, CNI_ERR_TRY_AGAIN, -EBADMSG,
 				  "etcd: short txn answer");
+	for (size_t i = 0; i < st->s->c->n_pools; i++)
+		st->listing[i] = listed[i] ? &res->ops[k++].range : NULL;
 	r = read_handles(st, res);
 	if (r == 0)
 		r = check_pools(st, &res->ops[n].range);
@@ -276,19 +313,27 @@ static int load_state(struct add_state *st, const struct pwetcd_txn_result *res,
 	return r;
 }
 
-/* Round trip 1 of an ADD without a usable node cache. */
+/*
+ * Round trip 1 of an ADD without a usable node cache. A cache that names
+ * no block (a node that has none yet claims one) also lists the pools'
+ * block keys, so that the claim needs no round trip of its own.
+ */
 static int read_state(struct add_state *st, const struct cipam_cache *cache)
 {
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
 	struct pwetcd_txn_result res = {0};
-	int r = t ? add_reads(st, t, PWETCD_SUCCESS, cache) : -ENOMEM;
+	bool listed[CIPAM_MAX_POOLS];
+	int r;
 
+	for (size_t i = 0; i < CIPAM_MAX_POOLS; i++)
+		listed[i] = cache->n == 0 && i < st->s->c->n_pools;
+	r = t ? add_reads(st, t, PWETCD_SUCCESS, cache, listed) : -ENOMEM;
 	if (r < 0)
 		return r;
 	r = pwetcd_txn_commit(st->s->etcd, t, &res);
 	if (r < 0)
 		return cipam_etcd_error(st->s, r, "read pools and blocks");
-	r = load_state(st, &res, cache);
+	r = load_state(st, &res, cache, listed);
 	pwetcd_txn_result_done(&res);
 	return r;
 }
@@ -451,20 +496,27 @@ int cipam_free_index(const cipam_u128 *used, size_t n, cipam_u128 total, cipam_u
 	return -ENOSPC;
 }
 
-static int claim_in_pool(struct add_state *st, const struct cipam_pool *p, bool *done)
+/* Claim a free block of pool pi (its block keys: read with the state, else now). */
+static int claim_in_pool(struct add_state *st, size_t pi, bool *done)
 {
+	const struct cipam_pool *p = &st->s->c->pools[pi];
 	struct pwetcd_range_result rr = {0};
 	_cleanup_free_ cipam_u128 *used = NULL;
 	cipam_u128 total = cipam_pool_blocks(p), idx;
 	struct ip_prefix cidr;
 	size_t n = 0, ref;
-	int r;
+	int r = 0;
 
 	*done = false;
-	r = range_pool(st, p, false, &rr);
-	if (r >= 0)
-		r = used_indexes(st, p, &rr, &used, &n);
-	pwetcd_range_result_done(&rr);
+	st->claim_in[pi] = true; /* a failed commit lists them again for the retry */
+	if (st->listing[pi]) {
+		r = used_indexes(st, p, st->listing[pi], &used, &n);
+	} else {
+		r = range_pool(st, p, false, &rr);
+		if (r >= 0)
+			r = used_indexes(st, p, &rr, &used, &n);
+		pwetcd_range_result_done(&rr);
+	}
 	if (r < 0)
 		return r;
 	if (cipam_free_index(used, n, total, (cipam_u128)cipam_hash(st->s->c->node) % total, &idx) <
@@ -563,7 +615,7 @@ static int plan_auto(struct add_state *st, int family)
 		return exhausted(st, family, "its maxBlocksPerNode blocks are full");
 	for (size_t i = 0; i < c->n_pools && !done && r >= 0; i++)
 		if (c->pools[i].cidr.family == family)
-			r = claim_in_pool(st, &c->pools[i], &done);
+			r = claim_in_pool(st, i, &done);
 	if (done || r < 0)
 		return r;
 	if (c->strict_affinity)
@@ -770,10 +822,13 @@ static void cmp_pools(struct add_state *st, struct pwetcd_txn *t)
 }
 
 /*
- * The one write: 1 committed, 0 a compare failed. `fast`: the state came
- * from that node cache; the failure branch reads the real state into *res.
+ * The one write: 1 committed, 0 a compare failed: then *res holds, from
+ * the failure branch, the reads of add_reads (with cache, and the block
+ * keys of the pools the plan claims in), so that the next plan needs no
+ * read of its own. When the state came from the node cache
+ * (st->from_cache), the pools it relied on are compared too.
  */
-static int commit(struct add_state *st, const struct cipam_cache *fast,
+static int commit(struct add_state *st, const struct cipam_cache *cache,
 		  struct pwetcd_txn_result *res)
 {
 	_cleanup_(pwetcd_txn_freep) struct pwetcd_txn *t = pwetcd_txn_new();
@@ -782,10 +837,10 @@ static int commit(struct add_state *st, const struct cipam_cache *fast,
 	for (size_t i = 0; i < st->n_reqs && r >= 0; i++)
 		if (!st->outs[i].existing)
 			r = put_handle(st, t, i);
-	if (r >= 0 && fast) {
+	if (r >= 0 && st->from_cache)
 		cmp_pools(st, t);
-		r = add_reads(st, t, PWETCD_FAILURE, fast);
-	}
+	if (r >= 0)
+		r = add_reads(st, t, PWETCD_FAILURE, cache, st->claim_in);
 	if (r < 0)
 		return r;
 	put_pools(st, t);
@@ -895,8 +950,11 @@ static int attempt_cached(struct add_state *st, const struct cipam_cache *cache)
 	if (r >= 0)
 		r = commit(st, cache, &res);
 	if (r == 0) { /* the failure branch read the real state */
+		bool listed[CIPAM_MAX_POOLS];
+
+		memcpy(listed, st->claim_in, sizeof(listed));
 		state_reset(st);
-		r = load_state(st, &res, cache);
+		r = load_state(st, &res, cache, listed);
 	} else if (r == 1) {
 		r = 2;
 	}
@@ -904,25 +962,37 @@ static int attempt_cached(struct add_state *st, const struct cipam_cache *cache)
 	return r;
 }
 
-/* One try: 1 done (committed, or every handle exists), 0 lost a race, or an error. */
-static int attempt(struct add_state *st, bool try_cache)
+/*
+ * One try: 1 done (committed, or every handle exists), 0 lost a race (the
+ * failure branch's reads kept in st->next for the next try), or an error.
+ */
+static int attempt(struct add_state *st, bool try_cache, const struct cipam_cache *cache)
 {
-	struct cipam_cache cache;
 	struct pwetcd_txn_result res = {0};
 	int r;
 
-	cipam_cache_load(st->s, &cache);
-	r = try_cache ? attempt_cached(st, &cache) : -ENOENT;
-	if (r == -ENOENT) {
-		state_reset(st);
-		r = read_state(st, &cache);
+	if (st->has_next) { /* the last try's failed commit read the state */
+		st->has_next = false;
+		r = load_state(st, &st->next, cache, st->next_listed);
+	} else {
+		r = try_cache ? attempt_cached(st, cache) : -ENOENT;
+		if (r == -ENOENT) {
+			state_reset(st);
+			r = read_state(st, cache);
+		}
 	}
 	if (r == 0) { /* state read: plan and write */
 		r = plan(st);
 		if (r >= 0)
-			r = commit(st, NULL, &res);
-		if (r == 1)
+			r = commit(st, cache, &res);
+		if (r == 1) {
 			r = 2;
+		} else if (r == 0) {
+			st->next = res;
+			memset(&res, 0, sizeof(res));
+			memcpy(st->next_listed, st->claim_in, sizeof(st->next_listed));
+			st->has_next = true;
+		}
 	}
 	if (r == 2) {
 		for (size_t i = 0; i < st->n_reqs; i++)
@@ -932,7 +1002,6 @@ static int attempt(struct add_state *st, bool try_cache)
 		r = 1;
 	}
 	pwetcd_txn_result_done(&res);
-	cipam_cache_done(&cache);
 	return r;
 }
 
@@ -941,6 +1010,7 @@ static int allocate_together(struct cipam_session *s, const struct cipam_add_req
 			     struct cipam_add_out *outs)
 {
 	struct add_state *st = calloc(1, sizeof(*st));
+	struct cipam_cache cache; /* under the node lock: it changes only by our commit */
 	int r = 0;
 
 	if (!st)
@@ -949,14 +1019,17 @@ static int allocate_together(struct cipam_session *s, const struct cipam_add_req
 	st->reqs = reqs;
 	st->n_reqs = n;
 	st->outs = outs;
+	cipam_cache_load(s, &cache);
 	for (unsigned k = 0; k < CIPAM_MAX_ATTEMPTS; k++) {
-		r = attempt(st, k == 0);
+		r = attempt(st, k == 0, &cache);
 		state_reset(st);
 		if (r != 0)
 			break;
 		s->conflicts++;
 		cipam_backoff(k);
 	}
+	pwetcd_txn_result_done(&st->next);
+	cipam_cache_done(&cache);
 	free(st);
 	if (r == 0)
 		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,

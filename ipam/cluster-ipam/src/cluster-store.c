@@ -261,13 +261,21 @@ void cipam_brefs_free(struct cipam_bref *b, size_t n)
 	free(b);
 }
 
-/* Read the blocks of a handle's IPs (one txn), keyed by the IPs' block prefixes. */
+/*
+ * The blocks of a handle's IPs, keyed by the IPs' block prefixes: those
+ * among pre[0..n_pre) (read with the handle) from there, the others read
+ * now in one txn.
+ */
 static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
-			 struct cipam_bref *refs, char **keys)
+			 struct cipam_bref *refs, char **keys, const struct ip_prefix *pre,
+			 const struct pwetcd_op_result *pre_res, size_t n_pre)
 {
 	struct pwetcd_txn_result res = {0};
 	struct ip_prefix cidr[CIPAM_MAX_HANDLE_IPS];
-	int r;
+	const struct pwetcd_range_result *rr[CIPAM_MAX_HANDLE_IPS];
+	char *missing[CIPAM_MAX_HANDLE_IPS];
+	size_t n_missing = 0, at[CIPAM_MAX_HANDLE_IPS];
+	int r = 0;
 
 	for (size_t i = 0; i < h->n_ips; i++) {
 		cidr[i] = h->ips[i];
@@ -275,18 +283,59 @@ static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
 		keys[i] = cipam_key_block(s->c->prefix, &cidr[i]);
 		if (!keys[i])
 			return -ENOMEM;
+		rr[i] = NULL;
+		for (size_t k = 0; k < n_pre && !rr[i]; k++)
+			if (pre[k].family == cidr[i].family &&
+			    pre[k].prefixlen == cidr[i].prefixlen &&
+			    ip_addr_equal(cidr[i].family, &pre[k].addr, &cidr[i].addr))
+				rr[i] = &pre_res[k].range;
+		if (!rr[i]) {
+			at[n_missing] = i;
+			missing[n_missing++] = keys[i];
+		}
 	}
-	r = cipam_read_keys(s, keys, h->n_ips, &res);
+	if (n_missing > 0)
+		r = cipam_read_keys(s, missing, n_missing, &res);
+	for (size_t k = 0; r >= 0 && k < n_missing; k++)
+		rr[at[k]] = &res.ops[k].range;
 	for (size_t i = 0; r >= 0 && i < h->n_ips; i++) {
-		const struct pwetcd_range_result *rr = &res.ops[i].range;
-
-		if (rr->n_kvs == 0) {
+		if (rr[i]->n_kvs == 0) {
 			memset(&refs[i], 0, sizeof(refs[i])); /* block gone: nothing to free */
 			continue;
 		}
-		r = cipam_bref_load(s, &rr->kvs[0], &cidr[i], &refs[i]);
+		r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], &refs[i]);
 	}
 	pwetcd_txn_result_done(&res);
+	return r;
+}
+
+/*
+ * Round trip 1 of a release: the handle at key and, when the node cache
+ * names at most CIPAM_RELEASE_PREREAD blocks, those blocks (where the
+ * handle's IPs usually are) in the same txn. *n_pre: blocks read.
+ */
+#define CIPAM_RELEASE_PREREAD 4
+static int read_handle(struct cipam_session *s, const char *key, struct ip_prefix *pre,
+		       size_t *n_pre, struct pwetcd_txn_result *ret)
+{
+	struct cipam_cache c;
+	char *keys[1 + CIPAM_RELEASE_PREREAD] = {(char *)key};
+	size_t n = 0;
+	int r = 0;
+
+	cipam_cache_load(s, &c);
+	for (size_t i = 0; c.n <= CIPAM_RELEASE_PREREAD && i < c.n && r >= 0; i++) {
+		pre[n] = c.v[i];
+		keys[1 + n] = cipam_key_block(s->c->prefix, &c.v[i]);
+		r = keys[1 + n] ? 0 : -ENOMEM;
+		n += r >= 0;
+	}
+	cipam_cache_done(&c);
+	if (r >= 0)
+		r = cipam_read_keys(s, keys, 1 + n, ret);
+	for (size_t i = 1; i <= n; i++)
+		free(keys[i]);
+	*n_pre = n;
 	return r;
 }
 
@@ -342,30 +391,34 @@ static int release_once(struct cipam_session *s, const char *key)
 	struct cipam_handle h = {0};
 	struct cipam_bref refs[CIPAM_MAX_HANDLE_IPS] = {0};
 	char *keys[CIPAM_MAX_HANDLE_IPS] = {0}, *json[CIPAM_MAX_HANDLE_IPS] = {0};
-	struct pwetcd_txn_result res = {0};
+	struct pwetcd_txn_result res = {0}, rd = {0};
 	struct pwetcd_txn *t = NULL;
-	struct pwetcd_kv kv;
+	struct ip_prefix pre[CIPAM_RELEASE_PREREAD];
+	const struct pwetcd_kv *kv;
 	const char *why = "";
-	bool found;
+	size_t n_pre = 0;
 	int r;
 
-	r = pwetcd_get(s->etcd, key, &kv, &found);
+	r = read_handle(s, key, pre, &n_pre, &rd);
 	if (r < 0)
-		return cipam_etcd_error(s, r, "read handle");
-	if (!found)
+		return r;
+	if (rd.ops[0].range.n_kvs == 0) {
+		pwetcd_txn_result_done(&rd);
 		return 0;
-	r = cipam_handle_parse(kv.value ? kv.value : "", kv.value_len, &h, &why);
+	}
+	kv = &rd.ops[0].range.kvs[0];
+	r = cipam_handle_parse(kv->value ? kv->value : "", kv->value_len, &h, &why);
 	if (r == -EBADMSG) { /* unreadable: drop the key only (check names what it leaked) */
 		cni_log_warning("etcd key '%s': %s; deleting it", key, why);
 		h.n_ips = 0;
 		r = 0;
 	}
 	if (r >= 0)
-		r = handle_blocks(s, &h, refs, keys);
+		r = handle_blocks(s, &h, refs, keys, pre, rd.ops + 1, n_pre);
 	if (r >= 0 && !(t = pwetcd_txn_new()))
 		r = -ENOMEM;
 	if (r >= 0) {
-		pwetcd_txn_cmp(t, key, PWETCD_TARGET_MOD, PWETCD_EQUAL, kv.mod_revision);
+		pwetcd_txn_cmp(t, key, PWETCD_TARGET_MOD, PWETCD_EQUAL, kv->mod_revision);
 		put_released(s, t, &h, refs, keys, json);
 		pwetcd_txn_delete(t, PWETCD_SUCCESS, key, false);
 		r = pwetcd_txn_commit(s->etcd, t, &res);
@@ -384,7 +437,7 @@ static int release_once(struct cipam_session *s, const char *key)
 		cipam_block_done(&refs[i].b);
 	}
 	cipam_handle_done(&h);
-	pwetcd_kv_done(&kv);
+	pwetcd_txn_result_done(&rd);
 	return r;
 }
 
