@@ -261,14 +261,31 @@ void cipam_brefs_free(struct cipam_bref *b, size_t n)
 	free(b);
 }
 
+/* Blocks read together with the handle: their prefixes and range results. */
+struct preread {
+	const struct ip_prefix *prefix;
+	const struct pwetcd_op_result *res;
+	size_t n;
+};
+
+/* The range result of block `cidr` among those read with the handle, or NULL. */
+static const struct pwetcd_range_result *preread_find(const struct preread *pr,
+						      const struct ip_prefix *cidr)
+{
+	for (size_t k = 0; k < pr->n; k++)
+		if (pr->prefix[k].family == cidr->family &&
+		    pr->prefix[k].prefixlen == cidr->prefixlen &&
+		    ip_addr_equal(cidr->family, &pr->prefix[k].addr, &cidr->addr))
+			return &pr->res[k].range;
+	return NULL;
+}
+
 /*
  * The blocks of a handle's IPs, keyed by the IPs' block prefixes: those
- * among pre[0..n_pre) (read with the handle) from there, the others read
- * now in one txn.
+ * read with the handle (pr) from there, the others read now in one txn.
  */
 static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
-			 struct cipam_bref *refs, char **keys, const struct ip_prefix *pre,
-			 const struct pwetcd_op_result *pre_res, size_t n_pre)
+			 struct cipam_bref *refs, char **keys, const struct preread *pr)
 {
 	struct pwetcd_txn_result res = {0};
 	struct ip_prefix cidr[CIPAM_MAX_HANDLE_IPS];
@@ -283,12 +300,7 @@ static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
 		keys[i] = cipam_key_block(s->c->prefix, &cidr[i]);
 		if (!keys[i])
 			return -ENOMEM;
-		rr[i] = NULL;
-		for (size_t k = 0; k < n_pre && !rr[i]; k++)
-			if (pre[k].family == cidr[i].family &&
-			    pre[k].prefixlen == cidr[i].prefixlen &&
-			    ip_addr_equal(cidr[i].family, &pre[k].addr, &cidr[i].addr))
-				rr[i] = &pre_res[k].range;
+		rr[i] = preread_find(pr, &cidr[i]);
 		if (!rr[i]) {
 			at[n_missing] = i;
 			missing[n_missing++] = keys[i];
@@ -414,7 +426,8 @@ static int release_once(struct cipam_session *s, const char *key)
 		r = 0;
 	}
 	if (r >= 0)
-		r = handle_blocks(s, &h, refs, keys, pre, rd.ops + 1, n_pre);
+		r = handle_blocks(s, &h, refs, keys,
+				  &(struct preread){.prefix = pre, .res = rd.ops + 1, .n = n_pre});
 	if (r >= 0 && !(t = pwetcd_txn_new()))
 		r = -ENOMEM;
 	if (r >= 0) {
