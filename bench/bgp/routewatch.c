@@ -26,7 +26,7 @@
 
 #define RCVBUF (8 << 20)
 
-static char buf[1 << 20];
+static char buf[1 << 20] __attribute__((aligned(8))); /* netlink messages */
 static char out[1 << 16];
 
 static size_t put_route(const struct nlmsghdr *h, long long now, char *o, size_t room)
@@ -91,7 +91,6 @@ int main(int argc, char **argv)
 		struct timespec ts;
 		long long now;
 		size_t o = 0;
-		int len;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -105,9 +104,13 @@ int main(int argc, char **argv)
 		}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-		len = (int)n;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
-		     h = NLMSG_NEXT(h, len)) {
+		/* NLMSG_OK/NLMSG_NEXT compare an int with __u32 (clang -Wsign-compare). */
+		for (size_t off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
+			struct nlmsghdr *h = (struct nlmsghdr *)(buf + off);
+
+			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)n - off)
+				break;
+			off += NLMSG_ALIGN(h->nlmsg_len);
 			if (h->nlmsg_type != RTM_NEWROUTE && h->nlmsg_type != RTM_DELROUTE)
 				continue;
 			if (sizeof(out) - o < 128) {
