@@ -389,23 +389,13 @@ int cni_plugin_render_result(struct cni_ctx *ctx)
 
 static int emit_result(struct cni_ctx *ctx, FILE *out)
 {
-	json_t *doc = NULL;
-	int r;
+	int r = ctx->result_text ? 0 : cni_plugin_render_result(ctx);
 
-	if (ctx->result_text) {
-		fputs(ctx->result_text, out);
-		fputc('\n', out);
-		fflush(out);
-		return 0;
-	}
-	if (!ctx->result)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
-				  "plugin produced no result for ADD");
-	r = cni_result_to_json(ctx->result, ctx->conf.version, &doc, &ctx->err);
 	if (r < 0)
 		return r;
-	print_json(out, doc);
-	json_decref(doc);
+	fputs(ctx->result_text, out);
+	fputc('\n', out);
+	fflush(out);
 	return 0;
 }
 
