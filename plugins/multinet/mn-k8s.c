@@ -47,7 +47,8 @@ int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_
 	const struct pwhttp_target t = {.url = kc->server,
 					.tls = &tls,
 					.connect_timeout_ms = K8S_CONNECT_TIMEOUT_MS,
-					.user_agent = "podwire-multinet"};
+					.user_agent = "podwire-multinet",
+					.connect_early = true};
 	const char *why = NULL;
 	struct mn_k8s *k = calloc(1, sizeof(*k));
 	int r;

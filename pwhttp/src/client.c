@@ -19,6 +19,7 @@ struct pwhttp_client {
 	unsigned connect_timeout_ms;
 	struct pwhttp_tls_ctx *tls_ctx;
 	struct pwhttp_io io;
+	int early_fd; /* connect_early: started, not yet finished; -1: none */
 	const char *error;
 	char error_buf[320];
 };
@@ -76,7 +77,7 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		why = &dummy;
 	if (!c)
 		return -ENOMEM;
-	c->io.fd = -1;
+	c->io.fd = c->early_fd = -1;
 	c->connect_timeout_ms = t->connect_timeout_ms;
 	if (t->unix_path) {
 		snprintf(c->authority, sizeof(c->authority), "localhost");
@@ -94,6 +95,8 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		*why = "https:// needs a CA";
 		r = -EINVAL;
 	}
+	if (r == 0 && t->connect_early)
+		c->early_fd = pwhttp_connect_start(c->host, c->port, c->unix_path);
 	if (r == 0 && c->https)
 		r = pwhttp_tls_ctx_new(t->tls, &c->tls_ctx, why);
 	if (r < 0) {
@@ -118,6 +121,8 @@ void pwhttp_client_free(struct pwhttp_client *c)
 	if (!c)
 		return;
 	drop_connection(c);
+	if (c->early_fd >= 0)
+		close(c->early_fd);
 	pwhttp_tls_ctx_free(c->tls_ctx);
 	free(c->prefix);
 	free(c->unix_path);
@@ -136,6 +141,19 @@ static void set_error(struct pwhttp_client *c, const char *what, int r)
 	c->error = c->error_buf;
 }
 
+/* The connect started by pwhttp_client_new, once: its fd, or -1 (none, or it failed). */
+static int finish_early(struct pwhttp_client *c, uint64_t deadline)
+{
+	int fd = c->early_fd;
+
+	c->early_fd = -1;
+	if (fd >= 0 && pwhttp_connect_finish(fd, !c->unix_path, deadline) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 {
 	uint64_t d = deadline;
@@ -144,7 +162,9 @@ static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 
 	if (c->connect_timeout_ms && pwhttp_now_ms() + c->connect_timeout_ms < d)
 		d = pwhttp_now_ms() + c->connect_timeout_ms;
-	c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
+	c->io.fd = finish_early(c, d);
+	if (c->io.fd < 0)
+		c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
 	if (c->io.fd < 0) {
 		r = c->io.fd;
 		c->io.fd = -1;
@@ -210,8 +230,11 @@ int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 		return -ENOMEM;
 	*resp = (struct pwhttp_response){0};
 	for (int attempt = 0; attempt < 2; attempt++) {
-		reused = c->io.fd >= 0;
-		if (!reused && (r = open_connection(c, deadline)) < 0) {
+		/* kept, or made early: made before this request, the server may have closed it */
+		reused = c->io.fd >= 0 || c->early_fd >= 0;
+		if (c->io.fd < 0 && (r = open_connection(c, deadline)) < 0) {
+			if (reused && attempt == 0 && (r == -ECONNRESET || r == -EPIPE))
+				continue;
 			free(head);
 			return r; /* c->error set */
 		}

@@ -20,6 +20,15 @@ struct pwhttp_io {
 /* Wait for events on fd until deadline: 0, -ETIMEDOUT or -errno. */
 int pwhttp_wait_fd(int fd, short events, uint64_t deadline);
 
+/*
+ * A connect in two steps, so that it proceeds while the caller works:
+ * start (the first address only; a unix socket) gives the fd with its
+ * connect in progress, or -errno; finish waits for it until deadline
+ * (TCP_NODELAY when tcp): 0 or -errno, the fd still the caller's.
+ */
+int pwhttp_connect_start(const char *host, const char *port, const char *unix_path);
+int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline);
+
 /* >0 bytes read, 0 EOF, <0 -errno (a plain fd is polled first: blocking fds work too). */
 long pwhttp_io_read(struct pwhttp_io *io, char *buf, size_t cap, uint64_t deadline);
 int pwhttp_io_write_all(struct pwhttp_io *io, const char *p, size_t n, uint64_t deadline);

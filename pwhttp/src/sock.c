@@ -39,36 +39,62 @@ int pwhttp_wait_fd(int fd, short events, uint64_t deadline)
 	}
 }
 
-static int connect_addr(int family, const struct sockaddr *sa, socklen_t len, uint64_t deadline)
+/* A non-blocking socket with its connect started: fd (connected or in progress) or -errno. */
+static int connect_begin(int family, const struct sockaddr *sa, socklen_t len)
 {
-	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), r, err = 0;
-	socklen_t el = sizeof(err);
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), r;
 
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, sa, len) == 0)
-		goto done;
-	if (errno != EINPROGRESS) {
-		r = -errno;
-		close(fd);
-		return r == -ENOENT ? -ECONNREFUSED : r;
-	}
+	if (connect(fd, sa, len) == 0 || errno == EINPROGRESS)
+		return fd;
+	r = -errno;
+	close(fd);
+	return r == -ENOENT ? -ECONNREFUSED : r;
+}
+
+int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline)
+{
+	socklen_t el = sizeof(int);
+	int r, err = 0;
+
 	r = pwhttp_wait_fd(fd, POLLOUT, deadline);
 	if (r == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		r = -errno;
 	if (r == 0 && err)
 		r = -err;
-	if (r < 0) {
-		close(fd);
+	if (r < 0)
 		return r;
-	}
-done:
-	if (family != AF_UNIX) {
+	if (tcp) {
 		int one = 1;
 
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
+	return 0;
+}
+
+static int connect_addr(int family, const struct sockaddr *sa, socklen_t len, uint64_t deadline)
+{
+	int fd = connect_begin(family, sa, len), r;
+
+	if (fd < 0)
+		return fd;
+	r = pwhttp_connect_finish(fd, family != AF_UNIX, deadline);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	return fd;
+}
+
+/* The unix socket's address, or -ENAMETOOLONG. */
+static int unix_addr(const char *path, struct sockaddr_un *sun)
+{
+	*sun = (struct sockaddr_un){.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sun->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun->sun_path, path);
+	return 0;
 }
 
 int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline)
@@ -77,17 +103,35 @@ int pwhttp_connect(const char *host, const char *port, const char *unix_path, ui
 	int fd = -ECONNREFUSED;
 
 	if (unix_path) {
-		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+		struct sockaddr_un sun;
+		int r = unix_addr(unix_path, &sun);
 
-		if (strlen(unix_path) >= sizeof(sun.sun_path))
-			return -ENAMETOOLONG;
-		strcpy(sun.sun_path, unix_path);
+		if (r < 0)
+			return r;
 		return connect_addr(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun), deadline);
 	}
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
 		fd = connect_addr(ai->ai_family, ai->ai_addr, ai->ai_addrlen, deadline);
+	freeaddrinfo(res);
+	return fd;
+}
+
+int pwhttp_connect_start(const char *host, const char *port, const char *unix_path)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	int fd;
+
+	if (unix_path) {
+		struct sockaddr_un sun;
+		int r = unix_addr(unix_path, &sun);
+
+		return r < 0 ? r : connect_begin(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
+	}
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return -EHOSTUNREACH;
+	fd = connect_begin(res->ai_family, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	return fd;
 }
