@@ -105,6 +105,31 @@ teardown() {
 	grep -q "no cache for $CID" "$PW_STDERR"
 }
 
+@test "the TLS session is kept in cniDir/tls and the next call resumes it" {
+	mn_pod pod1 "net-a"
+	mn_run ADD
+	mn_run DEL
+	[ "$(stat -c %a "$MN/cache/tls")" = 700 ]
+	[ "$(stat -c %a "$MN/cache/tls/apiserver")" = 600 ]
+	mn_run ADD
+	output=$(jq -s '.' "$MN/requests.log")
+	# GET pod, GET NAD, PATCH: a full handshake, then the same three resumed.
+	assert_json '[.[].tlsResumed | tostring] | join(",")' "false,false,false,true,true,true"
+	# Another CA file (same certificate, another path): not resumed.
+	cp "$MN/certs/ca.crt" "$MN/ca2.crt"
+	mn_kubeconfig "$MN/ca2.crt"
+	mn_run DEL
+	mn_run ADD
+	output=$(jq -s '.[6:] | [.[].tlsResumed | tostring] | join(",")' -r "$MN/requests.log")
+	[ "$output" = "false,false,false" ]
+	# A garbage file is a full handshake, as without one.
+	head -c 64 /dev/urandom >"$MN/cache/tls/apiserver"
+	mn_run DEL
+	mn_run ADD
+	output=$(jq -s '.[9:] | [.[].tlsResumed | tostring] | join(",")' -r "$MN/requests.log")
+	[ "$output" = "false,false,false" ]
+}
+
 @test "DEL with the netns gone and CNI_NETNS empty still releases everything" {
 	mn_pod pod1 "net-a,net-b"
 	mn_run ADD

@@ -140,6 +140,7 @@ static int check_uid(struct mn_call *c, const struct mn_plan *p)
 
 int mn_connect(struct mn_call *c, bool need_pod)
 {
+	_cleanup_free_ char *session = NULL;
 	struct mn_kubeconfig kc;
 	int r;
 
@@ -147,7 +148,11 @@ int mn_connect(struct mn_call *c, bool need_pod)
 		return 0;
 	if ((r = mn_kubeconfig_load(c->conf.kubeconfig, &kc, &c->ctx->err)) < 0)
 		return r;
-	r = mn_k8s_open(&kc, &c->k8s, &c->ctx->err);
+	if (!(session = mn_k8s_session_file(c->conf.cni_dir))) {
+		mn_kubeconfig_done(&kc);
+		return -ENOMEM;
+	}
+	r = mn_k8s_open(&kc, session, &c->k8s, &c->ctx->err);
 	mn_kubeconfig_done(&kc);
 	if (r < 0 || !need_pod)
 		return r;

@@ -31,7 +31,15 @@ struct mn_k8s {
 	char *auth; /* "Authorization: Bearer ...\r\n" or NULL */
 };
 
-int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_error *err)
+char *mn_k8s_session_file(const char *cni_dir)
+{
+	char *p;
+
+	return asprintf(&p, "%s/tls/apiserver", cni_dir) < 0 ? NULL : p;
+}
+
+int mn_k8s_open(const struct mn_kubeconfig *kc, const char *session_file, struct mn_k8s **ret,
+		struct cni_error *err)
 {
 	const struct pwhttp_tls tls = {
 	    .ca_file = kc->ca_file,
@@ -43,6 +51,7 @@ int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_
 	    .key_data = kc->key_data,
 	    .cert_len = kc->cert_len,
 	    .key_len = kc->key_len,
+	    .session_file = session_file,
 	};
 	const struct pwhttp_target t = {.url = kc->server,
 					.tls = &tls,

@@ -136,8 +136,14 @@ void mn_kubeconfig_done(struct mn_kubeconfig *kc);
 /* ---- Kubernetes API (mn-k8s.c) ---- */
 
 struct mn_k8s;
-/* One pwhttp client (one kept connection) for the whole call. */
-int mn_k8s_open(const struct mn_kubeconfig *kc, struct mn_k8s **ret, struct cni_error *err);
+/*
+ * One pwhttp client (one kept connection) for the whole call. session_file
+ * (NULL: none): where the TLS session is kept for the next call to resume.
+ */
+int mn_k8s_open(const struct mn_kubeconfig *kc, const char *session_file, struct mn_k8s **ret,
+		struct cni_error *err);
+/* <cniDir>/tls/apiserver: a directory, so GC and podwire-inspect pass it by. Owned. */
+char *mn_k8s_session_file(const char *cni_dir);
 void mn_k8s_free(struct mn_k8s *k);
 /* GET a pod / NAD. Returns 1 and a new reference, 0 when not found (404). */
 int mn_k8s_get_pod(struct mn_k8s *k, const char *ns, const char *name, json_t **ret,

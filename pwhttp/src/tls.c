@@ -9,11 +9,15 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -49,6 +53,14 @@
 	X(SSL_shutdown)                                                                            \
 	X(SSL_get_error)                                                                           \
 	X(SSL_get_verify_result)                                                                   \
+	X(SSL_CTX_sess_set_new_cb)                                                                 \
+	X(SSL_set_ex_data)                                                                         \
+	X(SSL_get_ex_data)                                                                         \
+	X(SSL_set_session)                                                                         \
+	X(SSL_session_reused)                                                                      \
+	X(SSL_SESSION_free)                                                                        \
+	X(d2i_SSL_SESSION)                                                                         \
+	X(i2d_SSL_SESSION)                                                                         \
 	X(X509_VERIFY_PARAM_set1_host)                                                             \
 	X(X509_VERIFY_PARAM_set1_ip_asc)                                                           \
 	X(X509_verify_cert_error_string)                                                           \
@@ -72,12 +84,23 @@ static struct {
 
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
+	char *session_file; /* NULL: no resumption across processes */
+	uint64_t material;  /* fingerprint of the trust material (session_file) */
 };
 
 struct pwhttp_tls_conn {
 	SSL *ssl;
 	char error[256]; /* why the last read or write failed with -EPROTO */
+	const struct pwhttp_tls_ctx *ctx;
+	uint64_t key;	      /* material and host: what a saved session must match */
+	SSL_SESSION *fresh;   /* the newest session the server gave (a ticket) */
+	bool resumed;	      /* the handshake resumed the saved session */
+	bool saved_is_recent; /* the saved one is younger than SESSION_REFRESH_S */
 };
+
+/* A saved session still resumed is rewritten at most this often. */
+#define SESSION_REFRESH_S 300
+#define SESSION_MAX (16u << 10)
 
 static char err_text[256];
 
@@ -220,6 +243,135 @@ static int load_material(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **
 	return 0;
 }
 
+/* ---- sessions kept across processes (struct pwhttp_tls.session_file) ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* A file by name and identity (inode, size, mtime): a replaced CA file changes it. */
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+	struct stat st;
+
+	h = fnv_str(h, path);
+	if (path && stat(path, &st) == 0) {
+		uint64_t id[4] = {st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+				  (uint64_t)st.st_mtim.tv_nsec};
+
+		h = fnv(h, id, sizeof(id));
+	}
+	return h;
+}
+
+/* What a saved session was verified with: every piece of trust material. */
+static uint64_t material_fingerprint(const struct pwhttp_tls *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv_file(h, m->ca_file);
+	h = fnv(h, m->ca_data ? m->ca_data : "", m->ca_data ? m->ca_len : 0);
+	h = fnv(h, &m->system_ca, sizeof(m->system_ca));
+	h = fnv_file(h, m->cert_file);
+	h = fnv_file(h, m->key_file);
+	h = fnv(h, m->cert_data ? m->cert_data : "", m->cert_data ? m->cert_len : 0);
+	return fnv(h, m->key_data ? m->key_data : "", m->key_data ? m->key_len : 0);
+}
+
+/* OpenSSL hands every new session (a TLS 1.3 ticket, a 1.2 one) here: keep the newest. */
+static int on_new_session(SSL *s, SSL_SESSION *sess)
+{
+	struct pwhttp_tls_conn *t = ssl.SSL_get_ex_data(s, 0);
+
+	if (!t)
+		return 0;
+	if (t->fresh)
+		ssl.SSL_SESSION_free(t->fresh);
+	t->fresh = sess;
+	return 1; /* ours now */
+}
+
+/*
+ * The saved session, offered in the handshake when it was made for this
+ * key (file: the 8-byte key, then the DER session). Anything unusable
+ * means a full handshake, as without a file.
+ */
+static void session_offer(struct pwhttp_tls_conn *t)
+{
+	int fd = open(t->ctx->session_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	unsigned char buf[SESSION_MAX];
+	const unsigned char *p = buf + sizeof(t->key);
+	SSL_SESSION *sess = NULL;
+	struct stat st;
+	ssize_t n = -1;
+
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		n = read(fd, buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	if (n > (ssize_t)sizeof(t->key) && memcmp(buf, &t->key, sizeof(t->key)) == 0)
+		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)(n - (ssize_t)sizeof(t->key)));
+	if (sess && ssl.SSL_set_session(t->ssl, sess) == 1)
+		t->saved_is_recent = time(NULL) - st.st_mtim.tv_sec < SESSION_REFRESH_S;
+	if (sess)
+		ssl.SSL_SESSION_free(sess);
+	ssl.ERR_clear_error();
+}
+
+/* tmp created 0600, its directory made (0700) when missing: fd or -1. */
+static int create_private(const char *tmp)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char *dir, *slash;
+
+	if (fd >= 0 || errno != ENOENT || !(dir = strdup(tmp)))
+		return fd;
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		(void)mkdir(dir, 0700);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
+	free(dir);
+	return fd;
+}
+
+/* The newest session into the file (key, DER; temp and rename, no fsync: a cache). */
+static void session_save(const struct pwhttp_tls_conn *t)
+{
+	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL), fd = -1;
+	size_t total = sizeof(t->key) + (size_t)(len > 0 ? len : 0);
+	unsigned char *buf = NULL, *p;
+	char *tmp = NULL;
+
+	if (len <= 0 || total > SESSION_MAX || !(buf = malloc(total)) ||
+	    asprintf(&tmp, "%s.tmp.%d", t->ctx->session_file, (int)getpid()) < 0) {
+		tmp = NULL;
+		goto out;
+	}
+	memcpy(buf, &t->key, sizeof(t->key));
+	p = buf + sizeof(t->key);
+	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len || (fd = create_private(tmp)) < 0)
+		goto out;
+	if (write(fd, buf, total) != (ssize_t)total || rename(tmp, t->ctx->session_file) < 0)
+		(void)unlink(tmp);
+	close(fd);
+out:
+	free(tmp);
+	free(buf);
+	ssl.ERR_clear_error();
+}
+
 int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, const char **why)
 {
 	struct pwhttp_tls_ctx *c;
@@ -239,6 +391,14 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, 
 	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
 	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
 	r = load_material(c->ctx, m, why);
+	if (r == 0 && m->session_file) {
+		if (!(c->session_file = strdup(m->session_file)))
+			r = -ENOMEM;
+		c->material = material_fingerprint(m);
+		ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_SESS_CACHE_MODE,
+				 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE, NULL);
+		ssl.SSL_CTX_sess_set_new_cb(c->ctx, on_new_session);
+	}
 	if (r < 0) {
 		pwhttp_tls_ctx_free(c);
 		return r;
@@ -252,6 +412,7 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	if (!c)
 		return;
 	ssl.SSL_CTX_free(c->ctx);
+	free(c->session_file);
 	free(c);
 }
 
@@ -342,12 +503,18 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	if (ssl.SSL_set_fd(t->ssl, fd) != 1 || set_peer_name(t->ssl, host) < 0) {
+	t->ctx = ctx;
+	if (ssl.SSL_set_fd(t->ssl, fd) != 1 || set_peer_name(t->ssl, host) < 0 ||
+	    ssl.SSL_set_ex_data(t->ssl, 0, t) != 1) {
 		*why = ssl_error("cannot set up the TLS connection");
 		pwhttp_tls_conn_free(t);
 		return -EPROTO;
 	}
 	ssl.ERR_clear_error();
+	if (ctx->session_file) {
+		t->key = fnv_str(ctx->material, host);
+		session_offer(t);
+	}
 	for (;;) {
 		struct pipe_guard g;
 
@@ -365,6 +532,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		pwhttp_tls_conn_free(t);
 		return r;
 	}
+	t->resumed = ssl.SSL_session_reused(t->ssl) == 1;
 	*ret = t;
 	return 0;
 }
@@ -386,6 +554,10 @@ void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
 {
 	if (!t)
 		return;
+	if (t->fresh && (!t->resumed || !t->saved_is_recent))
+		session_save(t);
+	if (t->fresh)
+		ssl.SSL_SESSION_free(t->fresh);
 	if (t->ssl) {
 		struct pipe_guard g;
 

@@ -14,7 +14,8 @@ GET returns them; PATCH (application/merge-patch+json or
 application/strategic-merge-patch+json) merges into the pod and PUT replaces
 it, on /api/v1/namespaces/<ns>/pods/<name> and .../status, writing the file
 back so tests read the result. Every request is logged as one JSON line
-(method, path, status, content type, client port, body) to --log.
+(method, path, status, content type, client port, whether the TLS session
+was resumed, body) to --log.
 
 Control: a file <dir>/fail holding "N [CODE]" makes the next N requests
 fail with CODE (default 500). The test stops the server by PID. The bound
@@ -65,6 +66,7 @@ class Handler(BaseHTTPRequestHandler):
             "status": status,
             "contentType": self.headers.get("Content-Type"),
             "clientPort": self.client_address[1],
+            "tlsResumed": self.connection.session_reused,
             "body": body,
         }
         with LOCK:

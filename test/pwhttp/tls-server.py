@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """TLS server for test/pwhttp/tls-test.sh: answers the first request of each
-connection on 127.0.0.1; when the client starts a second request on it, the
+connection on 127.0.0.1 ("ok", or "re" when the client resumed a TLS
+session); when the client starts a second request on it, the
 connection is reset (SO_LINGER 0), so the client's writes meet a closed
 socket. Prints its port first."""
 import socket
@@ -19,7 +20,8 @@ for _ in range(int(sys.argv[3])):
     try:
         tls = ctx.wrap_socket(conn, server_side=True)
         tls.recv(65536)
-        tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        body = b"re" if tls.session_reused else b"ok"
+        tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n" + body)
         tls.recv(1)  # the second request begins (or the client closes)
         tls.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         tls.close()

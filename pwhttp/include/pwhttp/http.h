@@ -25,6 +25,18 @@ struct pwhttp_tls {
 	const char *cert_file, *key_file;
 	const char *cert_data, *key_data;
 	size_t cert_len, key_len;
+	/*
+	 * A file where the session the server last gave is kept across
+	 * processes, to resume it (no certificate exchange or verification:
+	 * ~0.6 ms less per connection here); NULL: none. The file is bound to
+	 * the host and to this trust material (a changed CA, certificate or key
+	 * file or data: not resumed); unusable, expired or refused: a full
+	 * handshake, as without. Written (0600, temp and rename, its directory
+	 * made 0700 if missing) after a full handshake, or when the copy
+	 * resumed is older than 5 minutes. It holds a resumption secret: keep
+	 * it where the client key or token is kept.
+	 */
+	const char *session_file;
 };
 
 struct pwhttp_target {
