@@ -159,9 +159,12 @@ int cni_cache_path(const char *cache_dir, const char *net, const char *container
 /* mkdir -p with mode for the components we create. */
 static int mkdir_p(const char *path, mode_t mode)
 {
-	_cleanup_free_ char *p = strdup(path);
+	_cleanup_free_ char *p = NULL;
 
-	if (!p)
+	/* Almost always there already: one mkdir, not one per component. */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (!(p = strdup(path)))
 		return -ENOMEM;
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')

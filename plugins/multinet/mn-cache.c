@@ -80,7 +80,7 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		   struct cni_error *err)
 {
 	_cleanup_free_ char *path = mn_cache_path(cni_dir, p->container_id), *tmp = NULL;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *line = NULL;
 	_cleanup_close_ int fd = -1, dfd = -1;
 	json_t *o = plan_json(p);
 	int r;
@@ -90,14 +90,16 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 	json_decref(o);
 	if (!path || !text || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return -ENOMEM;
+	if (asprintf(&line, "%s\n", text) < 0) {
+		line = NULL;
+		return -ENOMEM;
+	}
 	if (mkdir(cni_dir, 0700) < 0 && errno != EEXIST)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cniDir: cannot create '%s'", cni_dir);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0)
-		r = fd_write_all(fd, "\n", 1);
+	r = fd_write_all(fd, line, strlen(line));
 	if (r >= 0 && durable && fsync(fd) < 0)
 		r = -errno;
 	if (r >= 0 && rename(tmp, path) < 0)
