@@ -59,6 +59,37 @@ EOF2
 	in_ns "${PW_ID}q" ping -6 -c1 -W2 "${ip6%/128}" >/dev/null
 }
 
+# host_settings NS DEV: DEV's routing settings and the node's forwarding, as /proc shows them.
+host_settings() {
+	local k out=""
+	for k in ipv4/conf/$2/proxy_arp ipv4/conf/$2/forwarding ipv4/conf/$2/rp_filter \
+		ipv4/neigh/$2/proxy_delay ipv6/conf/$2/disable_ipv6 ipv6/conf/$2/accept_dad \
+		ipv6/conf/$2/addr_gen_mode ipv6/conf/$2/forwarding ipv4/ip_forward \
+		ipv6/conf/all/forwarding; do
+		out="$out $(in_ns "$1" cat "/proc/sys/net/$k")"
+	done
+	printf '%s\n' "${out# }"
+}
+
+@test "the host end's settings, set over netlink and /proc, read back through /proc" {
+	want="1 1 1 0 0 0 0 1 1 1"
+	# a node with forwarding off and defaults that all differ: every setting is changed
+	in_ns "$HOST_NS" sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 \
+		net.ipv4.conf.default.rp_filter=0 net.ipv6.conf.default.accept_dad=2 \
+		net.ipv6.conf.default.addr_gen_mode=1 net.ipv6.conf.default.disable_ipv6=1
+	run_plugin bgp-route ADD eth0 <<<"$(conf)"
+	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	[ "$(host_settings "$HOST_NS" "$host")" = "$want" ]
+	[ "$(host_ll "$HOST_NS" "$host")" = fe80::ecee:eeff:feee:eeee/64 ]
+	# forwarding now on (inherited by new links): the same settings again
+	pw_netns_new "${PW_ID}q"
+	PW_NETNS="/var/run/netns/${PW_ID}q" run_plugin bgp-route ADD eth0 c2 <<<"$(conf)"
+	host2=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
+	[ "$(host_settings "$HOST_NS" "$host2")" = "$want" ]
+	[ "$(host_ll "$HOST_NS" "$host2")" = fe80::ecee:eeff:feee:eeee/64 ]
+	in_ns "${PW_ID}q" ping -6 -c1 -W2 fe80::ecee:eeff:feee:eeee%eth0 >/dev/null
+}
+
 # host_ll NS DEV: the link-local addresses of DEV (waits up to 1 s for the first).
 host_ll() {
 	local t ll

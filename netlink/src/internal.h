@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "nlw/sock.h"
 
@@ -54,6 +55,24 @@ typedef int (*nlw_msg_cb)(const struct nlmsghdr *nlh, void *data);
  * been drained; see nlw_dump).
  */
 int nlw_talk(struct nlw_sock *sock, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data);
+
+/*
+ * As nlw_talk, but with a batch attached to the socket the request is queued
+ * even though it has a reply callback: only for callers whose `data` outlives
+ * nlw_batch_run (the caller's output, never a local of the function).
+ */
+int nlw_talk_batchable(struct nlw_sock *sock, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data);
+
+/* sock.c for batch.c: the next sequence number (never 0), one datagram into
+ * sock->rbuf (grown as needed; its length or -errno), the datagram check, the
+ * extended ACK of an NLMSG_ERROR message recorded on the socket. */
+uint32_t nlw_sock_next_seq(struct nlw_sock *sock);
+ssize_t nlw_sock_recv_datagram(struct nlw_sock *sock);
+bool nlw_datagram_valid(const void *buf, size_t len);
+int nlw_error_msg(struct nlw_sock *sock, const struct nlmsghdr *nlh, bool record_ext_ack);
+
+/* batch.c for sock.c: queue a request into the socket's batch (0, -ENOBUFS). */
+int nlw_batch_queue(struct nlw_sock *sock, const struct nlmsghdr *nlh, nlw_msg_cb cb, void *data);
 
 /*
  * A dump with bounded restarts: reset(data) before each attempt, at most

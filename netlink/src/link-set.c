@@ -112,6 +112,66 @@ int nlw_link_set_alias(struct nlw_sock *sock, int ifindex, const char *alias)
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
+static bool put_inet_conf(struct nlmsghdr *nlh, const struct nlw_link_conf *c)
+{
+	struct nlattr *af, *conf;
+
+	af = nlw_nest_start(nlh, AF_INET);
+	conf = af ? nlw_nest_start(nlh, IFLA_INET_CONF) : NULL;
+	if (!conf)
+		return false;
+	for (unsigned i = 0; i < c->n_inet; i++)
+		if (!nlw_put_u32(nlh, c->inet[i].id, c->inet[i].value))
+			return false;
+	mnl_attr_nest_end(nlh, conf);
+	mnl_attr_nest_end(nlh, af);
+	return true;
+}
+
+static bool put_af_spec(struct nlmsghdr *nlh, const struct nlw_link_conf *c)
+{
+	struct nlattr *spec = nlw_nest_start(nlh, IFLA_AF_SPEC), *af;
+
+	if (!spec || (c->n_inet > 0 && !put_inet_conf(nlh, c)))
+		return false;
+	if (c->inet6_addr_gen_mode >= 0) {
+		af = nlw_nest_start(nlh, AF_INET6);
+		if (!af ||
+		    !nlw_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, (uint8_t)c->inet6_addr_gen_mode))
+			return false;
+		mnl_attr_nest_end(nlh, af);
+	}
+	mnl_attr_nest_end(nlh, spec);
+	return true;
+}
+
+static bool link_conf_valid(const struct nlw_link_conf *c)
+{
+	if (!c || c->n_inet > NLW_INET_CONF_MAX || c->inet6_addr_gen_mode > 255)
+		return false;
+	if (c->alias && strlen(c->alias) >= NLW_ALIAS_MAX)
+		return false;
+	for (unsigned i = 0; i < c->n_inet; i++)
+		if (c->inet[i].id == 0)
+			return false;
+	return c->alias || c->n_inet > 0 || c->inet6_addr_gen_mode >= 0;
+}
+
+int nlw_link_set_conf(struct nlw_sock *sock, int ifindex, const struct nlw_link_conf *c)
+{
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+
+	if (!sock || ifindex <= 0 || !link_conf_valid(c))
+		return -EINVAL;
+	nlh = setlink_start(&req, ifindex, 0, 0);
+	if (c->alias && !nlw_put(nlh, IFLA_IFALIAS, strlen(c->alias), c->alias))
+		return -EMSGSIZE;
+	if ((c->n_inet > 0 || c->inet6_addr_gen_mode >= 0) && !put_af_spec(nlh, c))
+		return -EMSGSIZE;
+	return nlw_talk(sock, nlh, NULL, NULL);
+}
+
 int nlw_link_set_name(struct nlw_sock *sock, int ifindex, const char *name)
 {
 	union nlw_req req;

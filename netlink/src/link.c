@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
+#include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -22,7 +23,17 @@ static const struct nlw_policy link_policy[IFLA_MAX + 1] = {
     [IFLA_MASTER] = {NLW_ATTR_U32, 0, 0},	[IFLA_OPERSTATE] = {NLW_ATTR_U8, 0, 0},
     [IFLA_LINKINFO] = {NLW_ATTR_NESTED, 0, 0},	[IFLA_IFALIAS] = {NLW_ATTR_STRING, 1, 0},
     [IFLA_LINK_NETNSID] = {NLW_ATTR_U32, 0, 0}, [IFLA_TXQLEN] = {NLW_ATTR_U32, 0, 0},
-    [IFLA_STATS64] = {NLW_ATTR_BINARY, 64, 0},
+    [IFLA_STATS64] = {NLW_ATTR_BINARY, 64, 0},	[IFLA_AF_SPEC] = {NLW_ATTR_NESTED, 0, 0},
+};
+
+/* IFLA_AF_SPEC nests one attribute per address family, typed AF_*. */
+static const struct nlw_policy af_spec_policy[AF_INET6 + 1] = {
+    [AF_INET6] = {NLW_ATTR_NESTED, 0, 0},
+};
+
+static const struct nlw_policy inet6_policy[IFLA_INET6_MAX + 1] = {
+    [IFLA_INET6_CONF] = {NLW_ATTR_BINARY, 0, 0},
+    [IFLA_INET6_ADDR_GEN_MODE] = {NLW_ATTR_U8, 0, 0},
 };
 
 static const struct nlw_policy info_policy[IFLA_INFO_MAX + 1] = {
@@ -155,11 +166,44 @@ static void parse_stats64(const struct nlattr *a, struct nlw_link *l)
 	};
 }
 
+/* IFLA_INET6_CONF is the inet6_dev's devconf as an array of s32, indexed by DEVCONF_*. */
+static int32_t inet6_conf_at(const struct nlattr *conf, unsigned idx)
+{
+	int32_t v;
+
+	memcpy(&v, (const unsigned char *)mnl_attr_get_payload(conf) + idx * sizeof(v), sizeof(v));
+	return v;
+}
+
+static int parse_af_spec(const struct nlattr *spec, struct nlw_link *l)
+{
+	const struct nlattr *af[AF_INET6 + 1], *tb[IFLA_INET6_MAX + 1];
+	unsigned n;
+	int r;
+
+	r = nlw_attr_parse_nested(spec, af_spec_policy, AF_INET6, af);
+	if (r >= 0 && af[AF_INET6])
+		r = nlw_attr_parse_nested(af[AF_INET6], inet6_policy, IFLA_INET6_MAX, tb);
+	if (r < 0 || !af[AF_INET6])
+		return r;
+	if (tb[IFLA_INET6_ADDR_GEN_MODE])
+		l->inet6_addr_gen_mode = mnl_attr_get_u8(tb[IFLA_INET6_ADDR_GEN_MODE]);
+	n = tb[IFLA_INET6_CONF] ? mnl_attr_get_payload_len(tb[IFLA_INET6_CONF]) / sizeof(int32_t)
+				: 0;
+	if (n <= DEVCONF_FORWARDING || n <= DEVCONF_ACCEPT_DAD || n <= DEVCONF_DISABLE_IPV6)
+		return 0; /* an old kernel's shorter array: leave has_inet6_conf false */
+	l->has_inet6_conf = true;
+	l->inet6_forwarding = inet6_conf_at(tb[IFLA_INET6_CONF], DEVCONF_FORWARDING);
+	l->inet6_accept_dad = inet6_conf_at(tb[IFLA_INET6_CONF], DEVCONF_ACCEPT_DAD);
+	l->inet6_disable_ipv6 = inet6_conf_at(tb[IFLA_INET6_CONF], DEVCONF_DISABLE_IPV6);
+	return 0;
+}
+
 int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 {
 	const struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
-	struct nlw_link l = {.link_netnsid = -1};
+	struct nlw_link l = {.link_netnsid = -1, .inet6_addr_gen_mode = -1};
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
@@ -203,6 +247,8 @@ int nlw_link_parse(const struct nlmsghdr *nlh, struct nlw_link *ret)
 		if (r < 0)
 			return r;
 	}
+	if (tb[IFLA_AF_SPEC] && (r = parse_af_spec(tb[IFLA_AF_SPEC], &l)) < 0)
+		return r;
 	*ret = l;
 	return 0;
 }

@@ -114,3 +114,24 @@ int nlw_neigh_get(struct nlw_sock *sock, int ifindex, int family, const union ip
 	*ret_state = g.state;
 	return 0;
 }
+
+int nlw_neigh_set_proxy_delay(struct nlw_sock *sock, int family, int ifindex, unsigned ms)
+{
+	const char *table = family == AF_INET ? "arp_cache" : "ndisc_cache";
+	union nlw_req req;
+	struct nlmsghdr *nlh;
+	struct ndtmsg *ndt;
+	struct nlattr *parms;
+
+	if (!sock || ifindex <= 0 || (family != AF_INET && family != AF_INET6))
+		return -EINVAL;
+	nlh = nlw_req_init(&req, RTM_SETNEIGHTBL, NLM_F_ACK, sizeof(*ndt), (void **)&ndt);
+	ndt->ndtm_family = (uint8_t)family;
+	if (!nlw_put_str(nlh, NDTA_NAME, table) || !(parms = nlw_nest_start(nlh, NDTA_PARMS)))
+		return -EMSGSIZE;
+	if (!nlw_put_u32(nlh, NDTPA_IFINDEX, (uint32_t)ifindex) ||
+	    !nlw_put(nlh, NDTPA_PROXY_DELAY, sizeof(uint64_t), &(uint64_t){ms}))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, parms);
+	return nlw_talk(sock, nlh, NULL, NULL);
+}

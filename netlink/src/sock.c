@@ -200,24 +200,32 @@ static void record_ext_ack(struct nlw_sock *s, const struct nlmsghdr *nlh, size_
 		s->ext_ack_offset = mnl_attr_get_u32(tb[NLMSGERR_ATTR_OFFS]);
 }
 
-static int on_error(const struct nlmsghdr *nlh, void *data)
+int nlw_error_msg(struct nlw_sock *s, const struct nlmsghdr *nlh, bool record)
 {
-	struct talk_ctx *c = data;
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 	size_t off = sizeof(*e);
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-		c->err = -EBADMSG;
-		return MNL_CB_ERROR;
-	}
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+		return -EBADMSG;
 	if (e->error == 0)
-		return MNL_CB_STOP; /* the ACK */
+		return 0; /* the ACK */
 	/* Without NETLINK_CAP_ACK the kernel echoes our whole request first. */
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += MNL_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
-	if (mnl_nlmsg_size(off) <= nlh->nlmsg_len)
-		record_ext_ack(c->sock, nlh, off);
-	c->err = e->error < 0 ? e->error : -e->error;
+	if (record && mnl_nlmsg_size(off) <= nlh->nlmsg_len)
+		record_ext_ack(s, nlh, off);
+	/* A kernel error is negative; never let a positive one pass as success. */
+	return e->error < 0 ? e->error : -e->error;
+}
+
+static int on_error(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *c = data;
+	int r = nlw_error_msg(c->sock, nlh, true);
+
+	if (r == 0)
+		return MNL_CB_STOP; /* the ACK */
+	c->err = r;
 	return MNL_CB_ERROR;
 }
 
@@ -269,7 +277,7 @@ static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 };
 
 /* Receive one datagram into the socket buffer, growing it first if needed. */
-static ssize_t recv_datagram(struct nlw_sock *s)
+ssize_t nlw_sock_recv_datagram(struct nlw_sock *s)
 {
 	ssize_t n;
 
@@ -299,7 +307,7 @@ static ssize_t recv_datagram(struct nlw_sock *s)
  * length as a signed int, so a length above INT_MAX would slip through it;
  * the kernel never sends one, but we never walk a datagram unchecked.
  */
-static bool datagram_valid(const void *buf, size_t len)
+bool nlw_datagram_valid(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 
@@ -331,13 +339,18 @@ static bool datagram_ends(const void *buf, size_t len, uint32_t seq)
 	return false;
 }
 
+uint32_t nlw_sock_next_seq(struct nlw_sock *s)
+{
+	if (++s->seq == 0)
+		s->seq = 1;
+	return s->seq;
+}
+
 static int send_request(struct nlw_sock *s, struct nlmsghdr *nlh)
 {
 	ssize_t n;
 
-	if (++s->seq == 0)
-		s->seq = 1;
-	nlh->nlmsg_seq = s->seq;
+	nlh->nlmsg_seq = nlw_sock_next_seq(s);
 	s->ext_ack[0] = '\0';
 	s->ext_ack_offset = 0;
 	n = s->ops->send(s->priv, nlh, nlh->nlmsg_len);
@@ -378,16 +391,19 @@ int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data
 	uint32_t portid;
 	int r, err = 0;
 
+	/* A reply would arrive after this function returned: never queued. */
+	if (s->batch)
+		return cb ? -EBUSY : nlw_batch_queue(s, nlh, NULL, NULL);
 	r = send_request(s, nlh);
 	if (r < 0)
 		return r;
 	portid = s->ops->portid ? s->ops->portid(s->priv) : 0;
 	for (;;) {
-		ssize_t n = recv_datagram(s);
+		ssize_t n = nlw_sock_recv_datagram(s);
 
 		if (n < 0)
 			return (int)n;
-		if (!datagram_valid(s->rbuf, (size_t)n))
+		if (!nlw_datagram_valid(s->rbuf, (size_t)n))
 			return -EBADMSG;
 		if (!draining) {
 			r = mnl_cb_run2(s->rbuf, (size_t)n, s->seq, portid, on_data, &c, ctl_cbs,
@@ -404,6 +420,13 @@ int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data
 		if (datagram_ends(s->rbuf, (size_t)n, s->seq))
 			return err;
 	}
+}
+
+int nlw_talk_batchable(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
+{
+	if (s->batch)
+		return nlw_batch_queue(s, nlh, cb, data);
+	return nlw_talk(s, nlh, cb, data);
 }
 
 int nlw_dump(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void (*reset)(void *),

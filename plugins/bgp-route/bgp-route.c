@@ -13,8 +13,12 @@
 #include "base/macro.h"
 #include "bgp-route.h"
 #include "cni/log.h"
+#include <linux/ip.h>
+
+#include "nlw/batch.h"
 #include "nlw/link.h"
 #include "nlw/neigh.h"
+#include "nlw/netconf.h"
 #include "nlw/route.h"
 #include "nlw/sock.h"
 #include "nlw/sysctl.h"
@@ -72,39 +76,117 @@ static int run_ipam(struct cni_ctx *ctx, struct bgpr_add *a)
 	return 0;
 }
 
-/* Calico's host-side settings (reference: bgp-ipam.md 1.6); before link up. */
-static int host_sysctls(struct cni_ctx *ctx, struct bgpr_add *a)
+/*
+ * The IPv6 settings only /proc/sys can change, each written only when the
+ * new link did not inherit it (the GETLINK after its creation read them all;
+ * typically only accept_dad is left). Before the link goes up.
+ */
+static int host_sysctls6(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	struct nlw_sysctl_batch b;
+	const struct nlw_link *h = &a->veth.host;
 	const char *n = a->veth.host_name;
+	struct nlw_sysctl_batch b;
 	int r;
 
 	nlw_sysctl_batch_init(&b, ctx->procfs_fd);
-	if (a->v4) {
-		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/proxy_arp", n);
-		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/forwarding", n);
-		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/rp_filter", n);
-		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv4/neigh/%s/proxy_delay", n);
-	}
-	if (a->v6) {
+	if (!h->has_inet6_conf || h->inet6_disable_ipv6 != 0)
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", n);
+	if (!h->has_inet6_conf || h->inet6_accept_dad != 0)
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/accept_dad", n);
-		/* EUI-64: the link-local is bgpr_host_ll(), the pod's IPv6 gateway. */
-		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/addr_gen_mode", n);
+	if (!h->has_inet6_conf || h->inet6_forwarding != 1)
 		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/forwarding", n);
-	}
 	r = nlw_sysctl_batch_write(&b, -1);
 	for (size_t i = 0; r >= 0 && i < b.n; i++)
-		if (b.err[i] < 0 && !strstr(b.path[i], "proxy_delay"))
+		if (b.err[i] < 0)
 			return podnet_fail(ctx, NULL, b.err[i], "sysctl %s=%s", b.path[i],
 					   b.value[i]);
 	if (r < 0)
 		return podnet_fail(ctx, NULL, r, "host sysctls of '%s'", n);
-	if (a->v4 && (r = podnet_host_forwarding(ctx, AF_INET)) < 0)
+	return 0;
+}
+
+/*
+ * Calico's host-side settings (reference: bgp-ipam.md 1.6) and the tag, in
+ * one RTM_SETLINK while the link is down (no notification then): IPv4
+ * proxy_arp, forwarding and rp_filter (strict) as IFLA_INET_CONF, IPv6
+ * addr_gen_mode 0 (EUI-64: the link-local is bgpr_host_ll(), the pod's IPv6
+ * gateway).
+ */
+static void host_conf(struct cni_ctx *ctx, const struct bgpr_add *a, char *alias,
+		      struct nlw_link_conf *ret)
+{
+	static const struct nlw_inet_conf v4[] = {
+	    {IPV4_DEVCONF_PROXY_ARP, 1},
+	    {IPV4_DEVCONF_FORWARDING, 1},
+	    {IPV4_DEVCONF_RP_FILTER, 1},
+	};
+
+	podnet_alias(ctx->conf.name, ctx->container_id, ctx->ifname, alias);
+	*ret = (struct nlw_link_conf){.alias = alias, .inet6_addr_gen_mode = -1};
+	if (a->v4) {
+		memcpy(ret->inet, v4, sizeof(v4));
+		ret->n_inet = ARRAY_SIZE(v4);
+	}
+	if (a->v6)
+		ret->inet6_addr_gen_mode = 0; /* IN6_ADDR_GEN_MODE_EUI64 */
+}
+
+/* Node forwarding (ip_forward, ipv6 conf/all) as the batch read it; on when off. */
+static int host_forwarding(struct cni_ctx *ctx, const struct bgpr_add *a, const int fwd[2])
+{
+	int r;
+
+	if (a->v4 && fwd[0] != 1 && (r = podnet_host_forwarding(ctx, AF_INET)) < 0)
 		return r;
-	if (a->v6 && (r = podnet_host_forwarding(ctx, AF_INET6)) < 0)
+	if (a->v6 && fwd[1] != 1 && (r = podnet_host_forwarding(ctx, AF_INET6)) < 0)
 		return r;
 	return 0;
+}
+
+/*
+ * The host end's settings, tag and up in one datagram: the SETLINK of
+ * host_conf, IPv4 neigh proxy_delay 0 (best effort), up, and the reads of
+ * node forwarding. The kernel runs them in order, so the settings are in
+ * place before the link is up, as with the /proc writes they replace.
+ */
+static int host_setup(struct cni_ctx *ctx, struct bgpr_add *a)
+{
+	struct nlw_sock *s = a->pn.host;
+	char alias[NLW_ALIAS_MAX];
+	struct nlw_link_conf conf;
+	struct nlw_batch b;
+	int fwd[2] = {-1, -1}, r;
+
+	if (a->v6 && (r = host_sysctls6(ctx, a)) < 0)
+		return r;
+	host_conf(ctx, a, alias, &conf);
+	nlw_batch_begin(&b, s);
+	r = nlw_link_set_conf(s, a->veth.host.ifindex, &conf);
+	if (r >= 0 && a->v4)
+		r = nlw_neigh_set_proxy_delay(s, AF_INET, a->veth.host.ifindex, 0);
+	if (r >= 0)
+		r = nlw_link_set_up(s, a->veth.host.ifindex);
+	if (r >= 0 && a->v4)
+		r = nlw_netconf_get_forwarding(s, AF_INET, NLW_NETCONF_ALL, &fwd[0]);
+	if (r >= 0 && a->v6)
+		r = nlw_netconf_get_forwarding(s, AF_INET6, NLW_NETCONF_ALL, &fwd[1]);
+	if (r < 0) {
+		nlw_batch_abort(&b);
+		return podnet_fail(ctx, s, r, "settings of veth '%s'", a->veth.host_name);
+	}
+	r = nlw_batch_run(&b);
+	if (r >= 0 && (r = b.err[0]) < 0)
+		return podnet_fail(ctx, s, r, "set tag and IPv4/IPv6 settings of veth '%s'",
+				   a->veth.host_name);
+	if (r >= 0 && a->v4 && b.err[1] < 0)
+		cni_log_debug("proxy_delay of '%s': %s, ignoring", a->veth.host_name,
+			      strerror(-b.err[1]));
+	if (r >= 0 && (r = b.err[a->v4 ? 2 : 1]) < 0)
+		return podnet_fail(ctx, s, r, "set veth '%s' up", a->veth.host_name);
+	if (r < 0)
+		return podnet_fail(ctx, s, r, "configure veth '%s'", a->veth.host_name);
+	/* An unanswered read (old kernel) is taken as "off": /proc decides then. */
+	return host_forwarding(ctx, a, fwd);
 }
 
 static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
@@ -118,9 +200,7 @@ static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
 						  .host_mac = bgpr_host_mac},
 			    &a->veth);
 	if (r >= 0)
-		r = host_sysctls(ctx, a);
-	if (r >= 0)
-		r = podnet_veth_tag_up(&a->pn, &a->veth);
+		r = host_setup(ctx, a);
 	return r;
 }
 
@@ -199,36 +279,69 @@ static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route
 	return 0;
 }
 
+/* What became of host route `hr` (err: the kernel's answer to it). */
+static int host_route_result(struct cni_ctx *ctx, struct bgpr_add *a, const struct nlw_route *hr,
+			     int err)
+{
+	char buf[IP_PREFIX_STRLEN];
+
+	if (err == -EEXIST)
+		return cni_errorf(
+		    &ctx->err, CNI_ERR_EXISTS, err,
+		    "host route %s: already exists (another attachment has this address?)",
+		    ip_prefix_fmt(&hr->dst, buf));
+	if (err < 0)
+		return podnet_fail(ctx, a->pn.host, err, "add host route %s dev %s",
+				   ip_prefix_fmt(&hr->dst, buf), a->veth.host_name);
+	return 0;
+}
+
 /*
  * The host routes, last: BIRD announces a pod that is ready. The result is
  * already rendered (publish_result): what BIRD and its peers do with the
- * routes starts at once, on the same cores, so only the write is left.
+ * routes starts at once, on the same cores, so only the write is left. Both
+ * routes go in one datagram: the second does not wait for the first's
+ * answer while BIRD is already at work on it.
  */
 static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	_cleanup_free_ struct nlw_route *blocks = NULL;
-	char buf[IP_PREFIX_STRLEN];
+	struct nlw_route hr[NLW_BATCH_MAX];
+	size_t n = ctx->result->n_ips < NLW_BATCH_MAX ? ctx->result->n_ips : NLW_BATCH_MAX;
 	unsigned n_blocks = 0;
+	struct nlw_batch b;
 	int r;
 
 	r = list_blocks(ctx, a, &blocks, &n_blocks);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ctx->result->n_ips; i++) {
+	nlw_batch_begin(&b, a->pn.host);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const struct ip_prefix *ip = &ctx->result->ips[i].address;
-		struct nlw_route hr;
 
 		bgpr_host_route(ip, a->veth.host.ifindex,
-				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &hr);
-		r = nlw_route_add(a->pn.host, &hr);
-		if (r == -EEXIST)
-			return cni_errorf(
-			    &ctx->err, CNI_ERR_EXISTS, r,
-			    "host route %s: already exists (another attachment has this address?)",
-			    ip_prefix_fmt(&hr.dst, buf));
-		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "add host route %s dev %s",
-					   ip_prefix_fmt(&hr.dst, buf), a->veth.host_name);
+				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &hr[i]);
+		r = nlw_route_add(a->pn.host, &hr[i]);
+	}
+	if (r < 0) {
+		nlw_batch_abort(&b);
+		return podnet_fail(ctx, a->pn.host, r, "host routes of '%s'", a->veth.host_name);
+	}
+	r = nlw_batch_run(&b);
+	for (size_t i = 0; i < n; i++)
+		if (b.err[i] < 0)
+			return host_route_result(ctx, a, &hr[i], b.err[i]);
+	if (r < 0)
+		return podnet_fail(ctx, a->pn.host, r, "add host routes dev %s", a->veth.host_name);
+	/* More addresses than one datagram holds (never from IPAM so far): one by one. */
+	for (size_t i = n; i < ctx->result->n_ips; i++) {
+		const struct ip_prefix *ip = &ctx->result->ips[i].address;
+		struct nlw_route one;
+
+		bgpr_host_route(ip, a->veth.host.ifindex,
+				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &one);
+		if ((r = host_route_result(ctx, a, &one, nlw_route_add(a->pn.host, &one))) < 0)
+			return r;
 	}
 	return 0;
 }

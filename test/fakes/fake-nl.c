@@ -15,6 +15,7 @@ struct datagram {
 	unsigned char *buf;
 	size_t len;
 	bool fixed_seq;
+	bool keep_seq; /* the messages keep the seq and portid they were scripted with */
 	uint32_t seq, portid;
 };
 
@@ -65,20 +66,34 @@ void fake_nl_free(struct fake_nl *f)
 	free(f);
 }
 
-static ssize_t fake_send(void *priv, const void *buf, size_t len)
+static void record_request(struct fake_nl *f, const struct nlmsghdr *nlh)
 {
-	struct fake_nl *f = priv;
-	const struct nlmsghdr *nlh = buf;
-
-	if (len < sizeof(*nlh) || nlh->nlmsg_len != len)
-		return -EINVAL;
 	if (f->nreq == f->reqcap) {
 		f->reqcap = f->reqcap ? f->reqcap * 2 : 8;
 		f->req = xrealloc(f->req, f->reqcap * sizeof(*f->req));
 	}
-	f->req[f->nreq] = xrealloc(NULL, len);
-	memcpy(f->req[f->nreq++], buf, len);
+	f->req[f->nreq] = xrealloc(NULL, nlh->nlmsg_len);
+	memcpy(f->req[f->nreq++], nlh, nlh->nlmsg_len);
 	f->last_seq = nlh->nlmsg_seq;
+}
+
+/* A datagram of several requests (nlw_batch) is recorded as one request each. */
+static ssize_t fake_send(void *priv, const void *buf, size_t len)
+{
+	struct fake_nl *f = priv;
+	const unsigned char *p = buf;
+	size_t off = 0;
+
+	while (off < len) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)(p + off);
+
+		if (len - off < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) ||
+		    nlh->nlmsg_len > len - off)
+			return -EINVAL;
+		off += MNL_ALIGN(nlh->nlmsg_len);
+	}
+	for (off = 0; off < len; off += MNL_ALIGN(((const struct nlmsghdr *)(p + off))->nlmsg_len))
+		record_request(f, (const struct nlmsghdr *)(p + off));
 	return (ssize_t)len;
 }
 
@@ -88,6 +103,8 @@ static void stamp_seq(struct fake_nl *f, struct datagram *d)
 	struct nlmsghdr *nlh = (struct nlmsghdr *)d->buf;
 	int n = (int)d->len;
 
+	if (d->keep_seq)
+		return;
 	for (; mnl_nlmsg_ok(nlh, n); nlh = (struct nlmsghdr *)mnl_nlmsg_next(nlh, &n)) {
 		nlh->nlmsg_seq = d->fixed_seq ? d->seq : f->last_seq;
 		nlh->nlmsg_pid = d->fixed_seq ? d->portid : f->portid;
@@ -166,6 +183,11 @@ void fake_nl_fix_seq(struct fake_nl *f, uint32_t seq, uint32_t portid)
 	f->cur.fixed_seq = true;
 	f->cur.seq = seq;
 	f->cur.portid = portid;
+}
+
+void fake_nl_keep_seq(struct fake_nl *f)
+{
+	f->cur.keep_seq = true;
 }
 
 void fake_nl_flush(struct fake_nl *f)

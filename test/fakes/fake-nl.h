@@ -43,6 +43,8 @@ void fake_nl_add_msg(struct fake_nl *f, const struct nlmsghdr *nlh);
 void fake_nl_flush(struct fake_nl *f);
 /* Force seq (and portid) of the messages in the current datagram instead of the request's. */
 void fake_nl_fix_seq(struct fake_nl *f, uint32_t seq, uint32_t portid);
+/* The messages of the current datagram keep the seq/portid they were scripted with. */
+void fake_nl_keep_seq(struct fake_nl *f);
 
 /* Convenience: each of these appends one message and flushes. */
 void fake_nl_reply_ack(struct fake_nl *f);

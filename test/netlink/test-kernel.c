@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/if_addr.h>
+#include <linux/ip.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -681,6 +683,109 @@ static void test_netns_run_returns(void **state)
 	assert_int_equal(nlw_netns_run(-1, run_probe, &x->pod), -EINVAL);
 }
 
+/*
+ * The IPv4 settings and the IPv6 address generation mode set through
+ * IFLA_AF_SPEC land where /proc/sys shows them, and GETLINK reports the IPv6
+ * ones /proc shows (what bgp-route relies on instead of its /proc writes).
+ */
+static void test_link_conf_af_spec(void **state)
+{
+	struct fx *x = *state;
+	struct nlw_link_conf c = {.alias = "podwire:t/c/eth0",
+				  .n_inet = 3,
+				  .inet = {{IPV4_DEVCONF_PROXY_ARP, 1},
+					   {IPV4_DEVCONF_FORWARDING, 1},
+					   {IPV4_DEVCONF_RP_FILTER, 2}},
+				  .inet6_addr_gen_mode = 3};
+	struct nlw_link l;
+	int vh = make_veth(x, 0);
+
+	assert_int_equal(nlw_link_get_by_name(x->hs, "vh0", &l), 0);
+	assert_true(l.has_inet6_conf);
+	assert_int_equal(l.inet6_accept_dad,
+			 atoi(sh(-1, "cat /proc/sys/net/ipv6/conf/vh0/accept_dad")));
+	assert_int_equal(l.inet6_addr_gen_mode,
+			 atoi(sh(-1, "cat /proc/sys/net/ipv6/conf/vh0/addr_gen_mode")));
+	assert_int_equal(nlw_link_set_conf(x->hs, vh, &c), 0);
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv4/conf/vh0/proxy_arp"), "1");
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv4/conf/vh0/forwarding"), "1");
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv4/conf/vh0/rp_filter"), "2");
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv6/conf/vh0/addr_gen_mode"), "3");
+	assert_string_equal(sh(-1, "ip -j link show vh0 | jq -r '.[0].ifalias'"),
+			    "podwire:t/c/eth0");
+	/* IPv6 values written through /proc are what GETLINK reads back. */
+	assert_int_equal(nlw_sysctl_set(-1, "net/ipv6/conf/vh0/accept_dad", "0"), 0);
+	assert_int_equal(nlw_sysctl_set(-1, "net/ipv6/conf/vh0/forwarding", "1"), 0);
+	assert_int_equal(nlw_link_get_by_name(x->hs, "vh0", &l), 0);
+	assert_int_equal(l.inet6_accept_dad, 0);
+	assert_int_equal(l.inet6_forwarding, 1);
+	assert_int_equal(l.inet6_disable_ipv6, 0);
+	assert_int_equal(l.inet6_addr_gen_mode, 3);
+	c = (struct nlw_link_conf){.inet6_addr_gen_mode = 0};
+	assert_int_equal(nlw_link_set_conf(x->hs, vh, &c), 0);
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv6/conf/vh0/addr_gen_mode"), "0");
+	/* Stable privacy without a secret: the kernel refuses, nothing sent is half-applied. */
+	c = (struct nlw_link_conf){.inet6_addr_gen_mode = 2};
+	assert_int_equal(nlw_link_set_conf(x->hs, vh, &c), -EINVAL);
+	c = (struct nlw_link_conf){.inet6_addr_gen_mode = -1};
+	assert_int_equal(nlw_link_set_conf(x->hs, vh, &c), -EINVAL); /* nothing to change */
+}
+
+static void test_neigh_proxy_delay_netconf(void **state)
+{
+	struct fx *x = *state;
+	int vh = make_veth(x, 0), fwd = 7;
+
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv4/neigh/vh0/proxy_delay"), "80");
+	assert_int_equal(nlw_neigh_set_proxy_delay(x->hs, AF_INET, vh, 0), 0);
+	assert_string_equal(sh(-1, "cat /proc/sys/net/ipv4/neigh/vh0/proxy_delay"), "0");
+	assert_int_equal(nlw_neigh_set_proxy_delay(x->hs, AF_INET, 9999, 0), -ENOENT);
+	assert_int_equal(nlw_netconf_get_forwarding(x->hs, AF_INET, NLW_NETCONF_ALL, &fwd), 0);
+	assert_int_equal(fwd, 0); /* a fresh netns */
+	assert_int_equal(nlw_sysctl_set(-1, "net/ipv4/ip_forward", "1"), 0);
+	assert_int_equal(nlw_sysctl_set(-1, "net/ipv6/conf/all/forwarding", "1"), 0);
+	assert_int_equal(nlw_netconf_get_forwarding(x->hs, AF_INET, NLW_NETCONF_ALL, &fwd), 0);
+	assert_int_equal(fwd, 1);
+	assert_int_equal(nlw_netconf_get_forwarding(x->hs, AF_INET6, NLW_NETCONF_ALL, &fwd), 0);
+	assert_int_equal(fwd, 1);
+	assert_int_equal(nlw_netconf_get_forwarding(x->hs, AF_INET6, vh, &fwd), 0);
+	assert_int_equal(fwd, 1); /* the link follows "all" */
+}
+
+/* A batch against the kernel: every request runs, each answer lands at its index. */
+static void test_batch_kernel(void **state)
+{
+	struct fx *x = *state;
+	struct nlw_route r4 = {
+	    .dst = {.family = AF_INET, .prefixlen = 32}, .scope = NLW_SCOPE_LINK, .protocol = 80};
+	struct nlw_route r6 = {
+	    .dst = {.family = AF_INET6, .prefixlen = 128}, .protocol = 80, .priority = 16};
+	struct nlw_batch b;
+	int vh = make_veth(x, 0), fwd = -1;
+
+	assert_int_equal(nlw_link_set_up(x->hs, vh), 0);
+	assert_int_equal(inet_pton(AF_INET, "10.20.0.7", &r4.dst.addr.in), 1);
+	assert_int_equal(inet_pton(AF_INET6, "fd00:20::7", &r6.dst.addr.in6), 1);
+	r4.oif = r6.oif = vh;
+	assert_int_equal(nlw_route_add(x->hs, &r4), 0); /* so that the batch's copy fails */
+	nlw_batch_begin(&b, x->hs);
+	assert_int_equal(nlw_route_add(x->hs, &r4), 0);
+	assert_int_equal(nlw_route_add(x->hs, &r6), 0);
+	assert_int_equal(nlw_netconf_get_forwarding(x->hs, AF_INET, NLW_NETCONF_ALL, &fwd), 0);
+	assert_int_equal(nlw_link_get_by_name(x->hs, "vh0", &(struct nlw_link){0}), -EBUSY);
+	assert_int_equal(b.n, 3);
+	assert_int_equal(nlw_batch_run(&b), 0);
+	assert_int_equal(b.err[0], -EEXIST);
+	assert_int_equal(b.err[1], 0);
+	assert_int_equal(b.err[2], 0);
+	assert_int_equal(fwd, 0);
+	assert_int_equal(nlw_batch_first_error(&b), 0);
+	assert_string_equal(sh(-1, "ip -j -6 route show proto 80 | jq -r '.[0].dst'"),
+			    "fd00:20::7");
+	/* Detached: the socket talks directly again. */
+	assert_int_equal(nlw_route_del(x->hs, &r6), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +807,9 @@ int main(void)
 	    T(test_sysctl_per_netns),
 	    T(test_netns_handles),
 	    T(test_netns_run_returns),
+	    T(test_link_conf_af_spec),
+	    T(test_neigh_proxy_delay_netconf),
+	    T(test_batch_kernel),
 #undef T
 	};
 

@@ -67,6 +67,10 @@ struct nlw_link {
 	uint16_t vxlan_port; /* IFLA_VXLAN_PORT in host byte order, 0 if absent */
 	bool has_stats;	     /* IFLA_STATS64 present (dumps and GETs carry it) */
 	struct nlw_link_stats stats;
+	/* IFLA_AF_SPEC / AF_INET6: what /proc/sys/net/ipv6/conf/<link>/ shows */
+	bool has_inet6_conf; /* IFLA_INET6_CONF present (IPv6 on, the link has an inet6_dev) */
+	int32_t inet6_forwarding, inet6_disable_ipv6, inet6_accept_dad;
+	int inet6_addr_gen_mode; /* IFLA_INET6_ADDR_GEN_MODE, -1 when absent */
 };
 
 /*
@@ -175,6 +179,38 @@ int nlw_link_set_mtu(struct nlw_sock *sock, int ifindex, unsigned mtu);
 int nlw_link_set_mac(struct nlw_sock *sock, int ifindex, const unsigned char mac[NLW_MAC_LEN]);
 /* alias "" clears it. Errors: -EINVAL (longer than NLW_ALIAS_MAX-1). */
 int nlw_link_set_alias(struct nlw_sock *sock, int ifindex, const char *alias);
+
+/* One IPv4 per-interface setting: id is IPV4_DEVCONF_* of <linux/ip.h>. */
+struct nlw_inet_conf {
+	uint16_t id;
+	uint32_t value;
+};
+
+#define NLW_INET_CONF_MAX 8
+
+/*
+ * What nlw_link_set_conf changes in one RTM_SETLINK; unset fields stay.
+ * The IPv4 settings are those of /proc/sys/net/ipv4/conf/<link>/ (the
+ * kernel takes IFLA_AF_SPEC { AF_INET { IFLA_INET_CONF { id: value } } }
+ * for any of them); IPv6 takes only the address generation mode this way.
+ * Unlike a /proc write, the kernel sends no RTM_NEWNETCONF for them, and an
+ * IPv4 forwarding change does not flush the route cache.
+ */
+struct nlw_link_conf {
+	const char *alias; /* NULL: unchanged ("" clears it) */
+	unsigned n_inet;
+	struct nlw_inet_conf inet[NLW_INET_CONF_MAX];
+	int inet6_addr_gen_mode; /* IN6_ADDR_GEN_MODE_*, -1: unchanged */
+};
+
+/*
+ * Apply c to the link in one request. Meant for a link that is down: on an
+ * up link every change here is a NETDEV_CHANGE (which IPv6 answers with a
+ * walk of the netns's routing table while the link has no carrier).
+ * Errors: -EINVAL (no change, n_inet too big, id 0, alias too long),
+ * -EAFNOSUPPORT (the link has no IPv4/IPv6 state), -ENODEV.
+ */
+int nlw_link_set_conf(struct nlw_sock *sock, int ifindex, const struct nlw_link_conf *c);
 /* Errors: -EINVAL (bad name), -EEXIST (name taken), -EBUSY (link up, some drivers). */
 int nlw_link_set_name(struct nlw_sock *sock, int ifindex, const char *name);
 int nlw_link_set_promisc(struct nlw_sock *sock, int ifindex, bool on);

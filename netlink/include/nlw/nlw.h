@@ -3,8 +3,10 @@
 #pragma once
 
 #include "nlw/addr.h"
+#include "nlw/batch.h"
 #include "nlw/link.h"
 #include "nlw/neigh.h"
+#include "nlw/netconf.h"
 #include "nlw/netns.h"
 #include "nlw/rdma.h"
 #include "nlw/route.h"

@@ -16,6 +16,8 @@
 #include <linux/netlink.h> /* NETLINK_ROUTE, NETLINK_RDMA for the protocol arguments */
 #include <sys/types.h>
 
+struct nlw_batch;
+
 /*
  * Transport seam. Production: libmnl on a real AF_NETLINK socket. Tests: the
  * fake in test/fakes/fake-nl.h.
@@ -47,6 +49,7 @@ struct nlw_sock {
 	size_t rbuf_len;
 	char ext_ack[NLW_EXT_ACK_MAX]; /* "" when the last request had none */
 	uint32_t ext_ack_offset;       /* NLMSGERR_ATTR_OFFS of the last error, 0 if none */
+	struct nlw_batch *batch;       /* requests are queued there while set (nlw/batch.h) */
 };
 
 /*
