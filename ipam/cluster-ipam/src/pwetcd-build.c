@@ -86,7 +86,7 @@ static char *tb_room(struct pwetcd_text *b, size_t n)
 	return p + b->len;
 }
 
-static void tb_put(struct pwetcd_text *b, const char *s, size_t n)
+void pwetcd_text_put(struct pwetcd_text *b, const char *s, size_t n)
 {
 	char *p = tb_room(b, n);
 
@@ -97,9 +97,88 @@ static void tb_put(struct pwetcd_text *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void tb_str(struct pwetcd_text *b, const char *s)
+void pwetcd_text_str(struct pwetcd_text *b, const char *s)
 {
-	tb_put(b, s, strlen(s));
+	pwetcd_text_put(b, s, strlen(s));
+}
+
+/* Length of the UTF-8 sequence at s when it is one jansson accepts, else 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], v;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xC2 || c > 0xF4)
+		return 0;
+	n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	v = c & (n == 2 ? 0x1Fu : n == 3 ? 0x0Fu : 0x07u);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80) /* also the NUL at the end */
+			return 0;
+		v = (v << 6) | (s[i] & 0x3Fu);
+	}
+	if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) || (n == 3 && v < 0x800) ||
+	    (n == 4 && v < 0x10000))
+		return 0;
+	return n;
+}
+
+/* The escape of c (a quote, a backslash or a control character) into esc. */
+static void escape(unsigned char c, char esc[8])
+{
+	char e = 0;
+
+	switch (c) {
+	case '"':
+	case '\\':
+		e = (char)c;
+		break;
+	case '\b':
+		e = 'b';
+		break;
+	case '\f':
+		e = 'f';
+		break;
+	case '\n':
+		e = 'n';
+		break;
+	case '\r':
+		e = 'r';
+		break;
+	case '\t':
+		e = 't';
+		break;
+	default:
+		break;
+	}
+	if (e)
+		snprintf(esc, 8, "\\%c", e);
+	else
+		snprintf(esc, 8, "\\u%04X", c);
+}
+
+int pwetcd_text_json_str(struct pwetcd_text *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str, *run = s;
+	char esc[8];
+
+	pwetcd_text_put(b, "\"", 1);
+	for (size_t n; *s; s += n) {
+		n = utf8_len(s);
+		if (n == 0)
+			return -EINVAL;
+		if (*s >= 0x20 && *s != '"' && *s != '\\')
+			continue;
+		pwetcd_text_put(b, (const char *)run, (size_t)(s - run));
+		escape(*s, esc);
+		pwetcd_text_str(b, esc);
+		run = s + 1;
+	}
+	pwetcd_text_put(b, (const char *)run, (size_t)(s - run));
+	pwetcd_text_put(b, "\"", 1);
+	return 0;
 }
 
 /* ,"name":"<base64 of data>" (no comma when first) */
@@ -109,14 +188,14 @@ static void tb_b64(struct pwetcd_text *b, bool first, const char *name, const ch
 	size_t n = (len + 2) / 3 * 4;
 	char *p;
 
-	tb_str(b, first ? "\"" : ",\"");
-	tb_str(b, name);
-	tb_str(b, "\":\"");
+	pwetcd_text_str(b, first ? "\"" : ",\"");
+	pwetcd_text_str(b, name);
+	pwetcd_text_str(b, "\":\"");
 	p = tb_room(b, n);
 	if (!p)
 		return;
 	b->len += pwetcd_b64_encode(data, len, p); /* writes the NUL too */
-	tb_put(b, "\"", 1);
+	pwetcd_text_put(b, "\"", 1);
 }
 
 /* ,"name":"<n>" (int64 values are strings in etcd's JSON) */
@@ -125,7 +204,7 @@ static void tb_i64(struct pwetcd_text *b, const char *name, int64_t n)
 	char buf[48];
 
 	snprintf(buf, sizeof(buf), ",\"%s\":\"%" PRId64 "\"", name, n);
-	tb_str(b, buf);
+	pwetcd_text_str(b, buf);
 }
 
 /* "key":... and, for a prefix, "range_end":... */
@@ -152,7 +231,7 @@ static int range_text(struct pwetcd_text *b, const struct pwetcd_range_req *req)
 {
 	int r;
 
-	tb_put(b, "{", 1);
+	pwetcd_text_put(b, "{", 1);
 	r = tb_key(b, req->key, req->key_len, req->prefix && !req->range_end);
 	if (r < 0)
 		return r;
@@ -164,12 +243,12 @@ static int range_text(struct pwetcd_text *b, const struct pwetcd_range_req *req)
 	if (req->revision)
 		tb_i64(b, "revision", req->revision);
 	if (req->keys_only)
-		tb_str(b, ",\"keys_only\":true");
+		pwetcd_text_str(b, ",\"keys_only\":true");
 	if (req->count_only)
-		tb_str(b, ",\"count_only\":true");
+		pwetcd_text_str(b, ",\"count_only\":true");
 	if (req->serializable)
-		tb_str(b, ",\"serializable\":true");
-	tb_put(b, "}", 1);
+		pwetcd_text_str(b, ",\"serializable\":true");
+	pwetcd_text_put(b, "}", 1);
 	return b->oom ? -ENOMEM : 0;
 }
 
@@ -178,14 +257,14 @@ static int put_text(struct pwetcd_text *b, const char *key, const char *value, s
 {
 	int r;
 
-	tb_put(b, "{", 1);
+	pwetcd_text_put(b, "{", 1);
 	r = tb_key(b, key, 0, false);
 	if (r < 0)
 		return r;
 	tb_b64(b, false, "value", value ? value : "", value_len);
 	if (lease)
 		tb_i64(b, "lease", lease);
-	tb_put(b, "}", 1);
+	pwetcd_text_put(b, "}", 1);
 	return b->oom ? -ENOMEM : 0;
 }
 
@@ -193,9 +272,9 @@ static int delete_text(struct pwetcd_text *b, const char *key, bool prefix)
 {
 	int r;
 
-	tb_put(b, "{", 1);
+	pwetcd_text_put(b, "{", 1);
 	r = tb_key(b, key, 0, prefix);
-	tb_put(b, "}", 1);
+	pwetcd_text_put(b, "}", 1);
 	return r < 0 ? r : b->oom ? -ENOMEM : 0;
 }
 
@@ -267,7 +346,7 @@ static int sticky(struct pwetcd_txn *t, int r)
 static struct pwetcd_text *item_start(struct pwetcd_txn *t, size_t i)
 {
 	if (t->n[i]++ > 0)
-		tb_put(&t->part[i], ",", 1);
+		pwetcd_text_put(&t->part[i], ",", 1);
 	return &t->part[i];
 }
 
@@ -283,13 +362,13 @@ static int cmp_start(struct pwetcd_text *b, const char *key, unsigned target, un
 {
 	int r;
 
-	tb_put(b, "{", 1);
+	pwetcd_text_put(b, "{", 1);
 	r = tb_key(b, key, 0, false);
-	tb_str(b, ",\"target\":\"");
-	tb_str(b, target_names[target]);
-	tb_str(b, "\",\"result\":\"");
-	tb_str(b, result_names[result]);
-	tb_put(b, "\"", 1);
+	pwetcd_text_str(b, ",\"target\":\"");
+	pwetcd_text_str(b, target_names[target]);
+	pwetcd_text_str(b, "\",\"result\":\"");
+	pwetcd_text_str(b, result_names[result]);
+	pwetcd_text_put(b, "\"", 1);
 	return r;
 }
 
@@ -305,7 +384,7 @@ int pwetcd_txn_cmp(struct pwetcd_txn *t, const char *key, enum pwetcd_target tar
 	b = item_start(t, 0);
 	r = cmp_start(b, key, target, result);
 	tb_i64(b, target_fields[target], n);
-	tb_put(b, "}", 1);
+	pwetcd_text_put(b, "}", 1);
 	return item_end(t, b, r);
 }
 
@@ -320,7 +399,7 @@ int pwetcd_txn_cmp_value(struct pwetcd_txn *t, const char *key, enum pwetcd_resu
 	b = item_start(t, 0);
 	r = cmp_start(b, key, PWETCD_TARGET_VALUE, result);
 	tb_b64(b, false, "value", value, value_len);
-	tb_put(b, "}", 1);
+	pwetcd_text_put(b, "}", 1);
 	return item_end(t, b, r);
 }
 
@@ -332,15 +411,15 @@ static struct pwetcd_text *op_start(struct pwetcd_txn *t, enum pwetcd_branch br,
 	if ((unsigned)br > PWETCD_FAILURE)
 		return NULL;
 	b = item_start(t, 1 + (size_t)br);
-	tb_str(b, "{\"");
-	tb_str(b, kind);
-	tb_str(b, "\":");
+	pwetcd_text_str(b, "{\"");
+	pwetcd_text_str(b, kind);
+	pwetcd_text_str(b, "\":");
 	return b;
 }
 
 static int op_end(struct pwetcd_txn *t, struct pwetcd_text *b, int r)
 {
-	tb_put(b, "}", 1);
+	pwetcd_text_put(b, "}", 1);
 	return item_end(t, b, r);
 }
 
@@ -390,9 +469,9 @@ char *pwetcd_txn_json(const struct pwetcd_txn *t)
 	if (t->error)
 		return NULL;
 	for (size_t i = 0; i < 3; i++) {
-		tb_str(&b, names[i]);
-		tb_put(&b, t->part[i].s ? t->part[i].s : "", t->part[i].len);
+		pwetcd_text_str(&b, names[i]);
+		pwetcd_text_put(&b, t->part[i].s ? t->part[i].s : "", t->part[i].len);
 	}
-	tb_str(&b, "]}");
+	pwetcd_text_str(&b, "]}");
 	return body_done(&b, 0);
 }
