@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "../../ipam/cluster-ipam/src/cluster-add.h"
 #include "ipam/cluster-ipam.h"
@@ -289,6 +290,110 @@ static void test_handle_json(void **state)
 	assert_int_equal(cipam_handle_parse("{\"id\":\"a\"}", 10, &g, &why), -EBADMSG);
 }
 
+/* What cipam_block_json / cipam_handle_json wrote when they built jansson trees. */
+static char *jansson_block(const struct cipam_block *b)
+{
+	char cidr[IP_PREFIX_STRLEN], ord[12], *s;
+	json_t *used = json_object(), *o;
+
+	for (unsigned i = 0; used && i < b->size; i++) {
+		if (!b->used[i])
+			continue;
+		snprintf(ord, sizeof(ord), "%u", i);
+		if (json_object_set_new(used, ord, json_string(b->used[i])) < 0)
+			used = (json_decref(used), NULL);
+	}
+	if (!used)
+		return NULL;
+	o = json_pack("{sssosIsIsIsIso}", "cidr", ip_prefix_fmt(&b->cidr, cidr), "node",
+		      b->node ? json_string(b->node) : json_null(), "claimed",
+		      (json_int_t)b->claimed, "updated", (json_int_t)b->updated, "seq",
+		      (json_int_t)b->seq, "next", (json_int_t)b->next, "used", used);
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return s;
+}
+
+static char *jansson_handle(const struct cipam_handle *h)
+{
+	json_t *o, *ips = json_array();
+	char buf[IP_PREFIX_STRLEN], *s;
+
+	for (size_t i = 0; i < h->n_ips; i++)
+		json_array_append_new(ips, json_string(ip_prefix_fmt(&h->ips[i], buf)));
+	o = json_pack("{sssssssssIso}", "id", h->id, "node", h->node, "containerID",
+		      h->container_id, "ifname", h->ifname, "created", (json_int_t)h->created,
+		      "ips", ips);
+	if (o && h->network)
+		json_object_set_new(o, "network", json_string(h->network));
+	if (o && h->pod)
+		json_object_set_new(o, "pod", json_string(h->pod));
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return s;
+}
+
+static void assert_same(char *ours, char *theirs)
+{
+	if (!theirs)
+		assert_null(ours);
+	else
+		assert_string_equal(ours, theirs);
+	free(ours);
+	free(theirs);
+}
+
+/* Strings that need escapes, UTF-8 of every length, and what json_string() refuses. */
+static const char *const tricky[] = {
+    "plain",
+    "q\"uo\\te/slash",
+    "\b\f\n\r\t\x01\x1f\x7f end",
+    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+    "\xc0\xaf",		/* overlong '/' */
+    "\xed\xa0\x80",	/* surrogate */
+    "\xf4\x90\x80\x80", /* past U+10FFFF */
+    "\xe2\x82",		/* cut short */
+    "\x80",
+    "",
+};
+
+static void test_values_as_jansson(void **state)
+{
+	struct ip_prefix cidr = P("fd00::/116"); /* 4096 ordinals: every digit count */
+	char id[] = "n/c/eth0", node[] = "n", cid[] = "c", ifname[] = "eth0";
+	struct cipam_handle h = {
+	    .id = id, .node = node, .container_id = cid, .ifname = ifname, .created = -1};
+	struct cipam_block b;
+	(void)state;
+
+	assert_int_equal(cipam_block_init(&b, &cidr, NULL, 1), 0);
+	assert_same(cipam_block_json(&b), jansson_block(&b)); /* no node, nothing used */
+	for (unsigned i = 0; i < b.size; i += (i < 130 ? 1 : 97))
+		assert_int_equal(cipam_block_take(&b, i, "n/c/eth0", 2), 0);
+	assert_same(cipam_block_json(&b), jansson_block(&b));
+	assert_same(cipam_handle_json(&h), jansson_handle(&h));
+	h.ips[0] = P("10.0.0.5/26");
+	h.ips[1] = P("fd00::5/122");
+	h.n_ips = 2;
+	for (size_t i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		char *keep = b.used[7];
+
+		b.used[7] = (char *)tricky[i];
+		assert_same(cipam_block_json(&b), jansson_block(&b));
+		b.used[7] = keep;
+		b.node = (char *)tricky[i];
+		assert_same(cipam_block_json(&b), jansson_block(&b));
+		b.node = NULL;
+		h.pod = (char *)tricky[i];
+		h.network = (char *)tricky[(i + 3) % (sizeof(tricky) / sizeof(tricky[0]))];
+		assert_same(cipam_handle_json(&h), jansson_handle(&h));
+		h.container_id = (char *)tricky[i];
+		assert_same(cipam_handle_json(&h), jansson_handle(&h));
+		h.container_id = cid;
+	}
+	cipam_block_done(&b);
+}
+
 static void test_pool_json(void **state)
 {
 	struct cipam_pool p = {.cidr = P("fd00:10:244::/56"), .block_size = 122}, q;
@@ -318,6 +423,7 @@ int main(void)
 	    cmocka_unit_test(test_block_json_roundtrip),
 	    cmocka_unit_test(test_block_parse_bad),
 	    cmocka_unit_test(test_handle_json),
+	    cmocka_unit_test(test_values_as_jansson),
 	    cmocka_unit_test(test_pool_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

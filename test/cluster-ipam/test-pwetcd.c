@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,57 @@ static void test_txn_json(void **state)
 	pwetcd_txn_free(t);
 }
 
+/* Every field the builders can write, byte for byte what jansson's dump of the same gave. */
+static void test_txn_json_fields(void **state)
+{
+	struct pwetcd_txn *t = pwetcd_txn_new();
+	struct pwetcd_range_req r1 = {.key = "/a/b",
+				      .range_end = "/a/c",
+				      .limit = 5,
+				      .revision = 77,
+				      .count_only = true,
+				      .serializable = true};
+	struct pwetcd_range_req r2 = {.key = "\xff\xff", .key_len = 2, .prefix = true};
+	struct pwetcd_range_req r3 = {.key = "k", .range_end = "zz", .range_end_len = 1};
+	char *s;
+	(void)state;
+
+	assert_int_equal(pwetcd_txn_cmp_value(t, "v", PWETCD_NOT_EQUAL, "hello", 5), 0);
+	assert_int_equal(pwetcd_txn_cmp(t, "c", PWETCD_TARGET_CREATE, PWETCD_GREATER, -3), 0);
+	assert_int_equal(pwetcd_txn_cmp(t, "l", PWETCD_TARGET_LEASE, PWETCD_LESS, INT64_MAX), 0);
+	assert_int_equal(pwetcd_txn_put(t, PWETCD_FAILURE, "p", "", 0, 42), 0);
+	assert_int_equal(pwetcd_txn_put(t, PWETCD_SUCCESS, "q", NULL, 0, 0), 0);
+	assert_int_equal(pwetcd_txn_delete(t, PWETCD_FAILURE, "/pre/", true), 0);
+	assert_int_equal(pwetcd_txn_range(t, PWETCD_SUCCESS, &r1), 0);
+	assert_int_equal(pwetcd_txn_range(t, PWETCD_SUCCESS, &r2), 0);
+	assert_int_equal(pwetcd_txn_range(t, PWETCD_FAILURE, &r3), 0);
+	assert_int_equal(pwetcd_txn_ops(t), 3);
+	s = pwetcd_txn_json(t);
+	assert_string_equal(
+	    s, "{\"compare\":[{\"key\":\"dg==\",\"target\":\"VALUE\",\"result\":\"NOT_EQUAL\","
+	       "\"value\":\"aGVsbG8=\"},{\"key\":\"Yw==\",\"target\":\"CREATE\",\"result\":"
+	       "\"GREATER\",\"create_revision\":\"-3\"},{\"key\":\"bA==\",\"target\":\"LEASE\","
+	       "\"result\":\"LESS\",\"lease\":\"9223372036854775807\"}],\"success\":[{"
+	       "\"request_put\":{\"key\":\"cQ==\",\"value\":\"\"}},{\"request_range\":{\"key\":"
+	       "\"L2EvYg==\",\"range_end\":\"L2EvYw==\",\"limit\":\"5\",\"revision\":\"77\","
+	       "\"count_only\":true,\"serializable\":true}},{\"request_range\":{\"key\":\"//8=\","
+	       "\"range_end\":\"AA==\"}}],\"failure\":[{\"request_put\":{\"key\":\"cA==\","
+	       "\"value\":\"\",\"lease\":\"42\"}},{\"request_delete_range\":{\"key\":"
+	       "\"L3ByZS8=\",\"range_end\":\"L3ByZTA=\"}},{\"request_range\":{\"key\":\"aw==\","
+	       "\"range_end\":\"eg==\"}}]}");
+	free(s);
+	/* no key, a bad branch: errors that stick */
+	assert_int_equal(pwetcd_txn_put(t, PWETCD_SUCCESS, NULL, "x", 1, 0), -EINVAL);
+	assert_int_equal(pwetcd_txn_put(t, (enum pwetcd_branch)7, "k", "x", 1, 0), -EINVAL);
+	assert_null(pwetcd_txn_json(t));
+	pwetcd_txn_free(t);
+	t = pwetcd_txn_new();
+	s = pwetcd_txn_json(t);
+	assert_string_equal(s, "{\"compare\":[],\"success\":[],\"failure\":[]}");
+	free(s);
+	pwetcd_txn_free(t);
+}
+
 static void test_lease(void **state)
 {
 	const char *grant = "{" HDR ",\"ID\":\"2324035721482998545\",\"TTL\":\"30\"}";
@@ -325,6 +377,7 @@ int main(void)
 	    cmocka_unit_test(test_txn_succeeded),
 	    cmocka_unit_test(test_txn_malformed),
 	    cmocka_unit_test(test_txn_json),
+	    cmocka_unit_test(test_txn_json_fields),
 	    cmocka_unit_test(test_lease),
 	    cmocka_unit_test(test_watch),
 	    cmocka_unit_test(test_error),

@@ -16,6 +16,7 @@
 #include "base/macro.h"
 #include "ipam/cluster-ipam.h"
 #include "ipam/range.h"
+#include "pwetcd-internal.h"
 
 #define BAD(msg)                                                                                   \
 	do {                                                                                       \
@@ -104,11 +105,15 @@ uint64_t cipam_hash(const char *s)
 
 const char *cipam_keypart(const struct ip_prefix *p, char buf[CIPAM_KEYPART_LEN])
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t n = 0, len = ip_addr_len(p->family);
 
-	n += (size_t)snprintf(buf, CIPAM_KEYPART_LEN, "%c/", p->family == AF_INET6 ? '6' : '4');
-	for (size_t i = 0; i < len; i++)
-		n += (size_t)snprintf(buf + n, CIPAM_KEYPART_LEN - n, "%02x", p->addr.bytes[i]);
+	buf[n++] = p->family == AF_INET6 ? '6' : '4';
+	buf[n++] = '/';
+	for (size_t i = 0; i < len; i++) { /* a key of every block touched: no printf per byte */
+		buf[n++] = hex[p->addr.bytes[i] >> 4];
+		buf[n++] = hex[p->addr.bytes[i] & 15];
+	}
 	snprintf(buf + n, CIPAM_KEYPART_LEN - n, "-%u", p->prefixlen);
 	return buf;
 }
@@ -340,30 +345,92 @@ int cipam_block_parse(const char *json, size_t len, const struct ip_prefix *key_
 	return 0;
 }
 
-char *cipam_block_json(const struct cipam_block *b)
-{
-	char cidr[IP_PREFIX_STRLEN], ord[12];
-	json_t *used = json_object(), *o;
-	char *s;
+/*
+ * Values are written as text, in the bytes jansson's json_dumps(...,
+ * JSON_COMPACT | JSON_SORT_KEYS) gave (keys in strcmp order, jansson's
+ * escapes; test-cluster-model and fuzz-cluster-values compare the two), not
+ * built as a tree and dumped: a block value is rewritten by every ADD.
+ */
 
-	for (unsigned i = 0; used && i < b->size; i++) {
+/* The value (owned) or NULL: out of memory or r < 0. */
+static char *text_done(struct pwetcd_text *t, int r)
+{
+	if (r < 0 || t->oom) {
+		free(t->s);
+		return NULL;
+	}
+	return t->s;
+}
+
+/* i in decimal, in buf (no printf per ordinal of a block). */
+static const char *utoa(unsigned i, char buf[16])
+{
+	char *p = buf + 15;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + i % 10);
+	while (i /= 10);
+	return p;
+}
+
+/* Next ordinal after i in the strcmp order of their decimal strings (0, 1, 10, 11, ..., 2, ...). */
+static unsigned next_in_text_order(unsigned i, unsigned size)
+{
+	if (i == 0)
+		return 1;
+	if (i * 10 < size)
+		return i * 10;
+	while (i % 10 == 9 || i + 1 >= size)
+		i /= 10;
+	return i + 1;
+}
+
+/* "used":{...}: the taken ordinals, keys in strcmp order as JSON_SORT_KEYS sorts them. */
+static int block_used_text(struct pwetcd_text *t, const struct cipam_block *b)
+{
+	char ord[16];
+	bool first = true;
+	unsigned i = 0;
+	int r = 0;
+
+	pwetcd_text_str(t, ",\"used\":{");
+	for (unsigned k = 0; k < b->size && r >= 0; k++, i = next_in_text_order(i, b->size)) {
 		if (!b->used[i])
 			continue;
-		snprintf(ord, sizeof(ord), "%u", i);
-		if (json_object_set_new(used, ord, json_string(b->used[i])) < 0)
-			used = (json_decref(used), NULL);
+		pwetcd_text_str(t, first ? "\"" : ",\"");
+		pwetcd_text_str(t, utoa(i, ord));
+		pwetcd_text_put(t, "\":", 2);
+		r = pwetcd_text_json_str(t, b->used[i]);
+		first = false;
 	}
-	if (!used)
-		return NULL;
-	o = json_pack("{sssosIsIsIsIso}", "cidr", ip_prefix_fmt(&b->cidr, cidr), "node",
-		      b->node ? json_string(b->node) : json_null(), "claimed",
-		      (json_int_t)b->claimed, "updated", (json_int_t)b->updated, "seq",
-		      (json_int_t)b->seq, "next", (json_int_t)b->next, "used", used);
-	if (!o)
-		return NULL;
-	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return s;
+	pwetcd_text_put(t, "}", 1);
+	return r;
+}
+
+char *cipam_block_json(const struct cipam_block *b)
+{
+	char cidr[IP_PREFIX_STRLEN], num[96];
+	struct pwetcd_text t = {0};
+	int r = 0;
+
+	pwetcd_text_str(&t, "{\"cidr\":\"");
+	pwetcd_text_str(&t, ip_prefix_fmt(&b->cidr, cidr));
+	snprintf(num, sizeof(num),
+		 "\",\"claimed\":%lld,\"next\":%u,\"node\":", (long long)b->claimed, b->next);
+	pwetcd_text_str(&t, num);
+	if (b->node)
+		r = pwetcd_text_json_str(&t, b->node);
+	else
+		pwetcd_text_str(&t, "null");
+	/* as json_pack's "I" took them: json_int_t */
+	snprintf(num, sizeof(num), ",\"seq\":%lld,\"updated\":%lld", (long long)b->seq,
+		 (long long)b->updated);
+	pwetcd_text_str(&t, num);
+	if (r >= 0)
+		r = block_used_text(&t, b);
+	pwetcd_text_put(&t, "}", 1);
+	return text_done(&t, r);
 }
 
 int cipam_block_pick(const struct cipam_block *b)
@@ -477,28 +544,52 @@ int cipam_handle_parse(const char *json, size_t len, struct cipam_handle *ret, c
 	return 0;
 }
 
+/* ,"name":"value", or nothing when value is NULL or (optional only) not valid UTF-8 */
+static int text_member(struct pwetcd_text *t, const char *name, const char *value, bool optional)
+{
+	size_t len = t->len;
+	int r;
+
+	if (!value)
+		return optional ? 0 : -EINVAL;
+	pwetcd_text_str(t, name);
+	r = pwetcd_text_json_str(t, value);
+	if (r < 0 && optional && !t->oom) { /* as json_object_set_new(o, k, NULL): not set */
+		t->len = len;
+		t->s[len] = '\0';
+		r = 0;
+	}
+	return r;
+}
+
 char *cipam_handle_json(const struct cipam_handle *h)
 {
-	json_t *o, *ips = json_array();
-	char buf[IP_PREFIX_STRLEN], *s;
+	char buf[IP_PREFIX_STRLEN], num[48];
+	struct pwetcd_text t = {0};
+	int r;
 
-	for (size_t i = 0; ips && i < h->n_ips; i++)
-		if (json_array_append_new(ips, json_string(ip_prefix_fmt(&h->ips[i], buf))) < 0)
-			ips = (json_decref(ips), NULL);
-	if (!ips)
-		return NULL;
-	o = json_pack("{sssssssssIso}", "id", h->id, "node", h->node, "containerID",
-		      h->container_id, "ifname", h->ifname, "created", (json_int_t)h->created,
-		      "ips", ips);
-	if (o && h->network)
-		json_object_set_new(o, "network", json_string(h->network));
-	if (o && h->pod)
-		json_object_set_new(o, "pod", json_string(h->pod));
-	if (!o)
-		return NULL;
-	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return s;
+	r = text_member(&t, "{\"containerID\":", h->container_id, false);
+	snprintf(num, sizeof(num), ",\"created\":%lld", (long long)h->created);
+	pwetcd_text_str(&t, num);
+	if (r >= 0)
+		r = text_member(&t, ",\"id\":", h->id, false);
+	if (r >= 0)
+		r = text_member(&t, ",\"ifname\":", h->ifname, false);
+	pwetcd_text_str(&t, ",\"ips\":[");
+	for (size_t i = 0; i < h->n_ips; i++) {
+		pwetcd_text_str(&t, i ? ",\"" : "\"");
+		pwetcd_text_str(&t, ip_prefix_fmt(&h->ips[i], buf));
+		pwetcd_text_put(&t, "\"", 1);
+	}
+	pwetcd_text_put(&t, "]", 1);
+	if (r >= 0)
+		r = text_member(&t, ",\"network\":", h->network, true);
+	if (r >= 0)
+		r = text_member(&t, ",\"node\":", h->node, false);
+	if (r >= 0)
+		r = text_member(&t, ",\"pod\":", h->pod, true);
+	pwetcd_text_put(&t, "}", 1);
+	return text_done(&t, r);
 }
 
 /* Values: pools. */

@@ -25,6 +25,7 @@
 #include "base/macro.h"
 #include "cni/conf.h"
 #include "cluster-queue.h"
+#include "pwetcd-internal.h"
 
 #define QFILE_MAX 8192
 
@@ -82,33 +83,62 @@ static int add_str(json_t *o, const char *k, const char *v)
 	return json_object_set_new(o, k, json_string(v ? v : ""));
 }
 
+/* The pools as [[cidr, blockSize], ...]. */
+static void key_pools(struct pwetcd_text *t, const struct cipam_conf *c)
+{
+	char buf[IP_PREFIX_STRLEN], num[24];
+
+	pwetcd_text_str(t, ",\"pools\":[");
+	for (size_t i = 0; i < c->n_pools; i++) {
+		pwetcd_text_str(t, i ? ",[\"" : "[\"");
+		pwetcd_text_str(t, ip_prefix_fmt(&c->pools[i].cidr, buf));
+		snprintf(num, sizeof(num), "\",%d]", (int)c->pools[i].block_size);
+		pwetcd_text_str(t, num);
+	}
+	pwetcd_text_put(t, "]", 1);
+}
+
+/*
+ * Written as text (a tree built and dumped cost an ADD more than the rest
+ * of its batching), the bytes json_dumps(JSON_COMPACT | JSON_SORT_KEYS) of
+ * the same object gave, so ADDs of a binary from before still batch.
+ */
 char *cipam_queue_key(const struct cipam_conf *c)
 {
-	_cleanup_(json_put) json_t *o = json_object(), *eps = json_array(), *pools = json_array();
-	char buf[IP_PREFIX_STRLEN];
+	struct pwetcd_text t = {0};
+	char num[128];
 	struct stat st;
-	int r = 0;
+	int r;
 
-	if (c->n_requested > 0 || !o || !eps || !pools)
+	if (c->n_requested > 0 || stat("/proc/self/ns/net", &st) < 0)
 		return NULL;
-	if (stat("/proc/self/ns/net", &st) < 0)
+	pwetcd_text_str(&t, "{\"ca\":");
+	r = pwetcd_text_json_str(&t, c->etcd.ca_file ? c->etcd.ca_file : "");
+	pwetcd_text_str(&t, ",\"cert\":");
+	r |= pwetcd_text_json_str(&t, c->etcd.cert_file ? c->etcd.cert_file : "");
+	pwetcd_text_str(&t, ",\"endpoints\":[");
+	for (size_t i = 0; i < c->etcd.n_endpoints; i++) {
+		pwetcd_text_str(&t, i ? "," : "");
+		r |= pwetcd_text_json_str(&t, c->etcd.endpoints[i]);
+	}
+	pwetcd_text_str(&t, "],\"keyf\":");
+	r |= pwetcd_text_json_str(&t, c->etcd.key_file ? c->etcd.key_file : "");
+	snprintf(num, sizeof(num),
+		 ",\"max\":%lld,\"netns\":[%lld,%lld],\"node\":", (long long)c->max_blocks,
+		 (long long)st.st_dev, (long long)st.st_ino);
+	pwetcd_text_str(&t, num);
+	r |= pwetcd_text_json_str(&t, c->node ? c->node : "");
+	key_pools(&t, c);
+	pwetcd_text_str(&t, ",\"prefix\":");
+	r |= pwetcd_text_json_str(&t, c->prefix ? c->prefix : "");
+	snprintf(num, sizeof(num), ",\"proto\":%lld,\"strict\":%s}", (long long)c->route_protocol,
+		 c->strict_affinity ? "true" : "false");
+	pwetcd_text_str(&t, num);
+	if (r != 0 || t.oom) {
+		free(t.s);
 		return NULL;
-	for (size_t i = 0; i < c->etcd.n_endpoints; i++)
-		r |= json_array_append_new(eps, json_string(c->etcd.endpoints[i]));
-	for (size_t i = 0; i < c->n_pools; i++)
-		r |= json_array_append_new(pools,
-					   json_pack("[si]", ip_prefix_fmt(&c->pools[i].cidr, buf),
-						     (int)c->pools[i].block_size));
-	r |= json_object_set(o, "endpoints", eps) | json_object_set(o, "pools", pools);
-	r |= add_str(o, "ca", c->etcd.ca_file) | add_str(o, "cert", c->etcd.cert_file) |
-	     add_str(o, "keyf", c->etcd.key_file) | add_str(o, "prefix", c->prefix) |
-	     add_str(o, "node", c->node);
-	r |= json_object_set_new(o, "max", json_integer(c->max_blocks)) |
-	     json_object_set_new(o, "strict", json_boolean(c->strict_affinity)) |
-	     json_object_set_new(o, "proto", json_integer(c->route_protocol)) |
-	     json_object_set_new(o, "netns",
-				 json_pack("[II]", (json_int_t)st.st_dev, (json_int_t)st.st_ino));
-	return r ? NULL : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	}
+	return t.s;
 }
 
 void cipam_qreq_done(struct cipam_qreq *q)

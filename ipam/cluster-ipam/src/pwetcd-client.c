@@ -414,6 +414,18 @@ static int request_json(struct pwetcd_client *c, const char *path, json_t *body,
 	return r;
 }
 
+/* POST a body built as text (owned, freed here; NULL: the builder failed). */
+static int request_text(struct pwetcd_client *c, const char *path, char *body, struct buf *ret)
+{
+	int r;
+
+	if (!body)
+		return fail(c, -ENOMEM, "out of memory");
+	r = request(c, path, body, ret);
+	free(body);
+	return r;
+}
+
 static int bad(struct pwetcd_client *c, const char *path, int r, const char *why)
 {
 	if (r == -ENOMEM)
@@ -426,7 +438,7 @@ int pwetcd_range(struct pwetcd_client *c, const struct pwetcd_range_req *req,
 {
 	struct buf b = {0};
 	const char *why = NULL;
-	int r = request_json(c, "/v3/kv/range", pwetcd_range_body(req), &b);
+	int r = request_text(c, "/v3/kv/range", pwetcd_range_body(req), &b);
 
 	if (r == 0) {
 		r = pwetcd_parse_range(b.data, b.len, ret, &why);
@@ -462,7 +474,7 @@ int pwetcd_put(struct pwetcd_client *c, const char *key, const char *value, size
 	struct buf b = {0};
 	const char *why = NULL;
 	int64_t rev = 0;
-	int r = request_json(c, "/v3/kv/put", pwetcd_put_body(key, value, value_len, lease), &b);
+	int r = request_text(c, "/v3/kv/put", pwetcd_put_body(key, value, value_len, lease), &b);
 
 	if (r == 0) {
 		r = pwetcd_parse_put(b.data, b.len, &rev, &why);
@@ -480,7 +492,7 @@ int pwetcd_delete(struct pwetcd_client *c, const char *key, bool prefix, int64_t
 	struct buf b = {0};
 	const char *why = NULL;
 	int64_t n = 0;
-	int r = request_json(c, "/v3/kv/deleterange", pwetcd_delete_body(key, prefix), &b);
+	int r = request_text(c, "/v3/kv/deleterange", pwetcd_delete_body(key, prefix), &b);
 
 	if (r == 0) {
 		r = pwetcd_parse_delete(b.data, b.len, &n, &why);
