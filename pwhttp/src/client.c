@@ -98,7 +98,7 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 	if (r == 0 && t->connect_early)
 		c->early_fd = pwhttp_connect_start(c->host, c->port, c->unix_path);
 	if (r == 0 && c->https)
-		r = pwhttp_tls_ctx_new(t->tls, &c->tls_ctx, why);
+		r = pwhttp_tls_ctx_new(t->tls, c->host, &c->tls_ctx, why);
 	if (r < 0) {
 		pwhttp_client_free(c);
 		return r;
@@ -195,13 +195,37 @@ static char *build_head(const struct pwhttp_client *c, const struct pwhttp_reque
 	return head;
 }
 
+/*
+ * Head and body in one write when the body is small (a PATCH, a txn): one
+ * TLS record and segment, which the server reads at once, instead of two.
+ */
+#define ONE_WRITE_MAX (64u << 10)
+
+static int send_request(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
+			uint64_t deadline)
+{
+	size_t hl = strlen(head);
+	char *both;
+	int r;
+
+	if (rq->body && rq->body_len <= ONE_WRITE_MAX && (both = malloc(hl + rq->body_len))) {
+		memcpy(both, head, hl);
+		memcpy(both + hl, rq->body, rq->body_len);
+		r = pwhttp_io_write_all(&c->io, both, hl + rq->body_len, deadline);
+		free(both);
+		return r;
+	}
+	r = pwhttp_io_write_all(&c->io, head, hl, deadline);
+	if (r >= 0 && rq->body)
+		r = pwhttp_io_write_all(&c->io, rq->body, rq->body_len, deadline);
+	return r;
+}
+
 static int exchange(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
 		    uint64_t deadline, struct pwhttp_response *resp, bool *keep)
 {
-	int r = pwhttp_io_write_all(&c->io, head, strlen(head), deadline);
+	int r = send_request(c, head, rq, deadline);
 
-	if (r >= 0 && rq->body)
-		r = pwhttp_io_write_all(&c->io, rq->body, rq->body_len, deadline);
 	if (r >= 0)
 		return pwhttp_io_read_response(&c->io, deadline, resp, keep);
 	/*

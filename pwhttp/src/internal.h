@@ -35,10 +35,21 @@ int pwhttp_io_write_all(struct pwhttp_io *io, const char *p, size_t n, uint64_t 
 int pwhttp_io_read_response(struct pwhttp_io *io, uint64_t deadline, struct pwhttp_response *resp,
 			    bool *keep);
 
+/*
+ * der.c: der (len bytes) is a DER SEQUENCE: drop every direct child with
+ * this tag (a context tag such as 0xa3), in place. The new length, or 0
+ * (unchanged) when der is not a well-formed SEQUENCE.
+ */
+size_t pwhttp_der_drop_child(unsigned char *der, size_t len, unsigned char tag);
+
 /* ---- tls.c: libssl through dlopen ---- */
 
-/* A verifying client context from the material. 0 or -ELIBACC/-EKEYREJECTED/-ENOMEM, *why. */
-int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, const char **why);
+/*
+ * A verifying client context from the material, for host (the saved
+ * session's key). 0 or -ELIBACC/-EKEYREJECTED/-ENOMEM, *why.
+ */
+int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwhttp_tls_ctx **ret,
+		       const char **why);
 void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *ctx);
 /*
  * Handshake on the connected non-blocking fd, verifying the certificate

@@ -65,6 +65,9 @@
 	X(X509_VERIFY_PARAM_set1_ip_asc)                                                           \
 	X(X509_verify_cert_error_string)                                                           \
 	X(X509_STORE_add_cert)                                                                     \
+	X(X509_STORE_CTX_set_error)                                                                \
+	X(X509_verify_cert)                                                                        \
+	X(SSL_CTX_set_cert_verify_callback)                                                        \
 	X(X509_free)                                                                               \
 	X(EVP_PKEY_free)                                                                           \
 	X(BIO_new_mem_buf)                                                                         \
@@ -82,10 +85,25 @@ static struct {
 #undef FIELD
 } ssl;
 
+/*
+ * The CA as given, kept while its loading waits for a certificate to
+ * verify (ca_pending): the saved session matched, so a resumed handshake
+ * never needs it; a full one loads it in verify_deferred().
+ */
+struct deferred_ca {
+	char *file;
+	char *data;
+	size_t len;
+	bool system;
+	bool pending;
+	const char *why; /* loading it failed: why (the verification fails) */
+};
+
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
 	char *session_file; /* NULL: no resumption across processes */
 	uint64_t material;  /* fingerprint of the trust material (session_file) */
+	struct deferred_ca ca;
 };
 
 struct pwhttp_tls_conn {
@@ -101,6 +119,7 @@ struct pwhttp_tls_conn {
 /* A saved session still resumed is rewritten at most this often. */
 #define SESSION_REFRESH_S 300
 #define SESSION_MAX (16u << 10)
+#define SESSION_PEER_TAG 0xa3 /* [3] EXPLICIT Certificate OPTIONAL in OpenSSL's session */
 
 static char err_text[256];
 
@@ -212,7 +231,8 @@ static int use_cert_data(SSL_CTX *ctx, const struct pwhttp_tls *m)
 	return r;
 }
 
-static int load_material(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+/* The trust anchors: the given CA (file or data), or the system's when allowed. */
+static int load_ca(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
 {
 	if (!m->ca_data && !m->ca_file && m->system_ca) {
 		if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
@@ -224,6 +244,11 @@ static int load_material(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **
 		*why = ssl_error("no usable CA certificate");
 		return -EKEYREJECTED;
 	}
+	return 0;
+}
+
+static int load_client(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+{
 	if (m->cert_data && m->key_data) {
 		if (use_cert_data(ctx, m) < 0) {
 			*why = ssl_error("client certificate or key unusable");
@@ -346,11 +371,17 @@ static int create_private(const char *tmp)
 	return fd;
 }
 
-/* The newest session into the file (key, DER; temp and rename, no fsync: a cache). */
+/*
+ * The newest session into the file (key, DER; temp and rename, no fsync: a
+ * cache), without the server's certificate: OpenSSL keeps it in the
+ * session (field [3], optional), and decoding it again costs the next
+ * process ~0.3 ms of OpenSSL 3.0's key decoders for a certificate that a
+ * resumed handshake never looks at (verified when the session was made).
+ */
 static void session_save(const struct pwhttp_tls_conn *t)
 {
 	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL), fd = -1;
-	size_t total = sizeof(t->key) + (size_t)(len > 0 ? len : 0);
+	size_t total = sizeof(t->key) + (size_t)(len > 0 ? len : 0), stripped;
 	unsigned char *buf = NULL, *p;
 	char *tmp = NULL;
 
@@ -363,6 +394,9 @@ static void session_save(const struct pwhttp_tls_conn *t)
 	p = buf + sizeof(t->key);
 	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len || (fd = create_private(tmp)) < 0)
 		goto out;
+	stripped = pwhttp_der_drop_child(buf + sizeof(t->key), (size_t)len, SESSION_PEER_TAG);
+	if (stripped > 0)
+		total = sizeof(t->key) + stripped;
 	if (write(fd, buf, total) != (ssize_t)total || rename(tmp, t->ctx->session_file) < 0)
 		(void)unlink(tmp);
 	close(fd);
@@ -372,7 +406,79 @@ out:
 	ssl.ERR_clear_error();
 }
 
-int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, const char **why)
+/* Does the session file hold a session saved for this key (its first 8 bytes)? */
+static bool session_saved_for(const char *file, uint64_t key)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	uint64_t saved = 0;
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, &saved, sizeof(saved)) == (ssize_t)sizeof(saved) && saved == key;
+	close(fd);
+	return yes;
+}
+
+/*
+ * Certificate verification with the CA deferred: the first chain to verify
+ * (a full handshake) loads it into the context's store, then OpenSSL's own
+ * verification runs as it would have without this callback. A CA that
+ * fails to load fails the verification (pwhttp_tls_connect says why).
+ */
+static int verify_deferred(X509_STORE_CTX *xs, void *arg)
+{
+	struct pwhttp_tls_ctx *c = arg;
+
+	if (c->ca.pending) {
+		const struct pwhttp_tls m = {.ca_file = c->ca.file,
+					     .ca_data = c->ca.data,
+					     .ca_len = c->ca.len,
+					     .system_ca = c->ca.system};
+
+		c->ca.pending = false;
+		(void)load_ca(c->ctx, &m, &c->ca.why);
+	}
+	if (c->ca.why) {
+		ssl.X509_STORE_CTX_set_error(xs, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
+		return 0;
+	}
+	return ssl.X509_verify_cert(xs);
+}
+
+/*
+ * The saved session was made with this very material for this host, so the
+ * CA loaded then (parsing it costs ~0.5 ms with OpenSSL 3.0's decoders):
+ * keep a copy and load it only if the server asks for a full handshake.
+ */
+static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
+{
+	c->ca.system = m->system_ca;
+	if (m->ca_file && !(c->ca.file = strdup(m->ca_file)))
+		return -ENOMEM;
+	if (m->ca_data) {
+		if (!(c->ca.data = malloc(m->ca_len ? m->ca_len : 1)))
+			return -ENOMEM;
+		memcpy(c->ca.data, m->ca_data, m->ca_len);
+		c->ca.len = m->ca_len;
+	}
+	c->ca.pending = true;
+	ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
+	return 0;
+}
+
+/* The CA now, or (a saved session for this material and host) when a chain needs it. */
+static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host,
+		 const char **why)
+{
+	if (c->session_file && host &&
+	    session_saved_for(c->session_file, fnv_str(c->material, host)))
+		return defer_ca(c, m);
+	return load_ca(c->ctx, m, why);
+}
+
+int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwhttp_tls_ctx **ret,
+		       const char **why)
 {
 	struct pwhttp_tls_ctx *c;
 	const char *load_why = ssl_load();
@@ -390,8 +496,8 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, 
 	}
 	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
 	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
-	r = load_material(c->ctx, m, why);
-	if (r == 0 && m->session_file) {
+	r = 0;
+	if (m->session_file) {
 		if (!(c->session_file = strdup(m->session_file)))
 			r = -ENOMEM;
 		c->material = material_fingerprint(m);
@@ -399,6 +505,10 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, struct pwhttp_tls_ctx **ret, 
 				 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE, NULL);
 		ssl.SSL_CTX_sess_set_new_cb(c->ctx, on_new_session);
 	}
+	if (r == 0)
+		r = trust(c, m, host, why);
+	if (r == 0)
+		r = load_client(c->ctx, m, why);
 	if (r < 0) {
 		pwhttp_tls_ctx_free(c);
 		return r;
@@ -413,6 +523,8 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 		return;
 	ssl.SSL_CTX_free(c->ctx);
 	free(c->session_file);
+	free(c->ca.file);
+	free(c->ca.data);
 	free(c);
 }
 
@@ -527,6 +639,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 	if (rc != 1) {
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
+		       : ctx->ca.why	  ? ctx->ca.why
 					  : handshake_error(t->ssl);
 		ssl.ERR_clear_error();
 		pwhttp_tls_conn_free(t);
