@@ -56,7 +56,7 @@ static bool children_valid(const unsigned char *body, size_t len)
 {
 	unsigned char t;
 
-	for (size_t i = 0, h, c; i < len; i += h + c)
+	for (size_t i = 0, h = 0, c = 0; i < len; i += h + c)
 		if (!der_tlv(body + i, len - i, &t, &h, &c))
 			return false;
 	return true;
@@ -73,8 +73,8 @@ size_t pwhttp_der_drop_child(unsigned char *der, size_t len, unsigned char tag)
 	body = der + hdr;
 	if (!children_valid(body, clen))
 		return 0;
-	for (size_t i = 0, h, c; i < clen; i += h + c) {
-		(void)der_tlv(body + i, clen - i, &t, &h, &c);
+	for (size_t i = 0, h = 0, c = 0; i < clen; i += h + c) {
+		(void)der_tlv(body + i, clen - i, &t, &h, &c); /* valid: children_valid */
 		if (t != tag) {
 			memmove(body + kept, body + i, h + c);
 			kept += h + c;
