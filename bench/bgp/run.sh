@@ -94,6 +94,7 @@ for i in $(seq 1 "$NODES"); do
 	"${ON_CLUSTER[@]}" ip netns exec "$(bgp_ns "$i")" "$WATCH" >"$R/watch.$i" \
 		2>"$R/watch.$i.err" &
 	echo "$!" >>"$BGP_DIR/pids"
+	disown "$!" # stopped by PID at exit (SIGKILL): no "Killed" line from bash
 done
 for i in $(seq 1 "$NODES"); do
 	for t in $(seq 1 100); do
