@@ -25,12 +25,21 @@ python3 "$here/tls-server.py" "$t/s.crt" "$t/s.key" 3 >"$t/port" &
 srv=$!
 for _ in $(seq 100); do [ -s "$t/port" ] && break; sleep 0.05; done
 port=$(cat "$t/port")
+expect() { # WANT WHAT CLIENT-ARGS...: the client prints WANT
+	local want=$1 what=$2 out
+	shift 2
+	out=$("$client" "$@") || true
+	[ "$out" = "$want" ] || { echo "$what: $out"; exit 1; }
+}
+refused() { # TEXT WHAT CLIENT-ARGS...: the client exits 1 saying TEXT
+	local text=$1 what=$2 out rc=0
+	shift 2
+	out=$("$client" "$@") || rc=$?
+	[ "$rc" -eq 1 ] && [[ $out == *"$text"* ]] || { echo "$what ($rc): $out"; exit 1; }
+}
 
-out=$("$client" "$port" "$t/s.crt" GET)
-[ "$out" = "200 ok" ] || { echo "GET: $out"; exit 1; }
-rc=0
-out=$("$client" "$port" "$t/other.crt" GET) || rc=$?
-[ "$rc" -eq 1 ] && [[ $out == *"certificate verify failed"* ]] || { echo "wrong CA ($rc): $out"; exit 1; }
+expect "200 ok" GET "$port" "$t/s.crt" GET
+refused "certificate verify failed" "wrong CA" "$port" "$t/other.crt" GET
 rc=0
 out=$("$client" "$port" "$t/s.crt" RESET) || rc=$?
 [ "$rc" -eq 0 ] || { echo "reset connection ($rc, 141 = SIGPIPE): $out"; exit 1; }
@@ -42,20 +51,16 @@ srv="$srv $!"
 for _ in $(seq 100); do [ -s "$t/port2" ] && break; sleep 0.05; done
 port=$(cat "$t/port2")
 sf=$t/sessions/apiserver
-out=$("$client" "$port" "$t/s.crt" GET "$sf")
-[ "$out" = "200 ok" ] || { echo "first GET with a session file: $out"; exit 1; }
+expect "200 ok" "first GET with a session file" "$port" "$t/s.crt" GET "$sf"
 [ "$(stat -c %a "$sf")" = 600 ] && [ "$(stat -c %a "$t/sessions")" = 700 ] ||
 	{ echo "session file modes: $(stat -c %a "$sf" "$t/sessions")"; exit 1; }
 openssl x509 -in "$t/s.crt" -outform DER -out "$t/s.der"
 python3 -c 'import sys; sys.exit(open(sys.argv[1], "rb").read() in open(sys.argv[2], "rb").read())' \
 	"$t/s.der" "$sf" || { echo "the saved session holds the server's certificate"; exit 1; }
-out=$("$client" "$port" "$t/s.crt" GET "$sf")
-[ "$out" = "200 re" ] || { echo "second GET did not resume: $out"; exit 1; }
+expect "200 re" "second GET did not resume" "$port" "$t/s.crt" GET "$sf"
 head -c 100 /dev/urandom >"$sf"
-out=$("$client" "$port" "$t/s.crt" GET "$sf")
-[ "$out" = "200 ok" ] || { echo "garbage session file: $out"; exit 1; }
-out=$("$client" "$port" "$t/s.crt" GET "$sf")
-[ "$out" = "200 re" ] || { echo "garbage replaced, then resumed: $out"; exit 1; }
+expect "200 ok" "garbage session file" "$port" "$t/s.crt" GET "$sf"
+expect "200 re" "garbage replaced, then resumed" "$port" "$t/s.crt" GET "$sf"
 # With a session saved for this CA and host the CA is loaded only when a
 # certificate must be verified: a new server (other ticket keys) refuses the
 # session, and its certificate is verified with the CA loaded then...
@@ -66,34 +71,21 @@ server() { # NAME ACCEPTS: a server with NAME's certificate; its port in $t/port
 	cat "$t/port.$1.$2"
 }
 p3=$(server s 4)
-out=$("$client" "$p3" "$t/s.crt" GET "$sf")
-[ "$out" = "200 ok" ] || { echo "refused session, CA loaded late: $out"; exit 1; }
-out=$("$client" "$p3" "$t/s.crt" GET "$sf")
-[ "$out" = "200 re" ] || { echo "new server's session not resumed: $out"; exit 1; }
+expect "200 ok" "refused session, CA loaded late" "$p3" "$t/s.crt" GET "$sf"
+expect "200 re" "new server's session not resumed" "$p3" "$t/s.crt" GET "$sf"
 # ... and a server whose certificate that CA did not sign is refused all the same.
 p4=$(server other 1)
-rc=0
-out=$("$client" "$p4" "$t/s.crt" GET "$sf") || rc=$?
-[ "$rc" -eq 1 ] && [[ $out == *"certificate verify failed"* ]] ||
-	{ echo "deferred CA, certificate of another CA ($rc): $out"; exit 1; }
+refused "certificate verify failed" "deferred CA, certificate of another CA" "$p4" "$t/s.crt" GET "$sf"
 # A resumed handshake never reads the CA (same file identity: inode, size,
 # mtime); a full one that finds it unusable says so.
 cp "$t/s.crt" "$t/ca2.crt"
-out=$("$client" "$p3" "$t/ca2.crt" GET "$t/sf2")
-[ "$out" = "200 ok" ] || { echo "second CA file, first GET: $out"; exit 1; }
+expect "200 ok" "second CA file, first GET" "$p3" "$t/ca2.crt" GET "$t/sf2"
 touch -r "$t/ca2.crt" "$t/stamp"
 head -c "$(stat -c %s "$t/ca2.crt")" /dev/zero | tr '\0' x | dd of="$t/ca2.crt" conv=notrunc status=none
 touch -r "$t/stamp" "$t/ca2.crt"
-out=$("$client" "$p3" "$t/ca2.crt" GET "$t/sf2")
-[ "$out" = "200 re" ] || { echo "resumed without reading the CA: $out"; exit 1; }
+expect "200 re" "resumed without reading the CA" "$p3" "$t/ca2.crt" GET "$t/sf2"
 p5=$(server s 1)
-rc=0
-out=$("$client" "$p5" "$t/ca2.crt" GET "$t/sf2") || rc=$?
-[ "$rc" -eq 1 ] && [[ $out == *"no usable CA certificate"* ]] ||
-	{ echo "deferred CA unusable ($rc): $out"; exit 1; }
+refused "no usable CA certificate" "deferred CA unusable" "$p5" "$t/ca2.crt" GET "$t/sf2"
 # Another CA: the saved session is not for it, so the server is verified again.
-rc=0
-out=$("$client" "$port" "$t/other.crt" GET "$sf") || rc=$?
-[ "$rc" -eq 1 ] && [[ $out == *"certificate verify failed"* ]] ||
-	{ echo "other CA with a saved session ($rc): $out"; exit 1; }
+refused "certificate verify failed" "other CA with a saved session" "$port" "$t/other.crt" GET "$sf"
 echo "tls: ok"
