@@ -42,6 +42,11 @@ bgp_fabric_node() {
 	ip -n "$ns" addr add "10.98.0.$i/24" dev fab0
 	ip -n "$ns" addr add "fd00:98::$i/64" dev fab0 nodad
 	ip -n "$ns" link set fab0 up
+	# BGP_QUICKACK (bench/bgp/run.sh --quickack): ACK the peers at once
+	if [ -n "${BGP_QUICKACK:-}" ]; then
+		ip -n "$ns" route change 10.98.0.0/24 dev fab0 proto kernel scope link src "10.98.0.$i" quickack 1
+		ip -n "$ns" -6 route change fd00:98::/64 dev fab0 proto kernel metric 256 quickack 1
+	fi
 	mkdir -p "$BGP_DIR/n$i"
 }
 
@@ -54,6 +59,12 @@ bgp_fabric_up() {
 	for i in $(seq 1 "$k"); do
 		bgp_fabric_node "$i"
 	done
+	# BGP_TCPDUMP=FILE (bench/bgp/run.sh --pcap): the sessions' packets, stopped by PID
+	if [ -n "${BGP_TCPDUMP:-}" ]; then
+		ip netns exec "$BGP_FAB" tcpdump -i br0 -nn -tt --time-stamp-precision=nano -w "$BGP_TCPDUMP" tcp port 179 2>/dev/null &
+		echo "$!" >>"$BGP_DIR/pids"
+		sleep 0.5
+	fi
 }
 
 # bgp_node_config I K [EXTRA_JSON]: a static full-mesh node config for node I of K.

@@ -4,7 +4,7 @@
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
 #   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
-#                    [--keep-raw] [--pin]
+#                    [--keep-raw] [--pin] [--quickack] [--pcap FILE]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
@@ -30,6 +30,13 @@
 # this script and so every timed call (plugin and reference alike) on CPU
 # 0: the other nodes' work off the core the calls run on, as on separate
 # machines (the local BIRD too). A diagnostic; the default shares all cores.
+# --quickack: every node's route to the fabric (its BGP peers) with
+# `quickack 1`, so a node ACKs what its peers send at once. BIRD leaves
+# Nagle on for its BGP sockets: an UPDATE written while the node's last
+# KEEPALIVE to a peer is still unacknowledged waits for that ACK, which the
+# peer delays up to 40 ms (seen with --pcap). A diagnostic: the default
+# fabric is as a node's network is unless its operator sets this.
+# --pcap FILE: the BGP traffic on the fabric bridge into FILE (tcpdump).
 # --keep-raw: also copy the raw stamps (every call's start and end, the
 # monitors' events) to <out>/raw.
 # Exits non-zero when a plugin call fails or a route event never reached a
@@ -53,8 +60,10 @@ while [ $# -gt 0 ]; do
 	--no-announce) ANNOUNCE=0 ;;
 	--keep-raw) KEEP_RAW=1 ;;
 	--pin) PIN=1 ;;
-	-h|--help) sed -n 3,36p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin]" >&2
+	--quickack) export BGP_QUICKACK=1 ;;
+	--pcap) export BGP_TCPDUMP=${2:?}; shift ;;
+	-h|--help) sed -n 3,44p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin] [--quickack] [--pcap FILE]" >&2
 		exit 2 ;;
 	esac
 	shift
