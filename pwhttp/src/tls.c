@@ -68,6 +68,12 @@
 	X(X509_STORE_CTX_set_error)                                                                \
 	X(X509_verify_cert)                                                                        \
 	X(SSL_CTX_set_cert_verify_callback)                                                        \
+	X(SSL_CTX_set_cert_cb)                                                                     \
+	X(SSL_use_certificate)                                                                     \
+	X(SSL_use_certificate_chain_file)                                                          \
+	X(SSL_use_PrivateKey)                                                                      \
+	X(SSL_use_PrivateKey_file)                                                                 \
+	X(SSL_check_private_key)                                                                   \
 	X(X509_free)                                                                               \
 	X(EVP_PKEY_free)                                                                           \
 	X(BIO_new_mem_buf)                                                                         \
@@ -99,11 +105,20 @@ struct deferred_ca {
 	const char *why; /* loading it failed: why (the verification fails) */
 };
 
+/* The client certificate and key as given, loaded per connection when a server asks. */
+struct deferred_client {
+	char *cert_file, *key_file;
+	char *cert_data, *key_data;
+	size_t cert_len, key_len;
+	const char *why; /* the last load failed: why */
+};
+
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
 	char *session_file; /* NULL: no resumption across processes */
 	uint64_t material;  /* fingerprint of the trust material (session_file) */
 	struct deferred_ca ca;
+	struct deferred_client client;
 };
 
 struct pwhttp_tls_conn {
@@ -223,6 +238,35 @@ static int use_cert_data(SSL_CTX *ctx, const struct pwhttp_tls *m)
 	bio = r == 0 ? mem_bio(m->key_data, m->key_len) : NULL;
 	key = bio ? ssl.PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
 	if (r == 0 && (!key || ssl.SSL_CTX_use_PrivateKey(ctx, key) != 1))
+		r = -EKEYREJECTED;
+	if (key)
+		ssl.EVP_PKEY_free(key);
+	if (bio)
+		ssl.BIO_free(bio);
+	return r;
+}
+
+/* Client certificate (then its chain) and key from PEM buffers, onto one connection. */
+static int use_cert_data_ssl(SSL *s, const struct deferred_client *m)
+{
+	BIO *bio = mem_bio(m->cert_data, m->cert_len);
+	X509 *x = bio ? ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+	EVP_PKEY *key = NULL;
+	int r = x && ssl.SSL_use_certificate(s, x) == 1 ? 0 : -EKEYREJECTED;
+
+	if (x)
+		ssl.X509_free(x);
+	while (r == 0 && (x = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL)))
+		if (ssl.SSL_ctrl(s, SSL_CTRL_CHAIN_CERT, 0, x) != 1) { /* takes x */
+			ssl.X509_free(x);
+			r = -EKEYREJECTED;
+		}
+	if (bio)
+		ssl.BIO_free(bio);
+	ssl.ERR_clear_error();
+	bio = r == 0 ? mem_bio(m->key_data, m->key_len) : NULL;
+	key = bio ? ssl.PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	if (r == 0 && (!key || ssl.SSL_use_PrivateKey(s, key) != 1))
 		r = -EKEYREJECTED;
 	if (key)
 		ssl.EVP_PKEY_free(key);
@@ -467,14 +511,76 @@ static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
 	return 0;
 }
 
-/* The CA now, or (a saved session for this material and host) when a chain needs it. */
+/*
+ * The server asked for a client certificate (a full handshake): the deferred
+ * certificate, its chain and key onto this connection. 1, or 0 to fail the
+ * handshake (pwhttp_tls_connect says why).
+ */
+static int client_cert_deferred(SSL *s, void *arg)
+{
+	struct pwhttp_tls_ctx *c = arg;
+	struct deferred_client *m = &c->client;
+	bool ok;
+
+	if (m->cert_data && m->key_data)
+		ok = use_cert_data_ssl(s, m) == 0;
+	else
+		ok = ssl.SSL_use_certificate_chain_file(s, m->cert_file) == 1 &&
+		     ssl.SSL_use_PrivateKey_file(s, m->key_file, SSL_FILETYPE_PEM) == 1;
+	if (ok && ssl.SSL_check_private_key(s) != 1)
+		ok = false;
+	m->why = ok ? NULL : ssl_error("client certificate or key unusable");
+	return ok ? 1 : 0;
+}
+
+static char *dup_mem(const char *p, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* As defer_ca, for the client certificate and key: parsed only if a server asks for them. */
+static int defer_client(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
+{
+	struct deferred_client *d = &c->client;
+
+	if (m->cert_data && m->key_data) {
+		d->cert_data = dup_mem(m->cert_data, m->cert_len);
+		d->key_data = dup_mem(m->key_data, m->key_len);
+		d->cert_len = m->cert_len;
+		d->key_len = m->key_len;
+		if (!d->cert_data || !d->key_data)
+			return -ENOMEM;
+	} else if (m->cert_file && m->key_file) {
+		if (!(d->cert_file = strdup(m->cert_file)) || !(d->key_file = strdup(m->key_file)))
+			return -ENOMEM;
+	} else {
+		return 0;
+	}
+	ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
+	return 0;
+}
+
+/*
+ * The material now, or (a session saved for this very material and host)
+ * each piece when the handshake needs it: the CA for a chain to verify, the
+ * client certificate and key for a server that asks for them.
+ */
 static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host,
 		 const char **why)
 {
+	int r;
+
 	if (c->session_file && host &&
-	    session_saved_for(c->session_file, fnv_str(c->material, host)))
-		return defer_ca(c, m);
-	return load_ca(c->ctx, m, why);
+	    session_saved_for(c->session_file, fnv_str(c->material, host))) {
+		r = defer_ca(c, m);
+		return r < 0 ? r : defer_client(c, m);
+	}
+	r = load_ca(c->ctx, m, why);
+	return r < 0 ? r : load_client(c->ctx, m, why);
 }
 
 int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwhttp_tls_ctx **ret,
@@ -507,8 +613,6 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwht
 	}
 	if (r == 0)
 		r = trust(c, m, host, why);
-	if (r == 0)
-		r = load_client(c->ctx, m, why);
 	if (r < 0) {
 		pwhttp_tls_ctx_free(c);
 		return r;
@@ -525,6 +629,10 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	free(c->session_file);
 	free(c->ca.file);
 	free(c->ca.data);
+	free(c->client.cert_file);
+	free(c->client.key_file);
+	free(c->client.cert_data);
+	free(c->client.key_data);
 	free(c);
 }
 
@@ -640,6 +748,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
 		       : ctx->ca.why	  ? ctx->ca.why
+		       : ctx->client.why  ? ctx->client.why
 					  : handshake_error(t->ssl);
 		ssl.ERR_clear_error();
 		pwhttp_tls_conn_free(t);

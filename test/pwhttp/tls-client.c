@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test driver for tls-test.sh: pwhttp over TLS against tls-server.py.
- * `tls-client PORT CA GET [SESSION_FILE]`: one GET, prints "status body".
+ * `tls-client PORT CA GET [SESSION_FILE [CERT KEY]]`: one GET, prints "status body".
  * `tls-client PORT CA RESET`: a request, then a 1 MiB POST into the reset
  * connection: must fail with an error, never die of SIGPIPE.
  */
@@ -37,13 +37,15 @@ int main(int argc, char **argv)
 {
 	char url[64];
 	struct pwhttp_tls tls = {.ca_file = argc > 2 ? argv[2] : NULL,
-				 .session_file = argc > 4 ? argv[4] : NULL};
+				 .session_file = argc > 4 ? argv[4] : NULL,
+				 .cert_file = argc > 6 ? argv[5] : NULL,
+				 .key_file = argc > 6 ? argv[6] : NULL};
 	struct pwhttp_target t = {.url = url, .tls = &tls};
 	struct pwhttp_client *c;
 	const char *why = NULL;
 	int r;
 
-	if (argc != 4 && argc != 5)
+	if (argc != 4 && argc != 5 && argc != 7)
 		return 2;
 	snprintf(url, sizeof(url), "https://127.0.0.1:%s", argv[1]);
 	if ((r = pwhttp_client_new(&t, &c, &why)) < 0) {

@@ -11,12 +11,16 @@ import sys
 
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+if len(sys.argv) > 4:  # a client CA: a client certificate is required
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.load_verify_locations(sys.argv[4])
 lsock = socket.socket()
 lsock.bind(("127.0.0.1", 0))
 lsock.listen(4)
 print(lsock.getsockname()[1], flush=True)
 for _ in range(int(sys.argv[3])):
     conn, _ = lsock.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle wait after a ticket
     try:
         tls = ctx.wrap_socket(conn, server_side=True)
         tls.recv(65536)

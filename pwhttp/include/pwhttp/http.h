@@ -29,8 +29,9 @@ struct pwhttp_tls {
 	 * A file where the session the server last gave is kept across
 	 * processes, to resume it (no certificate exchange or verification:
 	 * ~0.6 ms less per connection here; while a session saved for this
-	 * host and material is there, the CA is parsed only if the server
-	 * refuses it: ~0.5 ms more); NULL: none. The file is bound to
+	 * host and material is there, the CA, client certificate and key are
+	 * parsed only if the server refuses it: ~0.5 ms and ~1.2 ms more);
+	 * NULL: none. The file is bound to
 	 * the host and to this trust material (a changed CA, certificate or key
 	 * file or data: not resumed); unusable, expired or refused: a full
 	 * handshake, as without. Written (0600, temp and rename, its directory
