@@ -217,56 +217,53 @@ static int add_ca_data(SSL_CTX *ctx, const char *data, size_t len)
 	return n > 0 ? 0 : -EKEYREJECTED;
 }
 
-/* Client certificate (then its chain) and key from PEM buffers. */
-static int use_cert_data(SSL_CTX *ctx, const struct pwhttp_tls *m)
-{
-	BIO *bio = mem_bio(m->cert_data, m->cert_len);
-	X509 *x = bio ? ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-	EVP_PKEY *key = NULL;
-	int r = x && ssl.SSL_CTX_use_certificate(ctx, x) == 1 ? 0 : -EKEYREJECTED;
+/* Where a client certificate goes: the context (at once) or one connection (deferred). */
+struct cert_target {
+	SSL_CTX *ctx;
+	SSL *ssl;
+};
 
-	if (x)
-		ssl.X509_free(x);
-	while (r == 0 && (x = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL)))
-		if (ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_EXTRA_CHAIN_CERT, 0, x) != 1) { /* takes x */
-			ssl.X509_free(x);
-			r = -EKEYREJECTED;
-		}
-	if (bio)
-		ssl.BIO_free(bio);
-	ssl.ERR_clear_error();
-	bio = r == 0 ? mem_bio(m->key_data, m->key_len) : NULL;
-	key = bio ? ssl.PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
-	if (r == 0 && (!key || ssl.SSL_CTX_use_PrivateKey(ctx, key) != 1))
-		r = -EKEYREJECTED;
-	if (key)
-		ssl.EVP_PKEY_free(key);
-	if (bio)
-		ssl.BIO_free(bio);
-	return r;
+static bool target_use_cert(const struct cert_target *t, X509 *x)
+{
+	return (t->ssl ? ssl.SSL_use_certificate(t->ssl, x)
+		       : ssl.SSL_CTX_use_certificate(t->ctx, x)) == 1;
 }
 
-/* Client certificate (then its chain) and key from PEM buffers, onto one connection. */
-static int use_cert_data_ssl(SSL *s, const struct deferred_client *m)
+/* One more certificate of the chain; takes x. */
+static bool target_add_chain(const struct cert_target *t, X509 *x)
 {
-	BIO *bio = mem_bio(m->cert_data, m->cert_len);
+	return (t->ssl ? ssl.SSL_ctrl(t->ssl, SSL_CTRL_CHAIN_CERT, 0, x)
+		       : ssl.SSL_CTX_ctrl(t->ctx, SSL_CTRL_EXTRA_CHAIN_CERT, 0, x)) == 1;
+}
+
+static bool target_use_key(const struct cert_target *t, EVP_PKEY *k)
+{
+	return (t->ssl ? ssl.SSL_use_PrivateKey(t->ssl, k)
+		       : ssl.SSL_CTX_use_PrivateKey(t->ctx, k)) == 1;
+}
+
+/* Client certificate (then its chain) and key from PEM buffers. */
+static int use_cert_data(const struct cert_target *t, const char *cert, size_t cert_len,
+			 const char *key_pem, size_t key_len)
+{
+	BIO *bio = mem_bio(cert, cert_len);
 	X509 *x = bio ? ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
 	EVP_PKEY *key = NULL;
-	int r = x && ssl.SSL_use_certificate(s, x) == 1 ? 0 : -EKEYREJECTED;
+	int r = x && target_use_cert(t, x) ? 0 : -EKEYREJECTED;
 
 	if (x)
 		ssl.X509_free(x);
 	while (r == 0 && (x = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL)))
-		if (ssl.SSL_ctrl(s, SSL_CTRL_CHAIN_CERT, 0, x) != 1) { /* takes x */
+		if (!target_add_chain(t, x)) {
 			ssl.X509_free(x);
 			r = -EKEYREJECTED;
 		}
 	if (bio)
 		ssl.BIO_free(bio);
 	ssl.ERR_clear_error();
-	bio = r == 0 ? mem_bio(m->key_data, m->key_len) : NULL;
+	bio = r == 0 ? mem_bio(key_pem, key_len) : NULL;
 	key = bio ? ssl.PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
-	if (r == 0 && (!key || ssl.SSL_use_PrivateKey(s, key) != 1))
+	if (r == 0 && (!key || !target_use_key(t, key)))
 		r = -EKEYREJECTED;
 	if (key)
 		ssl.EVP_PKEY_free(key);
@@ -294,7 +291,8 @@ static int load_ca(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
 static int load_client(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
 {
 	if (m->cert_data && m->key_data) {
-		if (use_cert_data(ctx, m) < 0) {
+		if (use_cert_data(&(struct cert_target){.ctx = ctx}, m->cert_data, m->cert_len,
+				  m->key_data, m->key_len) < 0) {
 			*why = ssl_error("client certificate or key unusable");
 			return -EKEYREJECTED;
 		}
@@ -523,7 +521,8 @@ static int client_cert_deferred(SSL *s, void *arg)
 	bool ok;
 
 	if (m->cert_data && m->key_data)
-		ok = use_cert_data_ssl(s, m) == 0;
+		ok = use_cert_data(&(struct cert_target){.ssl = s}, m->cert_data, m->cert_len,
+				   m->key_data, m->key_len) == 0;
 	else
 		ok = ssl.SSL_use_certificate_chain_file(s, m->cert_file) == 1 &&
 		     ssl.SSL_use_PrivateKey_file(s, m->key_file, SSL_FILETYPE_PEM) == 1;

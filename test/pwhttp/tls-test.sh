@@ -65,24 +65,27 @@ expect "200 re" "garbage replaced, then resumed" "$port" "$t/s.crt" GET "$sf"
 # With a session saved for this CA and host the CA is loaded only when a
 # certificate must be verified: a new server (other ticket keys) refuses the
 # session, and its certificate is verified with the CA loaded then...
-server() { # NAME ACCEPTS [CLIENT_CA]: a server with NAME's certificate; prints its port
+# server NAME ACCEPTS [CLIENT_CA]: a server with NAME's certificate, its port
+# in $sport. Not in a subshell: its PID must reach $srv, which the exit trap
+# kills (a failed test leaves servers waiting for connections).
+server() {
 	local f
 	f=$(mktemp "$t/port.XXXXXX")
 	python3 "$here/tls-server.py" "$t/$1.crt" "$t/$1.key" "$2" ${3:+"$3"} >"$f" &
 	srv="$srv $!"
 	for _ in $(seq 100); do [ -s "$f" ] && break; sleep 0.05; done
-	cat "$f"
+	sport=$(cat "$f")
 }
 same_identity_garbage() { # FILE: garbage content, same inode, size and mtime
 	touch -r "$1" "$t/stamp"
 	head -c "$(stat -c %s "$1")" /dev/zero | tr '\0' x | dd of="$1" conv=notrunc status=none
 	touch -r "$t/stamp" "$1"
 }
-p3=$(server s 4)
+server s 4; p3=$sport
 expect "200 ok" "refused session, CA loaded late" "$p3" "$t/s.crt" GET "$sf"
 expect "200 re" "new server's session not resumed" "$p3" "$t/s.crt" GET "$sf"
 # ... and a server whose certificate that CA did not sign is refused all the same.
-p4=$(server other 1)
+server other 1; p4=$sport
 refused "certificate verify failed" "deferred CA, certificate of another CA" "$p4" "$t/s.crt" GET "$sf"
 # A resumed handshake never reads the CA (same file identity: inode, size,
 # mtime); a full one that finds it unusable says so.
@@ -90,21 +93,21 @@ cp "$t/s.crt" "$t/ca2.crt"
 expect "200 ok" "second CA file, first GET" "$p3" "$t/ca2.crt" GET "$t/sf2"
 same_identity_garbage "$t/ca2.crt"
 expect "200 re" "resumed without reading the CA" "$p3" "$t/ca2.crt" GET "$t/sf2"
-p5=$(server s 1)
+server s 1; p5=$sport
 refused "no usable CA certificate" "deferred CA unusable" "$p5" "$t/ca2.crt" GET "$t/sf2"
 # A client certificate is deferred the same way: sent by a server's request
 # (a new server refuses the session), never parsed for a resumed one, and a
 # late one that is unusable says so.
 cert c
-pc=$(server s 2 "$t/c.crt")
+server s 2 "$t/c.crt"; pc=$sport
 cl=("$t/s.crt" GET "$t/sf3" "$t/c.crt" "$t/c.key")
 expect "200 ok" "client certificate, first GET" "$pc" "${cl[@]}"
 expect "200 re" "client certificate, resumed" "$pc" "${cl[@]}"
-pc2=$(server s 2 "$t/c.crt")
+server s 2 "$t/c.crt"; pc2=$sport
 expect "200 ok" "client certificate loaded late" "$pc2" "${cl[@]}"
 same_identity_garbage "$t/c.key"
 expect "200 re" "resumed without reading the client key" "$pc2" "${cl[@]}"
-pc3=$(server s 1 "$t/c.crt")
+server s 1 "$t/c.crt"; pc3=$sport
 refused "client certificate or key unusable" "deferred client key unusable" "$pc3" "${cl[@]}"
 # Another CA: the saved session is not for it, so the server is verified again.
 refused "certificate verify failed" "other CA with a saved session" "$port" "$t/other.crt" GET "$sf"
