@@ -488,6 +488,15 @@ static int verify_deferred(X509_STORE_CTX *xs, void *arg)
 	return ssl.X509_verify_cert(xs);
 }
 
+static char *dup_mem(const char *p, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
 /*
  * The saved session was made with this very material for this host, so the
  * CA loaded then (parsing it costs ~0.5 ms with OpenSSL 3.0's decoders):
@@ -499,9 +508,8 @@ static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
 	if (m->ca_file && !(c->ca.file = strdup(m->ca_file)))
 		return -ENOMEM;
 	if (m->ca_data) {
-		if (!(c->ca.data = malloc(m->ca_len ? m->ca_len : 1)))
+		if (!(c->ca.data = dup_mem(m->ca_data, m->ca_len)))
 			return -ENOMEM;
-		memcpy(c->ca.data, m->ca_data, m->ca_len);
 		c->ca.len = m->ca_len;
 	}
 	c->ca.pending = true;
@@ -530,15 +538,6 @@ static int client_cert_deferred(SSL *s, void *arg)
 		ok = false;
 	m->why = ok ? NULL : ssl_error("client certificate or key unusable");
 	return ok ? 1 : 0;
-}
-
-static char *dup_mem(const char *p, size_t n)
-{
-	char *d = malloc(n ? n : 1);
-
-	if (d)
-		memcpy(d, p, n);
-	return d;
 }
 
 /* As defer_ca, for the client certificate and key: parsed only if a server asks for them. */
