@@ -52,6 +52,11 @@ EOF2
 	ip -n "$POD_NS" route show | grep -q '^169.254.1.1 dev eth0 scope link'
 	ip -n "$POD_NS" neigh show 169.254.1.1 | grep -q 'lladdr ee:ee:ee:ee:ee:ee PERMANENT'
 	ip -n "$POD_NS" -6 route show default | grep -q 'via fe80::ecee:eeff:feee:eeee dev eth0'
+	# pod sysctls: IPv6 on, no DAD, addresses kept; no arp_notify / ndisc_notify (p2p)
+	[ "$(in_ns "$POD_NS" cat /proc/sys/net/ipv6/conf/eth0/accept_dad)" = 0 ]
+	[ "$(in_ns "$POD_NS" cat /proc/sys/net/ipv6/conf/eth0/keep_addr_on_down)" = 1 ]
+	[ "$(in_ns "$POD_NS" cat /proc/sys/net/ipv4/conf/eth0/arp_notify)" = 0 ]
+	[ "$(in_ns "$POD_NS" cat /proc/sys/net/ipv6/conf/eth0/ndisc_notify)" = 0 ]
 	# a second pod on the node reaches the first over both families
 	pw_netns_new "${PW_ID}q"
 	PW_NETNS="/var/run/netns/${PW_ID}q" run_plugin bgp-route ADD eth0 c2 <<<"$(conf)"

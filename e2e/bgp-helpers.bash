@@ -8,6 +8,8 @@
 # bgp-route through cnitool. Nothing touches the host's namespace.
 #
 # Environment: PODWIRE_BGP_NODES (default 3) is the node count K.
+# BGP_NODELAY=1 (bench/bgp/run.sh --nodelay): every bird runs in a cgroup of
+# its own ($BGP_CGROUP) with `podwire-node bgp-nodelay` attached to it.
 
 : "${PODWIRE_BGP_NODES:=3}"
 BGP_AS=64512
@@ -82,11 +84,33 @@ bgp_node_config() {
 EOF
 }
 
+# bgp_cgroup_new: a cgroup v2 directory of this run ($BGP_CGROUP), removed
+# by bgp_teardown. Fails when the machine has no cgroup v2 mount.
+bgp_cgroup_new() {
+	local mnt
+	[ -n "${BGP_CGROUP:-}" ] && [ -s "$BGP_DIR/cgroup" ] && return 0
+	mnt=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$mnt" ] || { echo "# no cgroup v2 mount" >&2; return 1; }
+	BGP_CGROUP="$mnt/podwire-$BGP_ID"
+	mkdir "$BGP_CGROUP" && echo "$BGP_CGROUP" >"$BGP_DIR/cgroup"
+	export BGP_CGROUP
+}
+
+# bgp_in_cgroup CMD...: run CMD inside $BGP_CGROUP (as is, when unset).
+bgp_in_cgroup() {
+	if [ -n "${BGP_CGROUP:-}" ]; then
+		(echo "$BASHPID" >"$BGP_CGROUP/cgroup.procs" && exec "$@")
+	else
+		"$@"
+	fi
+}
+
 # bgp_bird_start I [-R]: start node I's bird (its own socket and pidfile).
 bgp_bird_start() {
 	local i=$1 d="$BGP_DIR/n$1"
 	shift
-	ip netns exec "$(bgp_ns "$i")" bird "$@" -c "$d/bird.conf" -s "$d/bird.ctl" -P "$d/bird.pid"
+	bgp_in_cgroup ip netns exec "$(bgp_ns "$i")" bird "$@" -c "$d/bird.conf" -s "$d/bird.ctl" \
+		-P "$d/bird.pid"
 	local t
 	for t in $(seq 1 50); do
 		[ -s "$d/bird.pid" ] && [ -S "$d/bird.ctl" ] && return 0
@@ -199,6 +223,10 @@ bgp_reconfigs_settled() {
 bgp_cluster_up() {
 	local k=$1 i
 	bgp_fabric_up "$k"
+	if [ -n "${BGP_NODELAY:-}" ]; then
+		bgp_cgroup_new
+		"$PODWIRE_BIN/podwire-node" bgp-nodelay attach --cgroup "$BGP_CGROUP" >&2
+	fi
 	for i in $(seq 1 "$k"); do
 		bgp_node_config "$i" "$k" >"$BGP_DIR/n$i/node.json"
 		"$PODWIRE_BIN/podwire-node" bird-config --node-config "$BGP_DIR/n$i/node.json" \
@@ -265,8 +293,21 @@ bgp_teardown() {
 	while read -r ns; do
 		ip netns del "$ns" 2>/dev/null || true
 	done <"$BGP_DIR/netns"
+	bgp_cgroup_remove
 	rm -rf "$BGP_DIR"
 	return 0
+}
+
+# bgp_cgroup_remove: rmdir this run's cgroup once its processes are gone (5 s at most).
+bgp_cgroup_remove() {
+	local cg t
+	cg=$(cat "$BGP_DIR/cgroup" 2>/dev/null) || return 0
+	for t in $(seq 1 50); do
+		rmdir "$cg" 2>/dev/null && return 0
+		[ -d "$cg" ] || return 0
+		sleep 0.1
+	done
+	echo "# cgroup $cg still busy: $(cat "$cg/cgroup.procs" 2>/dev/null | tr '\n' ' ')" >&2
 }
 
 # bgp_snap NAME / bgp_snap_same NAME: pw_snapshot without its own files.

@@ -4,7 +4,7 @@
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
 #   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
-#                    [--keep-raw] [--pin] [--quickack] [--pcap FILE]
+#                    [--keep-raw] [--pin] [--quickack] [--nodelay] [--pcap FILE]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
@@ -36,6 +36,10 @@
 # KEEPALIVE to a peer is still unacknowledged waits for that ACK, which the
 # peer delays up to 40 ms (seen with --pcap). A diagnostic: the default
 # fabric is as a node's network is unless its operator sets this.
+# --nodelay: every BIRD in a cgroup with `podwire-node bgp-nodelay` attached
+# (TCP_NODELAY on its BGP sockets, set by a sock_ops BPF program): the
+# setting tools/podwire-node/README.md recommends, measured against the
+# default (BIRD as Debian ships it).
 # --pcap FILE: the BGP traffic on the fabric bridge into FILE (tcpdump).
 # --keep-raw: also copy the raw stamps (every call's start and end, the
 # monitors' events) to <out>/raw.
@@ -61,9 +65,10 @@ while [ $# -gt 0 ]; do
 	--keep-raw) KEEP_RAW=1 ;;
 	--pin) PIN=1 ;;
 	--quickack) export BGP_QUICKACK=1 ;;
+	--nodelay) export BGP_NODELAY=1 ;;
 	--pcap) export BGP_TCPDUMP=${2:?}; shift ;;
-	-h|--help) sed -n 3,44p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin] [--quickack] [--pcap FILE]" >&2
+	-h|--help) sed -n 3,47p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin] [--quickack] [--nodelay] [--pcap FILE]" >&2
 		exit 2 ;;
 	esac
 	shift

@@ -221,6 +221,7 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 	r = podnet_iface_configure(&a->pn,
 				   &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
 							  .name = ctx->ifname,
+							  .p2p = true,
 							  .pre_routes = a->v4 ? &gw4 : NULL,
 							  .n_pre_routes = a->v4 ? 1 : 0},
 				   a->result);

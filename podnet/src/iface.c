@@ -31,10 +31,12 @@ static void pod_sysctls(struct podnet *pn, const struct podnet_iface *o, bool ha
 	int r;
 
 	nlw_sysctl_batch_init(&b, pn->ctx->procfs_fd);
-	(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/arp_notify", n);
+	if (!o->p2p)
+		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv4/conf/%s/arp_notify", n);
 	if (has_v6) {
 		/* The IPv6 twin of arp_notify: unsolicited NA when the address comes up. */
-		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/ndisc_notify", n);
+		if (!o->p2p)
+			(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/ndisc_notify", n);
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", "lo");
 		(void)nlw_sysctl_batch_put(&b, "0", "net/ipv6/conf/%s/disable_ipv6", n);
 		(void)nlw_sysctl_batch_put(&b, "1", "net/ipv6/conf/%s/keep_addr_on_down", n);
@@ -43,6 +45,8 @@ static void pod_sysctls(struct podnet *pn, const struct podnet_iface *o, bool ha
 		(void)nlw_sysctl_batch_put(&b, o->enable_dad ? "1" : "0",
 					   "net/ipv6/conf/%s/accept_dad", n);
 	}
+	if (b.n == 0)
+		return;
 	r = nlw_sysctl_batch_write(&b, pn->netns_fd);
 	if (r < 0) {
 		cni_log_debug("sysctls in '%s': %s, ignoring", pn->ctx->netns, strerror(-r));

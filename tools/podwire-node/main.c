@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nodelay.h"
 #include "pwnode.h"
 #ifdef HAVE_IPAM_CLUSTER
 #include "ipam/cluster-node.h"
@@ -14,6 +15,8 @@ static void usage(FILE *f)
 		   "  bird-config --node-config FILE [--output FILE]\n"
 		   "                         render and check this node's bird.conf\n"
 		   "  run --node-config FILE keep bird.conf current from the etcd node registry\n"
+		   "  bgp-nodelay attach|detach|status [--cgroup DIR]\n"
+		   "                         TCP_NODELAY on BIRD's BGP sockets (sock_ops BPF)\n"
 		   "  ipam show|check [--json]\n"
 		   "                         cluster-ipam pools, blocks and allocations\n"
 		   "  --help, --version\n");
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
 		return pwn_cmd_bird_config(argc - 1, argv + 1, stdout, stderr);
 	if (strcmp(cmd, "run") == 0)
 		return pwn_cmd_run(argc - 1, argv + 1, stdout, stderr);
+	if (strcmp(cmd, "bgp-nodelay") == 0)
+		return pwn_cmd_bgp_nodelay(argc - 1, argv + 1, stdout, stderr);
 	if (strcmp(cmd, "ipam") == 0)
 		return cmd_ipam(argc - 1, argv + 1);
 	fprintf(stderr, "podwire-node: unknown command '%s'\n", cmd);

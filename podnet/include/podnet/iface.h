@@ -24,6 +24,14 @@ struct podnet_iface {
 	/* Already set up by the caller: no second RTM_SETLINK. */
 	bool is_up;
 	/*
+	 * A point-to-point link to a host end created with it (bgp-route): the
+	 * only neighbour is that new device, whose neighbour table holds no
+	 * stale entry to correct, so no arp_notify / ndisc_notify (and no
+	 * first visit of the pod's net/ipv4 sysctls, which costs the kernel a
+	 * walk of one dentry alias per network namespace on the node).
+	 */
+	bool p2p;
+	/*
 	 * Routes added before the result's, e.g. bgp-route's
 	 * "169.254.1.1/32 scope link", which makes its gateway reachable from
 	 * a /32 address (an on-link gateway).
@@ -34,8 +42,9 @@ struct podnet_iface {
 
 /*
  * In order: the interface's sysctls in one visit of the pod netns
- * (arp_notify, and with IPv6: ndisc_notify, disable_ipv6=0 on lo and the
- * interface, keep_addr_on_down, accept_dad), every address of res->ips,
+ * (arp_notify unless p2p, and with IPv6: ndisc_notify unless p2p,
+ * disable_ipv6=0 on lo and the interface, keep_addr_on_down, accept_dad),
+ * every address of res->ips,
  * link up (unless is_up), the DAD wait, then pre_routes and res->routes (a route without a
  * gateway uses the result's gateway of its family; the same route twice is
  * fine). Sysctls are best effort (logged at debug, as the reference).
