@@ -4,7 +4,7 @@
 # bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
 #
 #   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
-#                    [--keep-raw] [--pin] [--quickack] [--nodelay] [--pcap FILE]
+#                    [--keep-raw] [--pin] [--quickack] [--no-nodelay] [--pcap FILE]
 #
 # A cluster of K node namespaces on a fabric bridge, each with its own BIRD
 # (rendered by podwire-node), N pods per node added one after another with
@@ -36,10 +36,11 @@
 # KEEPALIVE to a peer is still unacknowledged waits for that ACK, which the
 # peer delays up to 40 ms (seen with --pcap). A diagnostic: the default
 # fabric is as a node's network is unless its operator sets this.
-# --nodelay: every BIRD in a cgroup with `podwire-node bgp-nodelay` attached
-# (TCP_NODELAY on its BGP sockets, set by a sock_ops BPF program): the
-# setting tools/podwire-node/README.md recommends, measured against the
-# default (BIRD as Debian ships it).
+# Every BIRD runs in a cgroup of the run with `podwire-node bgp-nodelay`
+# attached (TCP_NODELAY on its BGP sockets, set by a sock_ops BPF program),
+# as podwire's manifest runs BIRD (tools/podwire-node/README.md); needs a
+# cgroup v2 mount. --no-nodelay: BIRD as Debian ships it, Nagle on (before
+# 2026-12-02's fourth pass, every run was this).
 # --pcap FILE: the BGP traffic on the fabric bridge into FILE (tcpdump).
 # --keep-raw: also copy the raw stamps (every call's start and end, the
 # monitors' events) to <out>/raw.
@@ -55,6 +56,7 @@ OUT=""
 ANNOUNCE=1
 KEEP_RAW=0
 PIN=0
+NODELAY=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$(cd "${2:?}" && pwd); shift ;;
@@ -65,15 +67,20 @@ while [ $# -gt 0 ]; do
 	--keep-raw) KEEP_RAW=1 ;;
 	--pin) PIN=1 ;;
 	--quickack) export BGP_QUICKACK=1 ;;
-	--nodelay) export BGP_NODELAY=1 ;;
+	--no-nodelay) NODELAY=0 ;;
 	--pcap) export BGP_TCPDUMP=${2:?}; shift ;;
-	-h|--help) sed -n 3,47p "$0"; exit 0 ;;
-	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin] [--quickack] [--nodelay] [--pcap FILE]" >&2
+	-h|--help) sed -n 3,48p "$0"; exit 0 ;;
+	*) echo "usage: $0 [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce] [--keep-raw] [--pin] [--quickack] [--no-nodelay] [--pcap FILE]" >&2
 		exit 2 ;;
 	esac
 	shift
 done
 [ "$NODES" -ge 2 ] && [ "$NODES" -le 200 ] || { echo "--nodes: 2..200" >&2; exit 2; }
+if [ "$NODELAY" = 1 ]; then
+	grep -q ' - cgroup2 ' /proc/self/mountinfo ||
+		{ echo "no cgroup v2 mount for bgp-nodelay: run with --no-nodelay" >&2; exit 2; }
+	export BGP_NODELAY=1
+fi
 export PODWIRE_BIN="$BUILD/bin"
 WATCH="$BUILD/bench/routewatch"
 [ -x "$WATCH" ] || { echo "$WATCH missing: build the bench (bench/bgp/routewatch.c)" >&2; exit 2; }
@@ -288,9 +295,10 @@ for i in $(seq 1 "$NODES"); do
 done
 
 rc=0
-/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md" || rc=$?
+/usr/bin/python3 - "$R" "$NODES" "$PODS" "$ANNOUNCE" "$NODELAY" <<'PY' | tee "$OUT/bgp-bench-k$NODES.md" || rc=$?
 import sys, statistics
 R, K, N, ANNOUNCE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+NODELAY = sys.argv[5] == "1"
 
 def ns(x):
     return int(round(float(x) * 1e9))
@@ -364,7 +372,8 @@ for i in range(1, K + 1):
     rss.append(int(m[0]))
     cpu.append((int(a[1]) - int(b[1])) * 10)  # ticks of 10 ms
 
-print("## bgp-route bench: %d nodes x %d pods%s" % (K, N, "" if ANNOUNCE else ", --no-announce"))
+print("## bgp-route bench: %d nodes x %d pods%s%s" % (K, N, "" if ANNOUNCE else ", --no-announce",
+                                                     "" if NODELAY else ", --no-nodelay"))
 print()
 print("| measure | p50 ms | p99 ms | max ms | n |")
 print("|---|---|---|---|---|")
