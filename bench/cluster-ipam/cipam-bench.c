@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,35 @@ static int add_worker(char **argv, int node, int w, int rounds, double *lat, FIL
 	return failed;
 }
 
+/* The p99 of the ADDs of round 0 (first) or of the later rounds; -1: none. */
+static double round_p99(const double *lat, size_t total, size_t rounds, bool first)
+{
+	double *v = malloc(sizeof(double) * (total ? total : 1)), p = -1;
+	size_t n = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < total; i++)
+		if (lat[i] >= 0 && (i % rounds == 0) == first)
+			v[n++] = lat[i];
+	qsort(v, n, sizeof(double), cmp_double);
+	if (n)
+		p = v[(size_t)((double)(n - 1) * 0.99)];
+	free(v);
+	return p;
+}
+
+/*
+ * Round 0 (every worker's first ADD: all processes at once, every node
+ * claiming its first block) and the later rounds apart: where the tail is.
+ */
+static void print_round_p99(const double *lat, size_t total, size_t rounds)
+{
+	printf("add_round0_p99_ms %.1f\n", round_p99(lat, total, rounds, true));
+	if (rounds > 1)
+		printf("add_later_p99_ms %.1f\n", round_p99(lat, total, rounds, false));
+}
+
 static int cmd_add(char **argv)
 {
 	int nodes = atoi(argv[4]), pods = atoi(argv[5]), rounds = atoi(argv[6]);
@@ -297,6 +327,7 @@ static int cmd_add(char **argv)
 	wall = now_s() - t0;
 	for (int i = 0; i < nodes * pods; i++)
 		failed += fails[i];
+	print_round_p99(lat, total, (size_t)rounds);
 	for (size_t i = 0; i < total; i++)
 		if (lat[i] >= 0)
 			lat[ok++] = lat[i];

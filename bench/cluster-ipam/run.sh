@@ -126,7 +126,8 @@ HL=$BUILD/bin/host-local
 [ -x "$HL" ] && "$BENCH" exec "$HL" 200 | sed 's/exec_ms/exec_host_local_ms/' >>"$TMP/results"
 
 echo "cluster-ipam bench: etcd $(/usr/bin/etcd --version | head -1 | awk '{print $3}'), $RUNS runs, ${NODES}x${PODS} parallel ADDs x $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms \
+for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_round0_p99_ms \
+	add_later_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms \
 	bgp_host_local_ms bgp_cluster_ipam_ms bgp_diff_ms; do
 	grep -q "^$k " "$TMP/results" || continue
 	v=$(awk -v k="$k" '$1==k {print $2}' "$TMP/results" | median)
