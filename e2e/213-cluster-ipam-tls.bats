@@ -57,6 +57,30 @@ tls_conf() {
 	assert_error 105 "no addresses"
 }
 
+@test "the TLS session is kept in dataDir/tls for the next call; a broken one costs a full handshake only" {
+	local f="$STATE/data-n1/tls/etcd-127.0.0.1_${CI_TLS_EP##*:}"
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(tls_conf)"
+	[ -s "$f" ]
+	[ "$(stat -c %a "$f")" = 600 ]
+	[ "$(stat -c %a "$STATE/data-n1/tls")" = 700 ]
+	local before
+	before=$(stat -c %i "$f")
+	run_plugin cluster-ipam ADD eth0 c2 <<<"$(tls_conf)"
+	# resumed (the session was saved under 5 minutes ago): not rewritten,
+	# which would be a new file renamed over it
+	[ "$(stat -c %i "$f")" = "$before" ]
+	head -c 300 /dev/urandom >"$STATE/garbage"
+	cp "$STATE/garbage" "$f"
+	run_plugin cluster-ipam ADD eth0 c3 <<<"$(tls_conf)"
+	assert_json '.ips | length' 2
+	# a full handshake, and its session saved over the garbage
+	[ -s "$f" ]
+	! cmp -s "$f" "$STATE/garbage"
+	for c in c1 c2 c3; do
+		run_plugin cluster-ipam DEL eth0 "$c" <<<"$(tls_conf)"
+	done
+}
+
 @test "https without the client certificate, or with a wrong CA, fails and allocates nothing" {
 	# etcd refuses the handshake (an alert): not worth a retry, code 100 with the reason
 	run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(tls_conf 'del(.ipam.etcd.certFile, .ipam.etcd.keyFile)')"

@@ -38,12 +38,16 @@ static int del_pod_routes(struct cni_ctx *ctx, const struct bgpr_conf *c, struct
 	int r, count = 0;
 
 	r = nlw_route_list(s, &f, &rt, &n);
+	if (r == -ENODEV) /* the link went meanwhile (its netns deleted), its routes with it */
+		return 0;
 	if (r < 0)
 		return podnet_fail(ctx, s, r, "list routes of ifindex %d", oif);
 	for (unsigned i = 0; i < n; i++) {
 		if (!bgpr_is_pod_route(c, &rt[i]) || rt[i].oif != oif)
 			continue;
 		r = nlw_route_del(s, &rt[i]);
+		if (r == -ENODEV)
+			return count;
 		if (r < 0 && r != -ESRCH)
 			return podnet_fail(ctx, s, r, "delete host route %s",
 					   ip_prefix_fmt(&rt[i].dst, buf));
@@ -109,6 +113,8 @@ static int del_host_routes(struct cni_ctx *ctx, const struct bgpr_conf *c, struc
 	for (size_t i = 0; i < n; i++) {
 		int r = nlw_route_del_proto(pn->host, &dsts[i], oif, protos, 2);
 
+		if (r == -ENODEV) /* as in del_pod_routes */
+			return count;
 		if (r < 0)
 			return podnet_fail(ctx, pn->host, r, "delete host route %s",
 					   ip_prefix_fmt(&dsts[i], buf));

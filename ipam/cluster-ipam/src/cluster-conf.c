@@ -161,7 +161,8 @@ void cipam_etcd_conf_done(struct cipam_etcd_conf *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int cipam_etcd_open(const struct cipam_etcd_conf *c, struct pwetcd_client **ret)
+int cipam_etcd_open(const struct cipam_etcd_conf *c, const char *session_dir,
+		    struct pwetcd_client **ret)
 {
 	const char *eps[PWETCD_MAX_ENDPOINTS];
 	struct pwetcd_config cfg = {
@@ -171,6 +172,7 @@ int cipam_etcd_open(const struct cipam_etcd_conf *c, struct pwetcd_client **ret)
 	    .cert_file = c->cert_file,
 	    .key_file = c->key_file,
 	    .timeout_ms = c->timeout_ms,
+	    .session_dir = session_dir,
 	};
 
 	for (size_t i = 0; i < c->n_endpoints; i++)

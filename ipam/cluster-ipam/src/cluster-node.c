@@ -519,7 +519,7 @@ static int run(const struct node_opts *o, const struct cipam_etcd_conf *ec, cons
 {
 	struct pwetcd_client *c = NULL;
 	struct model m = {.problems = json_array()};
-	int r = cipam_etcd_open(ec, &c);
+	int r = cipam_etcd_open(ec, NULL, &c);
 
 	if (r < 0) {
 		fprintf(err, "podwire-node ipam: bad etcd endpoints\n");

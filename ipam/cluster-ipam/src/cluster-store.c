@@ -137,9 +137,14 @@ static void session_init(struct cipam_session *s, const struct cipam_conf *c, st
 	s->now = (int64_t)time(NULL);
 }
 
+/* TLS sessions in <dataDir>/tls, beside the node cache (root only, 0700). */
 static int open_etcd(struct cipam_session *s)
 {
-	int r = cipam_etcd_open(&s->c->etcd, &s->etcd);
+	_cleanup_free_ char *tls = NULL;
+	int r = asprintf(&tls, "%s/tls", s->c->data_dir) < 0 ? -ENOMEM : 0;
+
+	if (r == 0)
+		r = cipam_etcd_open(&s->c->etcd, tls, &s->etcd);
 
 	if (r < 0)
 		return cni_errorf(s->err, CNI_ERR_INVALID_CONFIG, r,

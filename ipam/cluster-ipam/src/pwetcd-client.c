@@ -6,6 +6,7 @@
  * every request is bounded by what is left of the client's budget. Only
  * the watch stream (podwire-node) goes through libcurl.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ struct pwetcd_client {
 	struct endpoint ep[PWETCD_MAX_ENDPOINTS];
 	size_t n_ep, cur;
 	char *ca_file, *cert_file, *key_file;
+	char *session_dir;
 	unsigned timeout_ms;
 	uint64_t deadline_ms;				  /* CLOCK_MONOTONIC */
 	struct pwhttp_client *http[PWETCD_MAX_ENDPOINTS]; /* per endpoint, on first use */
@@ -119,6 +121,7 @@ int pwetcd_open(const struct pwetcd_config *cfg, struct pwetcd_client **ret)
 	c->ca_file = dup_opt(cfg->ca_file, &oom);
 	c->cert_file = dup_opt(cfg->cert_file, &oom);
 	c->key_file = dup_opt(cfg->key_file, &oom);
+	c->session_dir = dup_opt(cfg->session_dir, &oom);
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : PWETCD_DEFAULT_TIMEOUT_MS;
 	c->deadline_ms = pwhttp_now_ms() + c->timeout_ms;
 	if (r == 0 && oom)
@@ -143,6 +146,7 @@ void pwetcd_close(struct pwetcd_client *c)
 	free(c->ca_file);
 	free(c->cert_file);
 	free(c->key_file);
+	free(c->session_dir);
 	if (c->headers)
 		cu->slist_free_all(c->headers);
 	free(c);
@@ -314,13 +318,36 @@ static const char *ep_name(const struct endpoint *ep)
 	return ep->unix_path ? ep->unix_path : ep->base;
 }
 
+/*
+ * The session file of an https:// endpoint under session_dir: "etcd-" and
+ * its host and port, every byte but [A-Za-z0-9.-] as '_'. NULL: none.
+ */
+static char *session_file(const struct pwetcd_client *c, const struct endpoint *ep)
+{
+	static const char scheme[] = "https://";
+	const char *hp;
+	char *path;
+
+	if (!c->session_dir || ep->unix_path || strncmp(ep->base, scheme, strlen(scheme)) != 0)
+		return NULL;
+	hp = ep->base + strlen(scheme);
+	if (asprintf(&path, "%s/etcd-%s", c->session_dir, hp) < 0)
+		return NULL;
+	for (char *p = path + strlen(c->session_dir) + strlen("/etcd-"); *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
+			*p = '_';
+	return path;
+}
+
 /* Endpoint i's client, made on first use (https: with the TLS material). */
 static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_client **ret)
 {
+	char *session = c->http[i] ? NULL : session_file(c, &c->ep[i]);
 	const struct pwhttp_tls tls = {.ca_file = c->ca_file,
 				       .system_ca = !c->ca_file,
 				       .cert_file = c->cert_file,
-				       .key_file = c->key_file ? c->key_file : c->cert_file};
+				       .key_file = c->key_file ? c->key_file : c->cert_file,
+				       .session_file = session};
 	const struct pwhttp_target t = {.url = c->ep[i].unix_path ? NULL : c->ep[i].base,
 					.unix_path = c->ep[i].unix_path,
 					.tls = &tls,
@@ -328,7 +355,13 @@ static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_clie
 	const char *why = NULL;
 	int r;
 
-	if (!c->http[i] && (r = pwhttp_client_new(&t, &c->http[i], &why)) < 0)
+	if (c->http[i]) {
+		*ret = c->http[i];
+		return 0;
+	}
+	r = pwhttp_client_new(&t, &c->http[i], &why); /* copies session */
+	free(session);
+	if (r < 0)
 		return fail(c, http_errno(r), "etcd %s: %s", ep_name(&c->ep[i]),
 			    why ? why : strerror(-r));
 	*ret = c->http[i];

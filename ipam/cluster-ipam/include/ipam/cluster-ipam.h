@@ -75,7 +75,9 @@ int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *pa
 			  struct cipam_etcd_conf *ret);
 void cipam_conf_done(struct cipam_conf *c);
 void cipam_etcd_conf_done(struct cipam_etcd_conf *c);
-int cipam_etcd_open(const struct cipam_etcd_conf *c, struct pwetcd_client **ret);
+/* session_dir: where TLS sessions of https endpoints are kept (NULL: none). */
+int cipam_etcd_open(const struct cipam_etcd_conf *c, const char *session_dir,
+		    struct pwetcd_client **ret);
 
 /* Address arithmetic (host order 128-bit numbers; IPv4 in the low 32 bits). */
 cipam_u128 cipam_addr_num(int family, const union ip_addr *a);

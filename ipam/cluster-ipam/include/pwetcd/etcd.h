@@ -48,6 +48,13 @@ struct pwetcd_config {
 	 * restart it with pwetcd_reset_deadline().
 	 */
 	unsigned timeout_ms;
+	/*
+	 * A directory for the TLS sessions of https:// endpoints, one file per
+	 * endpoint ("etcd-<host>_<port>"), so that the next process resumes
+	 * the session instead of a full handshake (pwhttp_tls.session_file);
+	 * NULL: none. Made 0700 when missing.
+	 */
+	const char *session_dir;
 };
 
 struct pwetcd_client;
