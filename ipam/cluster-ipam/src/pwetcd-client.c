@@ -342,28 +342,25 @@ static char *session_file(const struct pwetcd_client *c, const struct endpoint *
 /* Endpoint i's client, made on first use (https: with the TLS material). */
 static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_client **ret)
 {
-	char *session = c->http[i] ? NULL : session_file(c, &c->ep[i]);
-	const struct pwhttp_tls tls = {.ca_file = c->ca_file,
-				       .system_ca = !c->ca_file,
-				       .cert_file = c->cert_file,
-				       .key_file = c->key_file ? c->key_file : c->cert_file,
-				       .session_file = session};
-	const struct pwhttp_target t = {.url = c->ep[i].unix_path ? NULL : c->ep[i].base,
-					.unix_path = c->ep[i].unix_path,
-					.tls = &tls,
-					.user_agent = "podwire-pwetcd"};
-	const char *why = NULL;
-	int r;
+	if (!c->http[i]) {
+		char *session = session_file(c, &c->ep[i]);
+		const struct pwhttp_tls tls = {.ca_file = c->ca_file,
+					       .system_ca = !c->ca_file,
+					       .cert_file = c->cert_file,
+					       .key_file = c->key_file ? c->key_file : c->cert_file,
+					       .session_file = session};
+		const struct pwhttp_target t = {.url = c->ep[i].unix_path ? NULL : c->ep[i].base,
+						.unix_path = c->ep[i].unix_path,
+						.tls = &tls,
+						.user_agent = "podwire-pwetcd"};
+		const char *why = NULL;
+		int r = pwhttp_client_new(&t, &c->http[i], &why); /* copies session */
 
-	if (c->http[i]) {
-		*ret = c->http[i];
-		return 0;
+		free(session);
+		if (r < 0)
+			return fail(c, http_errno(r), "etcd %s: %s", ep_name(&c->ep[i]),
+				    why ? why : strerror(-r));
 	}
-	r = pwhttp_client_new(&t, &c->http[i], &why); /* copies session */
-	free(session);
-	if (r < 0)
-		return fail(c, http_errno(r), "etcd %s: %s", ep_name(&c->ep[i]),
-			    why ? why : strerror(-r));
 	*ret = c->http[i];
 	return 0;
 }
