@@ -113,10 +113,19 @@ struct deferred_client {
 	const char *why; /* the last load failed: why */
 };
 
+/* A session file's content: the key it was saved for, the DER session. */
+struct saved_session {
+	uint64_t key;
+	unsigned char *der; /* NULL: none */
+	size_t len;
+	time_t mtime;
+};
+
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
-	char *session_file; /* NULL: no resumption across processes */
-	uint64_t material;  /* fingerprint of the trust material (session_file) */
+	char *session_file;	    /* NULL: no resumption across processes */
+	uint64_t material;	    /* fingerprint of the trust material (session_file) */
+	struct saved_session saved; /* read by trust(), offered by the first connection */
 	struct deferred_ca ca;
 	struct deferred_client client;
 };
@@ -369,29 +378,67 @@ static int on_new_session(SSL *s, SSL_SESSION *sess)
 }
 
 /*
- * The saved session, offered in the handshake when it was made for this
- * key (file: the 8-byte key, then the DER session). Anything unusable
- * means a full handshake, as without a file.
+ * The session file (the 8-byte key, then the DER session) into ret: true
+ * when it holds something past the key. Anything unusable means a full
+ * handshake, as without a file.
  */
-static void session_offer(struct pwhttp_tls_conn *t)
+static bool session_load(const char *file, struct saved_session *ret)
 {
-	int fd = open(t->ctx->session_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	unsigned char buf[SESSION_MAX];
-	const unsigned char *p = buf + sizeof(t->key);
-	SSL_SESSION *sess = NULL;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
-	ssize_t n = -1;
+	size_t size;
+	bool ok = false;
 
-	if (fd >= 0 && fstat(fd, &st) == 0)
-		n = read(fd, buf, sizeof(buf));
-	if (fd >= 0)
-		close(fd);
-	if (n > (ssize_t)sizeof(t->key) && memcmp(buf, &t->key, sizeof(t->key)) == 0)
-		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)(n - (ssize_t)sizeof(t->key)));
+	memset(ret, 0, sizeof(*ret));
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(ret->key) &&
+	    st.st_size <= (off_t)SESSION_MAX) {
+		size = (size_t)st.st_size;
+		ret->der = malloc(size);
+		ok = ret->der && read(fd, ret->der, size) == (ssize_t)size;
+	}
+	close(fd);
+	if (!ok) {
+		free(ret->der);
+		ret->der = NULL;
+		return false;
+	}
+	memcpy(&ret->key, ret->der, sizeof(ret->key));
+	memmove(ret->der, ret->der + sizeof(ret->key), size - sizeof(ret->key));
+	ret->len = size - sizeof(ret->key);
+	ret->mtime = st.st_mtim.tv_sec;
+	return true;
+}
+
+static void saved_session_done(struct saved_session *s)
+{
+	free(s->der);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The saved session, offered in the handshake when it was made for this
+ * key: the one trust() read for the context's first connection, the file
+ * again for a later one (a close may have saved a newer session).
+ */
+static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
+{
+	struct saved_session saved = ctx->saved;
+	SSL_SESSION *sess = NULL;
+	const unsigned char *p;
+
+	memset(&ctx->saved, 0, sizeof(ctx->saved));
+	if (!saved.der && !session_load(ctx->session_file, &saved))
+		return;
+	p = saved.der;
+	if (saved.key == t->key)
+		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)saved.len);
 	if (sess && ssl.SSL_set_session(t->ssl, sess) == 1)
-		t->saved_is_recent = time(NULL) - st.st_mtim.tv_sec < SESSION_REFRESH_S;
+		t->saved_is_recent = time(NULL) - saved.mtime < SESSION_REFRESH_S;
 	if (sess)
 		ssl.SSL_SESSION_free(sess);
+	saved_session_done(&saved);
 	ssl.ERR_clear_error();
 }
 
@@ -446,20 +493,6 @@ out:
 	free(tmp);
 	free(buf);
 	ssl.ERR_clear_error();
-}
-
-/* Does the session file hold a session saved for this key (its first 8 bytes)? */
-static bool session_saved_for(const char *file, uint64_t key)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	uint64_t saved = 0;
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, &saved, sizeof(saved)) == (ssize_t)sizeof(saved) && saved == key;
-	close(fd);
-	return yes;
 }
 
 /*
@@ -572,8 +605,9 @@ static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const cha
 {
 	int r;
 
-	if (c->session_file && host &&
-	    session_saved_for(c->session_file, fnv_str(c->material, host))) {
+	/* read once: the first connection offers what was read here (session_offer) */
+	if (c->session_file && host && session_load(c->session_file, &c->saved) &&
+	    c->saved.key == fnv_str(c->material, host)) {
 		r = defer_ca(c, m);
 		return r < 0 ? r : defer_client(c, m);
 	}
@@ -624,6 +658,7 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	if (!c)
 		return;
 	ssl.SSL_CTX_free(c->ctx);
+	saved_session_done(&c->saved);
 	free(c->session_file);
 	free(c->ca.file);
 	free(c->ca.data);
@@ -731,7 +766,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 	ssl.ERR_clear_error();
 	if (ctx->session_file) {
 		t->key = fnv_str(ctx->material, host);
-		session_offer(t);
+		session_offer(t, ctx);
 	}
 	for (;;) {
 		struct pipe_guard g;
