@@ -233,8 +233,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Worker w: ROUNDS sequential ADDs; latencies into lat[w*rounds..], IPs printed. */
-static int add_worker(char **argv, int node, int w, int rounds, double *lat, FILE *ips)
+/*
+ * Worker w: ROUNDS sequential ADDs; latencies into lat[w*rounds..], start
+ * times (s since t0) into start[w*rounds..], IPs printed.
+ */
+static int add_worker(char **argv, int node, int w, int rounds, double t0_all, double *lat,
+		      double *start, FILE *ips)
 {
 	char path[512], netns[256], podns[256], cid[64], out[8192];
 	char *conf;
@@ -250,6 +254,7 @@ static int add_worker(char **argv, int node, int w, int rounds, double *lat, FIL
 		double t0 = now_s();
 		json_t *res, *arr;
 
+		start[r] = t0 - t0_all;
 		snprintf(cid, sizeof(cid), "b%dw%dr%d", node, w, r);
 		if (run_add(&j, out, sizeof(out)) != 0) {
 			failed++;
@@ -299,12 +304,38 @@ static void print_round_p99(const double *lat, size_t total, size_t rounds)
 		printf("add_later_p99_ms %.1f\n", round_p99(lat, total, rounds, false));
 }
 
+/*
+ * CIPAM_BENCH_TRACE=FILE: one line per ADD, "node worker round start_ms
+ * latency_ms" (start since the first worker's), for finding where a tail
+ * comes from.
+ */
+static void write_trace(const double *lat, const double *start, int nodes, int pods, int rounds)
+{
+	const char *path = getenv("CIPAM_BENCH_TRACE");
+	FILE *f = path ? fopen(path, "we") : NULL;
+
+	if (!f)
+		return;
+	for (int n = 0; n < nodes; n++)
+		for (int p = 0; p < pods; p++)
+			for (int r = 0; r < rounds; r++) {
+				size_t i = ((size_t)n * (size_t)pods + (size_t)p) * (size_t)rounds +
+					   (size_t)r;
+
+				fprintf(f, "%d %d %d %.2f %.2f\n", n + 1, p, r, start[i] * 1000.0,
+					lat[i]);
+			}
+	fclose(f);
+}
+
 static int cmd_add(char **argv)
 {
 	int nodes = atoi(argv[4]), pods = atoi(argv[5]), rounds = atoi(argv[6]);
 	size_t total = (size_t)nodes * (size_t)pods * (size_t)rounds;
 	double *lat = mmap(NULL, sizeof(double) * total, PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double *start = mmap(NULL, sizeof(double) * total, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int *fails = mmap(NULL, sizeof(int) * (size_t)(nodes * pods), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	double t0 = now_s(), wall;
@@ -318,8 +349,9 @@ static int cmd_add(char **argv)
 			if (fork() == 0) {
 				size_t w = (size_t)((n - 1) * pods + p);
 
-				fails[w] = add_worker(argv, n, p, rounds, lat + w * (size_t)rounds,
-						      stdout);
+				fails[w] =
+				    add_worker(argv, n, p, rounds, t0, lat + w * (size_t)rounds,
+					       start + w * (size_t)rounds, stdout);
 				_exit(0);
 			}
 	while (wait(NULL) > 0)
@@ -327,6 +359,7 @@ static int cmd_add(char **argv)
 	wall = now_s() - t0;
 	for (int i = 0; i < nodes * pods; i++)
 		failed += fails[i];
+	write_trace(lat, start, nodes, pods, rounds);
 	print_round_p99(lat, total, (size_t)rounds);
 	for (size_t i = 0; i < total; i++)
 		if (lat[i] >= 0)

@@ -8,11 +8,13 @@
 # Starts its own etcd (temp data dir on /dev/shm, free ports, unix socket),
 # its own node and pod netns, and removes everything on exit. Per run: raw
 # etcd CAS txn rates (pwetcd), then NODES x PODS parallel cluster-ipam ADDs
-# (one process per ADD, ROUNDS each), then BGP_PAIRS interleaved bgp-route
+# (one process per ADD, ROUNDS each), the same with host-local (the
+# harness's floor: no network, no etcd), then BGP_PAIRS interleaved bgp-route
 # ADDs with host-local and with cluster-ipam in-process (each in its own
 # throwaway host netns, each pod its own netns). Prints medians over the
-# runs and the ratio ADD rate / raw kept-connection txn rate; fails on any
-# duplicate address or failed ADD, never on timing.
+# runs, the ratio ADD rate / raw kept-connection txn rate and the ADD rate
+# against host-local's; fails on any duplicate address or failed ADD, never
+# on timing.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -97,6 +99,22 @@ EOF2
 		>>"$TMP/results"
 }
 
+# The floor of this harness: the same NODES x PODS x ROUNDS ADDs of
+# host-local (a process per ADD, files only: no network, no etcd), in the
+# same run, right after cluster-ipam's.
+host_local_floor() {
+	local run=$1 d="$TMP/hl$run" n
+	mkdir -p "$d"
+	for n in $(seq 1 "$NODES"); do
+		cat >"$d/n$n.json" <<EOF2
+{"cniVersion":"1.1.0","name":"benchhl","ipam":{"type":"host-local","dataDir":"$d/data-n$n",
+ "ranges":[[{"subnet":"10.$((100 + n)).0.0/16"}]]}}
+EOF2
+	done
+	"$BENCH" add "$BUILD/bin/host-local" "$d" "${ID}n" "${ID}pod" "$NODES" "$PODS" "$ROUNDS" |
+		grep -E '^add_(rate|p99_ms) ' | sed 's/^add_/hl_add_/' >>"$TMP/results"
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 : >"$TMP/results"
 for run in $(seq 1 "$RUNS"); do
@@ -119,6 +137,8 @@ EOF2
 		exit 1
 	fi
 	echo "dups 0" >>"$TMP/results"
+	# (one /16 per node from 10.101.0.0: up to 150 nodes)
+	[ -x "$BUILD/bin/host-local" ] && [ "$NODES" -le 150 ] && host_local_floor "$run"
 	[ "$BGP_PAIRS" -gt 0 ] && [ -x "$BUILD/bin/bgp-route" ] && bgp_pairs "$run"
 done
 HL=$BUILD/bin/host-local
@@ -127,7 +147,7 @@ HL=$BUILD/bin/host-local
 
 echo "cluster-ipam bench: etcd $(/usr/bin/etcd --version | head -1 | awk '{print $3}'), $RUNS runs, ${NODES}x${PODS} parallel ADDs x $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_round0_p99_ms \
-	add_later_p99_ms add_failed exec_cluster_ipam_ms exec_host_local_ms \
+	add_later_p99_ms add_failed hl_add_rate hl_add_p99_ms exec_cluster_ipam_ms exec_host_local_ms \
 	bgp_host_local_ms bgp_cluster_ipam_ms bgp_diff_ms; do
 	grep -q "^$k " "$TMP/results" || continue
 	v=$(awk -v k="$k" '$1==k {print $2}' "$TMP/results" | median)
@@ -136,6 +156,11 @@ for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_ro
 done
 awk -v a="$M_add_rate" -v r="$M_raw_kept" 'BEGIN {printf "%-22s %.2f (target >= 0.50)\n", "add_rate/raw_kept", a / r}'
 printf '%-22s %s ms (target <= 100)\n' "add p99" "$M_add_p99_ms"
+if [ -n "${M_hl_add_rate:-}" ]; then
+	awk -v a="$M_add_rate" -v h="$M_hl_add_rate" -v p="$M_hl_add_p99_ms" 'BEGIN {
+		printf "%-22s %.2f (host-local in the same harness: %s /s, p99 %s ms)\n",
+		"add_rate/host_local", a / h, h, p }'
+fi
 if [ -n "${M_bgp_diff_ms:-}" ]; then
 	printf '%-22s %s ms (target <= 3; median over runs of the median per-pair difference)\n' \
 		"bgp cluster-host" "$M_bgp_diff_ms"
