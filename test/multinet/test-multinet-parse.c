@@ -469,7 +469,7 @@ static void test_status_entries(void **state)
 
 static void test_status_ip_only_and_legacy(void **state)
 {
-	/* An IP-only result still gets an entry (Multus drops it: Q16). */
+	/* An IP-only result still gets an entry (Multus drops it). */
 	json_t *res = js("{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.2.0.3/24\"}}");
 	json_t *arr = json_array(), *e;
 	struct cni_error err = {0};
