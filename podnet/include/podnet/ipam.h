@@ -4,7 +4,7 @@
  *
  * Each binary names the IPAM types it runs in-process in its main.c
  * (podnet_set_ipam_types): bridge links host-local and static, bgp-route
- * adds cluster-ipam (and with it libcurl) while bridge links neither. A type
+ * adds cluster-ipam (and with it the etcd client) while bridge links neither. A type
  * in the table runs in-process: a child context (cni_ctx_init_child) is
  * handed to the IPAM's cni_plugin_ops, and the result and error are moved
  * into the caller, passed through the JSON of the config's version as an
