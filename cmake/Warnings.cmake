@@ -1,4 +1,4 @@
-# The project's warning set (STYLE.md K.63). Errors come from
+# The project's warning set (CONTRIBUTING.md, "Lints"). Errors come from
 # CMAKE_COMPILE_WARNING_AS_ERROR so packagers can opt out.
 add_library(cni_warnings INTERFACE)
 target_compile_options(cni_warnings INTERFACE

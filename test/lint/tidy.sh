@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# STYLE.md's limits (functions of at most 80 lines, 6 parameters, nesting 4),
+# The function limits of CONTRIBUTING.md (functions of at most 80 lines, 6 parameters, nesting 4),
 # checked by clang-tidy's readability-function-size (.clang-tidy) on the
 # production code (ctest lint-tidy). Functions that were over a limit when the
 # gate came, and 6 of portmap/bandwidth, are listed in test/lint/tidy-allow.txt.
@@ -20,7 +20,7 @@ new=$(comm -23 <(printf '%s\n' "$found" | sed '/^$/d') <(grep -v '^#' "$allow" |
 gone=$(comm -13 <(printf '%s\n' "$found" | sed '/^$/d') <(grep -v '^#' "$allow" | sort -u))
 [ -n "$gone" ] && printf 'lint-tidy: within the limits now, remove from %s:\n%s\n' "$allow" "$gone"
 if [ -n "$new" ]; then
-	printf 'lint-tidy: over STYLE.md limits (split them):\n%s\n' "$new"
+	printf 'lint-tidy: over the function limits (split them):\n%s\n' "$new"
 	exit 1
 fi
 echo "lint-tidy: ok ($(printf '%s\n' "$found" | sed '/^$/d' | wc -l) allowed exceptions)"

@@ -13,7 +13,7 @@ What "complete" means is in the check_* functions: the fields each kind
 requires, references between objects (volumes, ConfigMaps, service
 accounts, RBAC subjects, NAD names in pod annotations, ConfigMap keys named
 in container arguments), JSON inside ConfigMaps and NADs, the node config
-keys of CONTRACTS.md, and multinet's RBAC being exactly the minimal set.
+keys tools/podwire-node/README.md documents, and multinet's RBAC being exactly the minimal set.
 """
 import copy
 import glob
@@ -49,11 +49,11 @@ NAMESPACED = {"DaemonSet", "ConfigMap", "ServiceAccount", "Pod", "Secret",
               "NetworkAttachmentDefinition"}
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
-# Every CNI type podwire ships (CONTRACTS.md and DESIGN.md).
+# Every CNI type podwire ships (README.md).
 PODWIRE_TYPES = {"bridge", "host-local", "static", "bgp-route", "sriov-rdma",
                  "multinet", "cluster-ipam", "loopback", "portmap", "tuning",
                  "bandwidth", "macvlan"}
-# podwire-node's node config (CONTRACTS.md, "podwire-node").
+# podwire-node's node config (tools/podwire-node/README.md).
 NODE_KEYS = {"nodeName", "routerId", "asNumber", "peers", "routeReflector",
              "birdSocket", "exportMode", "etcd", "etcdPrefix"}
 NODE_REQUIRED = {"nodeName", "routerId", "asNumber", "birdSocket", "exportMode"}

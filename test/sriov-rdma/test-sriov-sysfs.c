@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sysfs resolution on a fake tree (the layout of CONTRACTS.md) built in a temp dir. */
+/* sysfs resolution on a fake tree (the layout of PODWIRE_SYSFS_ROOT in plugins/sriov-rdma/README.md) built in a temp dir. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
