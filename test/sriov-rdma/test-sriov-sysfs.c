@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sysfs resolution on a fake tree (the layout of PODWIRE_SYSFS_ROOT in plugins/sriov-rdma/README.md) built in a temp dir. */
+/* sysfs resolution on a fake tree built in a temp dir (the layout of
+ * PODWIRE_SYSFS_ROOT in plugins/sriov-rdma/README.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
