@@ -2,9 +2,10 @@
 # The layering rules, checked on the sources (ctest lint-layering):
 #   libcni/   the CNI protocol: never a <linux/*.h> kernel header
 #   netlink/  the kernel: never jansson, never libcni's headers
-#   libcurl and libyaml only in the modules that talk HTTP or read YAML
-#   (cluster-ipam and its etcd client, multinet, the node tools), so the
-#   light plugins never load them; OpenSSL only in pwhttp (it dlopens libssl).
+#   <curl/curl.h> and <yaml.h> only in the modules allowed below (libcurl:
+#   lazycurl, for pwetcd's watch stream; libyaml: multinet's kubeconfig), so
+#   the light plugins never load them; OpenSSL only in pwhttp (it dlopens
+#   libssl). pwhttp, not libcurl, does the HTTP of every CNI call.
 # Prints every offending line; exits 1 if there is one.
 set -u
 cd "${1:-$(dirname "$0")/../..}" || exit 2
