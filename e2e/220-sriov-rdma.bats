@@ -81,23 +81,6 @@ teardown() {
 	[ -z "$(ls "$STATE/ipam/rail-a" | grep -v -e lock -e last_reserved)" ]
 }
 
-@test "sriov-rdma: DEL before the kernel returned the VF is retried, not forgotten" {
-	run_plugin sriov-rdma ADD net1 <<<"$(sr_conf 3)"
-	# Keep the VF out of the host: a veth dies with its netns.
-	ip netns del "$POD_NS"
-	run_plugin -e 1 sriov-rdma DEL net1 <<<"$(sr_conf 3)"
-	assert_error 11 "retry DEL"
-	[ -e "$SR_STATE_DIR/0000:af:06.3.json" ]
-	# The device comes back (here: recreated under its pod name and ifindex, as
-	# the kernel returns a physical VF).
-	local idx
-	idx=$(jq -r .orig.ifindex "$SR_STATE_DIR/0000:af:06.3.json")
-	ip -n "$HOST_NS" link add net1 index "$idx" type veth peer name pwvp3x
-	run_plugin sriov-rdma DEL net1 <<<"$(sr_conf 3)"
-	[ -n "$(sr_link "$HOST_NS" pwvf3)" ]
-	[ ! -e "$SR_STATE_DIR/0000:af:06.3.json" ]
-}
-
 @test "sriov-rdma: DEL with an empty CNI_NETNS uses the recorded netns" {
 	run_plugin sriov-rdma ADD net1 <<<"$(sr_conf 4)"
 	PW_NETNS="" run_plugin sriov-rdma DEL net1 <<<"$(sr_conf 4)"

@@ -90,7 +90,8 @@ static int check_owner(struct sr_run *r)
 			     .lock_fd = -1,
 			     .host_ns_fd = r->host_ns_fd,
 			     .pod_ns_fd = -1,
-			     .host = r->host};
+			     .host = r->host,
+			     .conf.vf_return_timeout_ms = r->conf.vf_return_timeout_ms};
 	int e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
 
 	if (e == -ENOENT)
@@ -115,6 +116,36 @@ static int check_owner(struct sr_run *r)
 	return 0;
 }
 
+/* A VF recorded as lost by an earlier DEL: restore its netdev first (or refuse while it is away).
+ */
+static int take_lost(struct sr_run *r)
+{
+	struct sr_lost l;
+	int e = sr_lost_load(r->dir_fd, r->conf.device_id, &l);
+
+	if (e == -ENOENT)
+		return 0;
+	if (e == -EBADMSG) {
+		cni_log_warning("VF %s: %s/%s.json is not a lost-VF record, ignored",
+				r->conf.device_id, SR_LOST_DIR, r->conf.device_id);
+		return 0;
+	}
+	if (e < 0)
+		return sr_fail(r->ctx, NULL, e, "stateDir: read the lost record of VF %s",
+			       r->conf.device_id);
+	e = sr_lost_restore(r, &l);
+	if (e == -ENODEV)
+		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, -ENODEV,
+				  "VF %s is lost: its netdev '%s' has not come back to the host "
+				  "since the DEL of %s/%s (%s)",
+				  l.bdf, l.netdev, l.container_id, l.ifname, l.reason);
+	if (e < 0)
+		return e;
+	/* Restored under its original name, whatever sysfs showed before. */
+	memcpy(r->st.vf.netdev, l.netdev, sizeof(r->st.vf.netdev));
+	return 0;
+}
+
 static int lock_and_record(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
@@ -126,6 +157,8 @@ static int lock_and_record(struct sr_run *r)
 	if (e < 0)
 		return sr_fail(ctx, NULL, e, "lock VF %s", r->conf.device_id);
 	e = check_owner(r);
+	if (e >= 0 && !r->st.vf.dpdk)
+		e = take_lost(r);
 	if (e < 0)
 		return e;
 	snprintf(r->st.container_id, sizeof(r->st.container_id), "%s", ctx->container_id);

@@ -16,9 +16,9 @@
 #include "sriov-rdma.h"
 
 static const char *const sr_keys[] = {
-    "deviceID", "pciBusID", "vlan",	  "vlanQoS",	 "vlanProto",	"mac",
-    "spoofchk", "trust",    "link_state", "min_tx_rate", "max_tx_rate", "mtu",
-    "rdma",	"stateDir", "master",	  NULL,
+    "deviceID", "pciBusID", "vlan",	  "vlanQoS",	       "vlanProto",   "mac",
+    "spoofchk", "trust",    "link_state", "min_tx_rate",       "max_tx_rate", "mtu",
+    "rdma",	"stateDir", "master",	  "vfReturnTimeoutMs", NULL,
 };
 
 bool sr_bdf_valid(const char *s)
@@ -325,6 +325,17 @@ static int parse_mtu(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
 	return r;
 }
 
+/* vfReturnTimeoutMs: how long DEL waits for a VF netdev the kernel has not returned yet. */
+static int parse_return_timeout(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
+{
+	unsigned long long ms = SR_VF_RETURN_TIMEOUT_MS;
+	int r = cni_conf_get_uint(ctx, root, "", "vfReturnTimeoutMs", 0, SR_VF_RETURN_TIMEOUT_MAX,
+				  &ms, NULL);
+
+	c->vf_return_timeout_ms = (unsigned)ms;
+	return r;
+}
+
 int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 {
 	const json_t *root = ctx->conf.root;
@@ -353,6 +364,8 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 		r = parse_rdma(ctx, root, &c);
 	if (r >= 0)
 		r = parse_devinfo(ctx, &c);
+	if (r >= 0)
+		r = parse_return_timeout(ctx, root, &c);
 	if (r < 0) {
 		sr_conf_done(&c);
 		return r;

@@ -4,13 +4,18 @@
  * the RDMA device back to the host, the PF-side keys (before the netdev:
  * some drivers refuse a netdev MAC that differs from an untrusted VF's admin
  * MAC), then the netdev (from the pod, or found in the host when the netns is
- * gone) with its name, MAC, MTU and up state. The state file is removed only
- * when every step succeeded, so a retried DEL finishes the job.
+ * gone) with its name, MAC, MTU and up state. A device the kernel has not
+ * returned is waited for, at most vfReturnTimeoutMs for the whole call; a
+ * netdev still missing then makes the VF "lost" (sriov-lost.c) and DEL
+ * succeeds. Any other failed step keeps the state file, so a retried DEL
+ * finishes the job.
  */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -55,24 +60,132 @@ static void open_pod(struct sr_run *r, const char *path)
 		r->pod = NULL;
 }
 
-int sr_teardown(struct sr_run *r)
+static int64_t mono_ns(void)
 {
-	int first = 0, e;
+	struct timespec ts;
 
-	open_pod(r, r->st.netns);
-	keep_first(&first, sr_rdma_release(r));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool sr_return_wait(struct sr_run *r, unsigned *step_ms)
+{
+	int64_t now = mono_ns();
+	struct timespec ts;
+
+	if (!r->return_deadline_ns)
+		r->return_deadline_ns = now + (int64_t)r->conf.vf_return_timeout_ms * 1000000;
+	*step_ms = sr_plan_poll_ms(*step_ms, (r->return_deadline_ns - now) / 1000000);
+	if (!*step_ms)
+		return false;
+	ts.tv_sec = *step_ms / 1000;
+	ts.tv_nsec = (long)(*step_ms % 1000) * 1000000;
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+/* The RDMA device back to the host; one the kernel never returns is left to it. */
+static int release_rdma(struct sr_run *r)
+{
+	unsigned step = 0;
+	int e;
+
+	while ((e = sr_rdma_release(r)) == -ENODEV && sr_return_wait(r, &step))
+		;
+	if (e == -ENODEV)
+		cni_log_warning("rdma: '%s' of VF %s is neither in netns '%s' nor back in the host "
+				"after %u ms: left to the kernel (it returns the device when the "
+				"netns is freed)",
+				r->st.vf.rdma_dev, r->st.vf.bdf, r->st.netns,
+				r->conf.vf_return_timeout_ms);
+	return e == -ENODEV ? 0 : e;
+}
+
+/* Is the VF netdev (if it has one) in the pod or the host, within the bound? */
+static bool netdev_present(struct sr_run *r)
+{
+	struct nlw_link l;
+	unsigned step = 0;
+	bool in_pod, found;
+
+	if (r->st.vf.dpdk || !r->st.orig.netdev[0])
+		return true;
+	while (!(found = sr_netdev_locate(r, &l, &in_pod) >= 0) && sr_return_wait(r, &step))
+		;
+	return found;
+}
+
+/* One PF-side key; a failure that need not keep the record is only logged. */
+static int restore_key(struct sr_run *r, unsigned key, bool vf_lost)
+{
+	struct cni_error earlier = {0};
+	int e;
+
+	cni_error_move(&earlier, &r->ctx->err);
+	e = sr_pf_restore(r, key);
+	if (e < 0 && !sr_plan_restore_fatal(e, vf_lost)) {
+		cni_log_warning("VF %s: %s, going on (%s)", r->st.vf.bdf, r->ctx->err.msg,
+				e == -ENODEV ? "the PF is gone" : "the VF is lost");
+		cni_error_done(&r->ctx->err);
+		e = 0;
+	}
+	if (cni_error_isset(&earlier)) { /* the first error recorded stays the one reported */
+		cni_error_done(&r->ctx->err);
+		cni_error_move(&r->ctx->err, &earlier);
+	}
+	return e;
+}
+
+static int restore_pf(struct sr_run *r, bool vf_lost)
+{
+	int first = 0;
+
 	refresh_pf(r);
 	for (size_t i = ARRAY_SIZE(sr_pf_order); i-- > 0;)
 		if (r->st.applied & sr_pf_order[i])
-			keep_first(&first, sr_pf_restore(r, sr_pf_order[i]));
-	keep_first(&first, sr_netdev_release(r));
+			keep_first(&first, restore_key(r, sr_pf_order[i], vf_lost));
+	return first;
+}
+
+/* Record the VF as lost (its netdev did not come back): GC or the next ADD restores it. */
+static int record_lost(struct sr_run *r)
+{
+	struct sr_lost l;
+	char why[256];
+	int e;
+
+	snprintf(why, sizeof(why), "netdev %s within %u ms of DEL",
+		 r->pod_ns_fd < 0 ? "not back in the host (netns gone)"
+				  : "found neither in the pod nor in the host",
+		 r->conf.vf_return_timeout_ms);
+	sr_lost_from_state(&r->st, (int64_t)time(NULL), why, &l);
+	e = sr_lost_save(r->dir_fd, &l);
+	if (e < 0)
+		return sr_fail(r->ctx, NULL, e, "stateDir: record VF %s as lost", r->st.vf.bdf);
+	cni_log_warning("VF %s: %s; recorded as lost (stateDir %s/%s.json): GC or the next "
+			"ADD of the VF restores '%s' when it is back",
+			r->st.vf.bdf, why, SR_LOST_DIR, r->st.vf.bdf, r->st.orig.netdev);
+	return 0;
+}
+
+int sr_teardown(struct sr_run *r)
+{
+	int first = 0, e;
+	bool lost;
+
+	open_pod(r, r->st.netns);
+	keep_first(&first, release_rdma(r));
+	lost = !netdev_present(r);
+	keep_first(&first, restore_pf(r, lost));
+	keep_first(&first, lost ? record_lost(r) : sr_netdev_release(r));
 	if (first < 0)
 		return first;
 	e = sr_state_remove(r->dir_fd, r->st.vf.bdf);
 	if (e < 0)
 		return sr_fail(r->ctx, NULL, e, "stateDir: remove the state of VF %s",
 			       r->st.vf.bdf);
-	cni_log_debug("VF %s restored and released", r->st.vf.bdf);
+	cni_log_debug("VF %s %s", r->st.vf.bdf,
+		      lost ? "recorded as lost" : "restored and released");
 	return 0;
 }
 
@@ -117,6 +230,22 @@ static int dir_open_existing(struct sr_run *r)
 	return e < 0 ? sr_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
+/*
+ * IPAM DEL: an IPAM plugin that cannot be found or run (code 104) is only
+ * logged, so a removed IPAM binary never wedges DEL; any other failure
+ * keeps everything for a retry.
+ */
+static int ipam_del(struct cni_ctx *ctx)
+{
+	int e = sr_ipam_run(ctx, CNI_CMD_DEL);
+
+	if (e >= 0 || ctx->err.code != CNI_ERR_DELEGATE)
+		return e;
+	cni_log_warning("ipam: %s, going on without the IPAM's DEL", ctx->err.msg);
+	cni_error_done(&ctx->err);
+	return 0;
+}
+
 int sr_cmd_del(struct cni_ctx *ctx)
 {
 	struct sr_run *r = NULL;
@@ -135,14 +264,14 @@ int sr_cmd_del(struct cni_ctx *ctx)
 	if (find_state(r, bdf) < 0) {
 		cni_log_debug("no state for %s/%s: nothing to restore", ctx->container_id,
 			      ctx->ifname);
-		return ctx->conf.ipam_type ? sr_ipam_run(ctx, CNI_CMD_DEL) : 0;
+		return ctx->conf.ipam_type ? ipam_del(ctx) : 0;
 	}
 	e = lock_state(r, bdf, DEL_LOCK_TIMEOUT_MS);
 	if (e != 0 || !streq(r->st.container_id, ctx->container_id) ||
 	    !streq(r->st.ifname, ctx->ifname))
 		return e < 0 ? e : 0;
 	if (r->st.has_ipam && ctx->conf.ipam_type) {
-		e = sr_ipam_run(ctx, CNI_CMD_DEL);
+		e = ipam_del(ctx);
 		if (e < 0)
 			return e;
 	}
@@ -168,7 +297,9 @@ static int gc_one(struct sr_run *base, const char *bdf)
 			   .lock_fd = -1,
 			   .host_ns_fd = base->host_ns_fd,
 			   .pod_ns_fd = -1,
-			   .host = base->host};
+			   .host = base->host,
+			   .conf.vf_return_timeout_ms = base->conf.vf_return_timeout_ms,
+			   .return_deadline_ns = base->return_deadline_ns};
 	int e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
 
 	if (e == -ETIMEDOUT) { /* an ADD or DEL is at work on it: the next GC looks again */
@@ -187,6 +318,7 @@ static int gc_one(struct sr_run *base, const char *bdf)
 			     r.st.container_id, r.st.ifname);
 		e = sr_teardown(&r);
 	}
+	base->return_deadline_ns = r.return_deadline_ns; /* one bound for the whole GC */
 	if (r.lock_fd >= 0)
 		close(r.lock_fd);
 	if (r.pod_ns_fd >= 0)
@@ -196,9 +328,41 @@ static int gc_one(struct sr_run *base, const char *bdf)
 	return e < 0 ? e : 0;
 }
 
-static int gc_scan(struct sr_run *r)
+/* A lost VF whose netdev is back: restored, its record removed (any network: it is no attachment).
+ */
+static int gc_lost_one(struct sr_run *base, const char *bdf)
 {
-	_cleanup_close_ int fd = dup(r->dir_fd);
+	int lock_fd = -1, e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &lock_fd);
+	struct sr_lost l;
+
+	if (e == -ETIMEDOUT) {
+		cni_log_info("GC: VF %s is busy, skipped", bdf);
+		return 0;
+	}
+	if (e >= 0)
+		e = sr_lost_load(base->dir_fd, bdf, &l);
+	if (e == -EBADMSG)
+		cni_log_warning("GC: %s/%s.json is not a lost-VF record, left alone", SR_LOST_DIR,
+				bdf);
+	if (e >= 0) {
+		e = sr_lost_restore(base, &l);
+		if (e == -ENODEV)
+			cni_log_info("GC: VF %s still lost (its netdev '%s' is not back)", bdf,
+				     l.netdev);
+	}
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (e == -ENOENT || e == -EBADMSG || e == -ENODEV)
+		return 0;
+	return e < 0 && !cni_error_isset(&base->ctx->err)
+		   ? sr_fail(base->ctx, NULL, e, "GC: lost VF %s", bdf)
+		   : e;
+}
+
+/* fn on every <BDF>.json of the directory fd. */
+static int gc_scan(struct sr_run *r, int dir_fd, int (*fn)(struct sr_run *, const char *))
+{
+	_cleanup_close_ int fd = dup(dir_fd);
 	struct dirent *de;
 	int first = 0;
 	DIR *d;
@@ -216,10 +380,22 @@ static int gc_scan(struct sr_run *r)
 		memcpy(bdf, de->d_name, SR_BDF_LEN - 1);
 		bdf[SR_BDF_LEN - 1] = '\0';
 		if (sr_bdf_valid(bdf))
-			keep_first(&first, gc_one(r, bdf));
+			keep_first(&first, fn(r, bdf));
 	}
 	closedir(d);
 	return first;
+}
+
+static int gc_lost(struct sr_run *r)
+{
+	_cleanup_close_ int fd =
+	    openat(r->dir_fd, SR_LOST_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0
+				       : sr_fail(r->ctx, NULL, negative_errno(),
+						 "stateDir: open %s/", SR_LOST_DIR);
+	return gc_scan(r, fd, gc_lost_one);
 }
 
 int sr_cmd_gc(struct cni_ctx *ctx)
@@ -238,7 +414,8 @@ int sr_cmd_gc(struct cni_ctx *ctx)
 		e = sr_open(r, false);
 	if (e < 0)
 		return e;
-	first = gc_scan(r);
+	first = gc_scan(r, r->dir_fd, gc_one);
+	keep_first(&first, gc_lost(r));
 	if (ctx->conf.ipam_type)
 		keep_first(&first, sr_ipam_run(ctx, CNI_CMD_GC));
 	return first;

@@ -122,24 +122,30 @@ static int restore_attrs(struct sr_run *r, struct nlw_sock *s, const struct nlw_
 	return 0;
 }
 
-/* In the pod as CNI_IFNAME (and ours): restore and move home under the original name. */
-static int release_from_pod(struct sr_run *r, bool *done)
+/* In the pod as CNI_IFNAME, or renamed there but still under its pod ifindex. */
+static int find_in_pod(struct sr_run *r, struct nlw_link *ret)
 {
-	struct nlw_link l;
-	int e;
-
-	*done = false;
-	if (!r->pod || nlw_link_get_by_name(r->pod, r->st.ifname, &l) < 0 || !ours(r, l.ifindex))
+	if (!r->pod)
+		return -ENODEV;
+	if (nlw_link_get_by_name(r->pod, r->st.ifname, ret) >= 0 && ours(r, ret->ifindex))
 		return 0;
-	e = restore_attrs(r, r->pod, &l);
+	if (r->st.pod_ifindex > 0 && nlw_link_get_by_index(r->pod, r->st.pod_ifindex, ret) >= 0)
+		return 0;
+	return -ENODEV;
+}
+
+/* In the pod: restore and move home under the original name. */
+static int release_from_pod(struct sr_run *r, const struct nlw_link *l)
+{
+	int e = restore_attrs(r, r->pod, l);
+
 	if (e < 0)
 		return e;
-	drop_old_altname(r, r->pod, l.ifindex);
-	e = nlw_link_set_netns(r->pod, l.ifindex, r->host_ns_fd, r->st.orig.netdev);
+	drop_old_altname(r, r->pod, l->ifindex);
+	e = nlw_link_set_netns(r->pod, l->ifindex, r->host_ns_fd, r->st.orig.netdev);
 	if (e < 0)
-		return sr_fail(r->ctx, r->pod, e, "move '%s' back to the host as '%s'", l.name,
+		return sr_fail(r->ctx, r->pod, e, "move '%s' back to the host as '%s'", l->name,
 			       r->st.orig.netdev);
-	*done = true;
 	return 0;
 }
 
@@ -169,27 +175,34 @@ static int find_in_host(struct sr_run *r, struct nlw_link *ret)
 	return -ENODEV;
 }
 
-static int restore_in_host(struct sr_run *r)
+int sr_netdev_locate(struct sr_run *r, struct nlw_link *ret, bool *in_pod)
 {
-	struct nlw_link l;
-	int e = find_in_host(r, &l);
+	*in_pod = find_in_pod(r, ret) >= 0;
+	return *in_pod ? 0 : find_in_host(r, ret);
+}
 
-	if (e == -ENODEV && r->pod_ns_fd < 0)
+static int not_found(struct sr_run *r)
+{
+	if (r->pod_ns_fd < 0)
 		return cni_errorf(&r->ctx->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
 				  "VF %s: netdev not back in the host yet (netns '%s' gone, the "
 				  "kernel returns it when the last reference drops); retry DEL",
 				  r->st.vf.bdf, r->st.netns);
-	if (e == -ENODEV)
-		return cni_errorf(
-		    &r->ctx->err, CNI_ERR_PLUGIN, e,
-		    "VF %s: netdev found neither as '%s' in netns '%s' nor in the host",
-		    r->st.vf.bdf, r->st.ifname, r->st.netns);
-	e = restore_attrs(r, r->host, &l);
-	if (e >= 0 && !streq(l.name, r->st.orig.netdev)) {
-		drop_old_altname(r, r->host, l.ifindex);
-		e = nlw_link_set_name(r->host, l.ifindex, r->st.orig.netdev);
+	return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, -ENODEV,
+			  "VF %s: netdev found neither as '%s' in netns '%s' nor in the host",
+			  r->st.vf.bdf, r->st.ifname, r->st.netns);
+}
+
+/* Found in the host: original MAC and MTU, then the original name. */
+static int restore_in_host(struct sr_run *r, const struct nlw_link *l)
+{
+	int e = restore_attrs(r, r->host, l);
+
+	if (e >= 0 && !streq(l->name, r->st.orig.netdev)) {
+		drop_old_altname(r, r->host, l->ifindex);
+		e = nlw_link_set_name(r->host, l->ifindex, r->st.orig.netdev);
 		if (e < 0)
-			return sr_fail(r->ctx, r->host, e, "rename '%s' back to '%s'", l.name,
+			return sr_fail(r->ctx, r->host, e, "rename '%s' back to '%s'", l->name,
 				       r->st.orig.netdev);
 	}
 	return e;
@@ -198,14 +211,15 @@ static int restore_in_host(struct sr_run *r)
 int sr_netdev_release(struct sr_run *r)
 {
 	struct nlw_link l;
-	bool done;
+	bool in_pod;
 	int e;
 
 	if (r->st.vf.dpdk || !r->st.orig.netdev[0])
 		return 0;
-	e = release_from_pod(r, &done);
-	if (e >= 0 && !done)
-		e = restore_in_host(r);
+	e = sr_netdev_locate(r, &l, &in_pod);
+	if (e < 0)
+		return not_found(r);
+	e = in_pod ? release_from_pod(r, &l) : restore_in_host(r, &l);
 	if (e < 0)
 		return e;
 	if (!r->st.orig.up)

@@ -3,8 +3,10 @@
  * The PF-side plan: one RTM_SETLINK per config key, so that a refusal names
  * the key and the undo list restores exactly the keys already applied. Pure
  * functions (no kernel calls); nlw_vf_set encodes the requests (802.1Q with
- * the legacy IFLA_VF_VLAN, 802.1ad with the 16-byte list form).
+ * the legacy IFLA_VF_VLAN, 802.1ad with the 16-byte list form). Also DEL's
+ * decisions about a VF the kernel has not returned (README "DEL and GC").
  */
+#include <errno.h>
 #include <string.h>
 
 #include "sriov-rdma.h"
@@ -118,4 +120,23 @@ bool sr_plan_matches(const struct nlw_vf_info *want, const struct nlw_vf_info *h
 	default:
 		return false;
 	}
+}
+
+bool sr_plan_restore_fatal(int err, bool vf_lost)
+{
+	return err < 0 && err != -ENODEV && !vf_lost;
+}
+
+#define POLL_FIRST_MS 5
+#define POLL_MAX_MS 50
+
+unsigned sr_plan_poll_ms(unsigned prev_ms, int64_t left_ms)
+{
+	unsigned next = prev_ms ? prev_ms * 2 : POLL_FIRST_MS;
+
+	if (left_ms <= 0)
+		return 0;
+	if (next > POLL_MAX_MS)
+		next = POLL_MAX_MS;
+	return (int64_t)next > left_ms ? (unsigned)left_ms : next;
 }

@@ -16,11 +16,16 @@
 #include "nlw/rdma.h"
 #include "nlw/vf.h"
 
+struct nlw_link;
+
 #define SR_DEFAULT_STATE_DIR "/var/lib/cni/sriov-rdma"
 #define SR_BDF_LEN 13 /* "0000:3b:00.2" */
 #define SR_MTU_MIN 68
 #define SR_MTU_MAX 65535
 #define SR_DRIVER_MAX 64
+/* vfReturnTimeoutMs: default and largest value (DEL stays bounded). */
+#define SR_VF_RETURN_TIMEOUT_MS 2000
+#define SR_VF_RETURN_TIMEOUT_MAX 60000
 
 enum sr_rdma_mode {
 	SR_RDMA_AUTO = 0,
@@ -54,8 +59,9 @@ struct sr_conf {
 	uint32_t min_tx_rate, max_tx_rate;
 	unsigned mtu; /* 0: leave the MTU alone */
 	enum sr_rdma_mode rdma;
-	char *state_dir;    /* owned */
-	char *devinfo_file; /* runtimeConfig.CNIDeviceInfoFile, owned, NULL if absent */
+	char *state_dir;	       /* owned */
+	char *devinfo_file;	       /* runtimeConfig.CNIDeviceInfoFile, owned, NULL if absent */
+	unsigned vf_return_timeout_ms; /* vfReturnTimeoutMs */
 };
 
 /*
@@ -148,6 +154,43 @@ int sr_state_lock(int dir_fd, const char *bdf, unsigned timeout_ms, int *ret_fd)
 /* Find the state of attachment (cid, ifname) by scanning the directory. */
 int sr_state_find(int dir_fd, const char *cid, const char *ifname, struct sr_state *ret);
 
+/*
+ * A VF whose netdev DEL did not find within vfReturnTimeoutMs (the VF was
+ * reset or removed, or died with the pod netns): <stateDir>/lost/<BDF>.json,
+ * what a later GC or ADD needs to give the netdev back its name, MAC and MTU.
+ */
+#define SR_LOST_DIR "lost"
+struct sr_lost {
+	char bdf[SR_BDF_LEN];
+	char pf_name[IFNAMSIZ];
+	int vf_index;
+	char container_id[256]; /* the attachment it came from */
+	char ifname[IFNAMSIZ];	/* its name in the pod */
+	char network[256];
+	char netns[4096];
+	char netdev[IFNAMSIZ]; /* original host name */
+	int ifindex;	       /* original host ifindex */
+	int pod_ifindex;
+	unsigned char mac[6]; /* original netdev MAC */
+	unsigned mtu;
+	bool up;
+	char rdma_dev[NLW_RDMA_NAME_MAX];
+	int64_t lost_at; /* Unix time, seconds */
+	char reason[256];
+};
+
+void sr_lost_from_state(const struct sr_state *s, int64_t now, const char *reason,
+			struct sr_lost *ret);
+/* The fields of a state record that finding and restoring the netdev use. */
+void sr_lost_to_state(const struct sr_lost *l, struct sr_state *ret);
+/* JSON text (owned) / parse it back (untrusted input: -EBADMSG). */
+char *sr_lost_format(const struct sr_lost *l);
+int sr_lost_parse(const char *text, size_t len, struct sr_lost *ret);
+/* <stateDir>/lost/<BDF>.json: atomic save (creating lost/ 0700), load (-ENOENT), remove. */
+int sr_lost_save(int dir_fd, const struct sr_lost *l);
+int sr_lost_load(int dir_fd, const char *bdf, struct sr_lost *ret);
+int sr_lost_remove(int dir_fd, const char *bdf);
+
 /* PF-side requests (sriov-plan.c, pure). */
 /* The request setting one key to the conf's value. */
 void sr_plan_apply(const struct sr_conf *c, int vf, unsigned key, struct nlw_vf_params *ret);
@@ -159,6 +202,18 @@ extern const unsigned sr_pf_order[6];
 void sr_plan_want(const struct sr_conf *c, int vf, struct nlw_vf_info *ret);
 /* Does the PF's report match what was asked for key? */
 bool sr_plan_matches(const struct nlw_vf_info *want, const struct nlw_vf_info *have, unsigned key);
+/*
+ * DEL: does a failed PF-side restore keep the record for a retry? Not when
+ * the PF is gone (-ENODEV: its VFs went with it) nor when the VF is lost
+ * (what can be restored is, the rest is logged).
+ */
+bool sr_plan_restore_fatal(int err, bool vf_lost);
+/*
+ * DEL: the next pause (ms) while waiting for a device the kernel has not
+ * returned: 5, 10, 20, 40, then 50, never past the time left; 0 when
+ * left_ms is used up.
+ */
+unsigned sr_plan_poll_ms(unsigned prev_ms, int64_t left_ms);
 
 /* Per-invocation working set of ADD/DEL/CHECK. */
 struct sr_run {
@@ -175,6 +230,7 @@ struct sr_run {
 	struct nlw_sock *rdma; /* NETLINK_RDMA in the host netns (ADD with a device to move) */
 	uint32_t rdma_index;
 	struct cni_result *result;
+	int64_t return_deadline_ns; /* DEL: end of the vfReturnTimeoutMs wait, 0 = not started */
 };
 void sr_run_done(struct sr_run *r);
 /* A working set on the heap, freed by the first undo step pushed (after all others ran). */
@@ -190,8 +246,26 @@ int sr_netdev_record(struct sr_run *r);
 /* CNI_IFNAME is free in the pod (code 103 otherwise). */
 int sr_netdev_name_free(struct sr_run *r);
 int sr_netdev_to_pod(struct sr_run *r);
+/*
+ * Where the VF netdev is now: in the pod (as CNI_IFNAME or under its pod
+ * ifindex, *in_pod set) or in the host; -ENODEV (no error recorded) when in
+ * neither.
+ */
+int sr_netdev_locate(struct sr_run *r, struct nlw_link *ret, bool *in_pod);
 /* Bring the VF netdev home (from the pod, or found in the host), restore name, MAC, MTU. */
 int sr_netdev_release(struct sr_run *r);
+/*
+ * DEL: wait one poll step for a device the kernel has not returned yet;
+ * false once vfReturnTimeoutMs is used up (one bound for every wait of a
+ * DEL or GC, counted from the first wait).
+ */
+bool sr_return_wait(struct sr_run *r, unsigned *step_ms);
+/*
+ * A lost VF whose netdev is back in the host: name, MAC, MTU and up state
+ * restored, its lost record removed. -ENODEV (no error recorded) while it
+ * is still away. Under the VF's lock.
+ */
+int sr_lost_restore(struct sr_run *base, const struct sr_lost *l);
 
 /* sriov-pf.c: apply one PF-side key / restore it. Error names the key. */
 int sr_pf_read(struct sr_run *r);
@@ -203,6 +277,11 @@ int sr_pf_restore(struct sr_run *r, unsigned key);
 int sr_rdma_precheck(struct sr_run *r);
 int sr_rdma_to_pod(struct sr_run *r);
 int sr_rdma_verify(struct sr_run *r);
+/*
+ * Back to the host netns; a device already in the host counts as done.
+ * -ENODEV (no error recorded) when it is neither in the pod nor in the host
+ * (or RDMA netlink is gone).
+ */
 int sr_rdma_release(struct sr_run *r);
 /* Test seam: how RDMA sockets are opened (netns_fd -1: host). NULL restores the kernel. */
 void sr_rdma_set_open(int (*open_fn)(int netns_fd, struct nlw_sock **ret));

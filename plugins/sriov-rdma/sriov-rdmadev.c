@@ -212,7 +212,7 @@ int sr_rdma_verify(struct sr_run *r)
 	return verify_verbs(r);
 }
 
-/* Back to the host netns; a device already in the host counts as done. */
+/* Back to the host netns; a device already in the host counts as done (-ENODEV: neither). */
 int sr_rdma_release(struct sr_run *r)
 {
 	struct nlw_sock *s = NULL;
@@ -221,10 +221,9 @@ int sr_rdma_release(struct sr_run *r)
 
 	if (!r->st.rdma_move)
 		return 0;
-	if (r->pod_ns_fd >= 0) {
-		e = rdma_open(r->pod_ns_fd, &s);
-		if (e >= 0)
-			e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
+	/* No RDMA netlink in the pod netns: no device there either. */
+	if (r->pod_ns_fd >= 0 && rdma_open(r->pod_ns_fd, &s) >= 0) {
+		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
 		if (e >= 0)
 			e = nlw_rdma_dev_set_netns(s, d.index, r->host_ns_fd);
 		if (e < 0 && e != -ENODEV)
@@ -233,18 +232,15 @@ int sr_rdma_release(struct sr_run *r)
 		nlw_sock_free(s);
 		if (e != -ENODEV)
 			return e;
+		s = NULL;
 	}
-	e = rdma_open(-1, &s);
-	if (e >= 0)
-		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
+	/* Without RDMA netlink in the host there is no device to wait for either. */
+	if (rdma_open(-1, &s) < 0)
+		return -ENODEV;
+	e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
 	nlw_sock_free(s);
-	if (e == -ENODEV)
-		return cni_errorf(&r->ctx->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
-				  "rdma: '%s' is neither in netns '%s' nor back in the host yet "
-				  "(the kernel returns it when the netns is freed); retry DEL",
-				  r->st.vf.rdma_dev, r->st.netns);
-	if (e < 0)
+	if (e < 0 && e != -ENODEV)
 		return sr_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host",
 			       r->st.vf.rdma_dev);
-	return 0;
+	return e < 0 ? e : 0;
 }

@@ -26,4 +26,5 @@ if command -v promtool >/dev/null 2>&1; then
 	promtool check metrics <"$tmp/out.prom"
 fi
 grep -q '^podwire_attachment_rdma_hw_total{pod="ml/trainer-0",network="rail-a",ifname="rdma0",device="0000:3b:00.2",rdma_device="mlx5_3",port="1",counter="out_of_sequence"} 14$' "$tmp/out.prom"
+grep -q '^podwire_inspect_lost_vfs 1$' "$tmp/out.prom"
 echo "formats: JSON schema and exposition format valid"

@@ -17,7 +17,8 @@ def check(schema, doc):
 
 
 def self_test(schema):
-    good = {"schema": "podwire-inspect/v1", "attachments": [], "errors": [], "leaks": []}
+    good = {"schema": "podwire-inspect/v1", "attachments": [], "errors": [], "leaks": [],
+            "lostVfs": []}
     check(schema, good)
     bads = [
         dict(good, schema="v0"),
@@ -25,6 +26,7 @@ def self_test(schema):
         dict(good, attachments=[{"containerId": "c"}]),
         dict(good, leaks=[{"kind": "x", "object": "o", "reason": "r", "containerId": None,
                            "ifname": None, "network": None}]),
+        dict(good, lostVfs=[{"pci": "0000:3b:00.4"}]),
     ]
     for b in bads:
         try:

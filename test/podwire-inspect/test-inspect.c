@@ -123,6 +123,46 @@ static void test_sriov_record(void **state)
 	pi_inv_done(&inv);
 }
 
+static void test_sriov_lost_record(void **state)
+{
+	const char *good =
+	    "{\"version\":1,\"deviceID\":\"0000:3b:00.4\",\"pf\":\"ens1\",\"vf\":4,"
+	    "\"containerID\":\"c1\",\"ifname\":\"net1\",\"network\":\"rail-a\",\"netns\":\"/x\","
+	    "\"netdev\":\"ens1v4\",\"ifindex\":9,\"podIfindex\":9,\"mac\":\"02:00:00:00:00:04\","
+	    "\"mtu\":1500,\"up\":true,\"rdmaDevice\":\"\",\"lostAt\":0,\"reason\":\"why\"}";
+	static const char *const bad[] = {
+	    "{\"version\":2,\"deviceID\":\"0000:3b:00.4\",\"containerID\":\"c\",\"ifname\":\"n\"}",
+	    "{\"version\":1,\"deviceID\":\"0000:3b:00.4\",\"containerID\":\"c\"}",
+	    "{\"version\":1,\"containerID\":\"a b\",\"ifname\":\"net1\"}",
+	    "[]",
+	    "{",
+	};
+	struct pi_inv inv;
+	const struct pi_lost_vf *l;
+
+	(void)state;
+	pi_inv_init(&inv);
+	assert_int_equal(pi_parse_sriov_lost(&inv, good, strlen(good), "l.json"), 0);
+	assert_int_equal(inv.n_lost, 1);
+	assert_int_equal(inv.n_atts, 0); /* a lost VF is no attachment */
+	l = &inv.lost[0];
+	assert_string_equal(l->pci, "0000:3b:00.4");
+	assert_string_equal(l->pf, "ens1");
+	assert_int_equal(l->vf, 4);
+	assert_string_equal(l->netdev, "ens1v4");
+	assert_string_equal(l->mac, "02:00:00:00:00:04");
+	assert_int_equal(l->mtu, 1500);
+	assert_string_equal(l->container_id, "c1");
+	assert_string_equal(l->ifname, "net1");
+	assert_string_equal(l->reason, "why");
+	assert_string_equal(l->file, "l.json");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(pi_parse_sriov_lost(&inv, bad[i], strlen(bad[i]), "bad.json"), 0);
+	assert_int_equal(inv.n_lost, 1);
+	assert_int_equal(inv.n_errors, sizeof(bad) / sizeof(bad[0]));
+	pi_inv_done(&inv);
+}
+
 static void test_multinet_entry(void **state)
 {
 	const char *doc =
@@ -275,6 +315,25 @@ static void test_fixture_tree(void **state)
 	assert_string_equal(inv.leaks[0].container_id, "dead00gone");
 	assert_string_equal(inv.leaks[1].kind, "lease");
 	assert_string_equal(inv.leaks[1].object, FIXTURES "/ipam/pw/10.97.0.6");
+	/* the lost VF (stateDir lost/) is listed on its own, not as an attachment */
+	assert_int_equal(inv.n_lost, 1);
+	assert_string_equal(inv.lost[0].pci, "0000:3b:00.4");
+	assert_string_equal(inv.lost[0].container_id, "f00d00lost");
+	assert_string_equal(inv.lost[0].netdev, "ens1f0v4");
+	assert_int_equal(inv.lost[0].lost_at, 1765135800);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		pi_print_table(f, &inv, false);
+		fclose(f);
+		assert_non_null(strstr(buf, "LOST-VF"));
+		assert_non_null(strstr(buf, "0000:3b:00.4  ens1f0np0  4    ens1f0v4        "
+					    "02:00:00:00:3b:04 1500  f00d00lost/net1          "
+					    "2025-12-07T19:30:00Z netdev not back"));
+		free(buf);
+	}
 	/* sorted by pod: the podless orphan first, then ml/..., then shop/... */
 	assert_string_equal(inv.atts[0].container_id, "dead00gone");
 	assert_string_equal(inv.atts[4].pod_namespace, "shop");
@@ -404,6 +463,11 @@ static void test_json_document(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(a, "counters"), "pod")));
 	assert_string_equal(json_string_value(json_object_get(a, "netnsState")), "unknown");
 	assert_int_equal(json_array_size(json_object_get(doc, "leaks")), 2);
+	a = json_array_get(json_object_get(doc, "lostVfs"), 0);
+	assert_string_equal(json_string_value(json_object_get(a, "pci")), "0000:3b:00.4");
+	assert_string_equal(json_string_value(json_object_get(a, "lostAt")),
+			    "2025-12-07T19:30:00Z");
+	assert_int_equal(json_integer_value(json_object_get(a, "mtu")), 1500);
 	{
 		/* the text built piece by piece is the same document */
 		char *text = pi_json_text(&inv, true);
@@ -462,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lease_parse),
 	    cmocka_unit_test(test_sriov_record),
+	    cmocka_unit_test(test_sriov_lost_record),
 	    cmocka_unit_test(test_multinet_entry),
 	    cmocka_unit_test(test_multinet_journal),
 	    cmocka_unit_test(test_multinet_over_runtime_cache),

@@ -34,6 +34,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.rdma, SR_RDMA_AUTO);
 	assert_string_equal(c.state_dir, SR_DEFAULT_STATE_DIR);
 	assert_string_equal(c.master, "");
+	assert_int_equal(c.vf_return_timeout_ms, SR_VF_RETURN_TIMEOUT_MS);
+	assert_int_equal(c.vf_return_timeout_ms, 2000);
 	sr_conf_done(&c);
 	test_ctx_done(&ctx);
 }
@@ -51,7 +53,7 @@ static void test_all_keys(void **state)
 		  "\"vlanProto\":\"802.1AD\",\"mac\":\"0A:3B:00:00:02:01\",\"spoofchk\":\"on\","
 		  "\"trust\":\"off\",\"link_state\":\"disable\",\"min_tx_rate\":10,"
 		  "\"max_tx_rate\":100,\"mtu\":9000,\"rdma\":\"on\",\"stateDir\":\"/tmp/x\","
-		  "\"master\":\"ens1f0\"}",
+		  "\"master\":\"ens1f0\",\"vfReturnTimeoutMs\":500}",
 		  NULL, &c, &ctx),
 	    0);
 	assert_int_equal(c.pf_keys, SR_PF_ALL);
@@ -68,6 +70,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(c.rdma, SR_RDMA_ON);
 	assert_string_equal(c.state_dir, "/tmp/x");
 	assert_string_equal(c.master, "ens1f0");
+	assert_int_equal(c.vf_return_timeout_ms, 500);
 	sr_conf_done(&c);
 	test_ctx_done(&ctx);
 }
@@ -174,6 +177,11 @@ static const struct bad {
     {"\"runtimeConfig\":{\"CNIDeviceInfoFile\":7}", {"CNIDeviceInfoFile", NULL}},
     {"\"stateDir\":\"/a/../b\"", {"stateDir: \"/a/../b\"", NULL}},
     {"\"master\":\"a/b\"", {"master: \"a/b\"", NULL}},
+    {"\"vfReturnTimeoutMs\":60001", {"vfReturnTimeoutMs", "60001"}},
+    {"\"vfReturnTimeoutMs\":-1", {"vfReturnTimeoutMs", "-1"}},
+    {"\"vfReturnTimeoutMs\":\"500\"", {"vfReturnTimeoutMs", "\"500\""}},
+    {"\"vfReturnTimeoutMs\":2.5", {"vfReturnTimeoutMs", "2.5"}},
+    {"\"vfReturnTimeoutMs\":true", {"vfReturnTimeoutMs", "true"}},
 };
 
 static void test_bad(void **state)
@@ -218,6 +226,49 @@ static void test_del_lenient(void **state)
 	test_ctx_done(&ctx);
 }
 
+/* vfReturnTimeoutMs: the edges are accepted; on DEL and GC a bad value is the default. */
+static void test_return_timeout(void **state)
+{
+	static const enum cni_command lenient[] = {CNI_CMD_DEL, CNI_CMD_GC};
+	struct cni_ctx ctx;
+	struct sr_conf c;
+
+	(void)state;
+	assert_int_equal(parse(CNI_CMD_ADD,
+			       HEAD "\"deviceID\":\"0000:3b:00.2\",\"vfReturnTimeoutMs\":0}", NULL,
+			       &c, &ctx),
+			 0);
+	assert_int_equal(c.vf_return_timeout_ms, 0);
+	sr_conf_done(&c);
+	test_ctx_done(&ctx);
+	assert_int_equal(parse(CNI_CMD_CHECK,
+			       HEAD "\"deviceID\":\"0000:3b:00.2\",\"vfReturnTimeoutMs\":60000}",
+			       NULL, &c, &ctx),
+			 0);
+	assert_int_equal(c.vf_return_timeout_ms, SR_VF_RETURN_TIMEOUT_MAX);
+	sr_conf_done(&c);
+	test_ctx_done(&ctx);
+	assert_int_equal(parse(CNI_CMD_CHECK,
+			       HEAD "\"deviceID\":\"0000:3b:00.2\",\"vfReturnTimeoutMs\":70000}",
+			       NULL, &c, &ctx),
+			 -EINVAL);
+	assert_int_equal(ctx.err.code, CNI_ERR_INVALID_CONFIG);
+	assert_non_null(strstr(ctx.err.msg, "vfReturnTimeoutMs"));
+	assert_non_null(strstr(ctx.err.msg, "70000"));
+	test_ctx_done(&ctx);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(parse(lenient[i],
+				       HEAD "\"deviceID\":\"0000:3b:00.2\","
+					    "\"vfReturnTimeoutMs\":-5}",
+				       NULL, &c, &ctx),
+				 0);
+		assert_int_equal(c.vf_return_timeout_ms, SR_VF_RETURN_TIMEOUT_MS);
+		assert_false(cni_error_isset(&ctx.err));
+		sr_conf_done(&c);
+		test_ctx_done(&ctx);
+	}
+}
+
 static void test_bdf(void **state)
 {
 	(void)state;
@@ -235,7 +286,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults),   cmocka_unit_test(test_all_keys),
 	    cmocka_unit_test(test_precedence), cmocka_unit_test(test_edges),
 	    cmocka_unit_test(test_bad),	       cmocka_unit_test(test_del_lenient),
-	    cmocka_unit_test(test_bdf),
+	    cmocka_unit_test(test_bdf),	       cmocka_unit_test(test_return_timeout),
 	};
 
 	cni_log_set_level(CNI_LOG_ERROR);

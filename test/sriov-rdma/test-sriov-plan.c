@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -313,6 +314,169 @@ static void test_teardown_keeps_state(void **state)
 	rmdir(dir);
 }
 
+/* ---- a VF the kernel does not return: bounded wait, PF keys best effort, lost record ---- */
+
+static void test_decisions(void **state)
+{
+	(void)state;
+	/* A refused restore keeps the record, unless the PF is gone or the VF is lost. */
+	assert_false(sr_plan_restore_fatal(0, false));
+	assert_true(sr_plan_restore_fatal(-EBUSY, false));
+	assert_true(sr_plan_restore_fatal(-EOPNOTSUPP, false));
+	assert_false(sr_plan_restore_fatal(-ENODEV, false));
+	assert_false(sr_plan_restore_fatal(-EBUSY, true));
+	assert_false(sr_plan_restore_fatal(-ENODEV, true));
+	/* Poll steps: 5, 10, 20, 40, 50, 50, never past what is left, 0 when used up. */
+	assert_int_equal(sr_plan_poll_ms(0, 2000), 5);
+	assert_int_equal(sr_plan_poll_ms(5, 2000), 10);
+	assert_int_equal(sr_plan_poll_ms(10, 2000), 20);
+	assert_int_equal(sr_plan_poll_ms(20, 2000), 40);
+	assert_int_equal(sr_plan_poll_ms(40, 2000), 50);
+	assert_int_equal(sr_plan_poll_ms(50, 2000), 50);
+	assert_int_equal(sr_plan_poll_ms(40, 7), 7);
+	assert_int_equal(sr_plan_poll_ms(0, 3), 3);
+	assert_int_equal(sr_plan_poll_ms(50, 0), 0);
+	assert_int_equal(sr_plan_poll_ms(0, -4), 0);
+}
+
+/* A netdev VF whose netns is gone, in a state directory, with an empty sysfs tree. */
+static void lost_fixture(struct fx *x, char *dir, char *sys)
+{
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(sys));
+	assert_int_equal(sr_state_dir_open(dir, &x->r.dir_fd), 0);
+	x->r.sysfs_fd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(x->r.sysfs_fd >= 0);
+	strcpy(x->r.st.container_id, "ctr1");
+	strcpy(x->r.st.ifname, "net1");
+	strcpy(x->r.st.netns, "");
+	strcpy(x->r.st.network, "rail-a");
+	strcpy(x->r.st.orig.netdev, "ens1f0v3");
+	x->r.st.orig.ifindex = x->r.st.pod_ifindex = 12;
+	x->r.st.orig.mtu = 1500;
+	memcpy(x->r.st.orig.mac, (unsigned char[6]){2, 0, 0, 0, 6, 3}, 6);
+	assert_int_equal(sr_state_save(x->r.dir_fd, &x->r.st), 0);
+}
+
+static void lost_fixture_done(struct fx *x, const char *dir, const char *sys)
+{
+	char path[128];
+
+	close(x->r.sysfs_fd);
+	x->r.sysfs_fd = -1;
+	snprintf(path, sizeof(path), "%s/lost/0000:3b:00.2.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lost", dir);
+	rmdir(path);
+	rmdir(dir);
+	rmdir(sys);
+}
+
+/*
+ * vfReturnTimeoutMs 0: one look (original name, pod name, dev<ifindex> twice),
+ * then the PF key restored best effort (refused: only logged), the VF
+ * recorded as lost, the state removed, and success.
+ */
+static void test_teardown_lost(void **state)
+{
+	struct fx *x = *state;
+	char dir[64] = "/tmp/sriov-plan.XXXXXX", sys[64] = "/tmp/sriov-sys.XXXXXX";
+	const struct nlmsghdr *req;
+	struct sr_lost l;
+
+	lost_fixture(x, dir, sys);
+	x->r.st.applied = SR_PF_VLAN;
+	assert_int_equal(sr_state_save(x->r.dir_fd, &x->r.st), 0);
+	for (int i = 0; i < 4; i++)
+		fake_nl_reply_error(x->f, -ENODEV, NULL);
+	fake_nl_reply_error(x->f, -ENODEV, NULL);     /* refresh_pf */
+	fake_nl_reply_error(x->f, -EOPNOTSUPP, NULL); /* vlan restore refused */
+	assert_int_equal(sr_teardown(&x->r), 0);
+	assert_false(cni_error_isset(&x->ctx.err));
+	assert_int_equal(fake_nl_nrequests(x->f), 6);
+	for (int i = 0; i < 5; i++) {
+		req = fake_nl_request(x->f, (size_t)i);
+		assert_int_equal(req->nlmsg_type, RTM_GETLINK);
+	}
+	only_attr(x, 5, IFLA_VF_VLAN, 12);
+	assert_int_equal(faccessat(x->r.dir_fd, "0000:3b:00.2.json", F_OK, 0), -1);
+	assert_int_equal(sr_lost_load(x->r.dir_fd, "0000:3b:00.2", &l), 0);
+	assert_string_equal(l.container_id, "ctr1");
+	assert_string_equal(l.ifname, "net1");
+	assert_string_equal(l.netdev, "ens1f0v3");
+	assert_int_equal(l.mtu, 1500);
+	assert_int_equal(l.ifindex, 12);
+	assert_non_null(strstr(l.reason, "not back in the host (netns gone) within 0 ms"));
+	lost_fixture_done(x, dir, sys);
+}
+
+/* The wait is bounded: nothing answers (the fake times out each look), DEL gives up on time. */
+static void test_teardown_wait_bounded(void **state)
+{
+	struct fx *x = *state;
+	char dir[64] = "/tmp/sriov-plan.XXXXXX", sys[64] = "/tmp/sriov-sys.XXXXXX";
+	struct timespec t0, t1;
+	long ms;
+
+	lost_fixture(x, dir, sys);
+	x->r.conf.vf_return_timeout_ms = 60;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(sr_teardown(&x->r), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms >= 60);
+	assert_true(ms < 400);
+	/* Pauses of 5, 10, 20 and the rest: at most five looks of four lookups each. */
+	assert_int_equal(fake_nl_nrequests(x->f) % 4, 0);
+	assert_in_range(fake_nl_nrequests(x->f), 2 * 4, 5 * 4);
+	assert_int_equal(faccessat(x->r.dir_fd, "0000:3b:00.2.json", F_OK, 0), -1);
+	lost_fixture_done(x, dir, sys);
+}
+
+/* A DPDK VF on a PF that is gone: the PF keys cannot be restored, DEL still succeeds. */
+static void test_teardown_pf_gone(void **state)
+{
+	struct fx *x = *state;
+	char dir[64] = "/tmp/sriov-plan.XXXXXX";
+	struct sr_lost l;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sr_state_dir_open(dir, &x->r.dir_fd), 0);
+	x->r.st.vf.dpdk = true;
+	x->r.st.applied = SR_PF_VLAN | SR_PF_MAC;
+	assert_int_equal(sr_state_save(x->r.dir_fd, &x->r.st), 0);
+	fake_nl_reply_error(x->f, -ENODEV, NULL); /* refresh_pf */
+	fake_nl_reply_error(x->f, -ENODEV, NULL); /* mac */
+	fake_nl_reply_error(x->f, -ENODEV, NULL); /* vlan */
+	assert_int_equal(sr_teardown(&x->r), 0);
+	assert_false(cni_error_isset(&x->ctx.err));
+	assert_int_equal(fake_nl_nrequests(x->f), 3);
+	assert_int_equal(faccessat(x->r.dir_fd, "0000:3b:00.2.json", F_OK, 0), -1);
+	assert_int_equal(sr_lost_load(x->r.dir_fd, "0000:3b:00.2", &l), -ENOENT);
+	rmdir(dir);
+}
+
+/* A fatal error recorded first stays the one reported when a later key is only logged. */
+static void test_teardown_first_error_kept(void **state)
+{
+	struct fx *x = *state;
+	char dir[64] = "/tmp/sriov-plan.XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sr_state_dir_open(dir, &x->r.dir_fd), 0);
+	x->r.st.vf.dpdk = true;
+	x->r.st.applied = SR_PF_VLAN | SR_PF_MAC;
+	assert_int_equal(sr_state_save(x->r.dir_fd, &x->r.st), 0);
+	fake_nl_reply_error(x->f, -ENODEV, NULL); /* refresh_pf */
+	fake_nl_reply_error(x->f, -EBUSY, NULL);  /* mac: keeps the record */
+	fake_nl_reply_error(x->f, -ENODEV, NULL); /* vlan: PF gone, logged */
+	assert_int_equal(sr_teardown(&x->r), -EBUSY);
+	assert_non_null(strstr(x->ctx.err.msg, "mac: restore"));
+	assert_int_equal(faccessat(x->r.dir_fd, "0000:3b:00.2.json", F_OK, 0), 0);
+	assert_int_equal(sr_state_remove(x->r.dir_fd, "0000:3b:00.2"), 0);
+	rmdir(dir);
+}
+
 /* RTM_DELLINKPROP: ifinfomsg of the link, IFLA_PROP_LIST -> IFLA_ALT_IFNAME "name\0". */
 static void test_altname_request(void **state)
 {
@@ -350,6 +514,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_teardown_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_teardown_keeps_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_altname_request, setup, teardown),
+	    cmocka_unit_test(test_decisions),
+	    cmocka_unit_test_setup_teardown(test_teardown_lost, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_teardown_wait_bounded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_teardown_pf_gone, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_teardown_first_error_kept, setup, teardown),
 	};
 
 	cni_log_set_level(CNI_LOG_ERROR);

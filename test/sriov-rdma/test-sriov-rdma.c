@@ -195,13 +195,37 @@ static void test_release(void **state)
 	queue_devs((const char *[]){"mlx5_3", NULL});
 	assert_int_equal(sr_rdma_release(&x->r), 0);
 	assert_int_equal(opened_in[2], -1);
-	/* Netns gone and not back yet: try again later, naming the device. */
+	/* Netns gone and not back yet: -ENODEV and no error, DEL decides how long to wait. */
 	x->r.pod_ns_fd = -1;
 	x->r.host_ns_fd = -1;
 	queue_devs((const char *[]){NULL});
-	assert_int_equal(sr_rdma_release(&x->r), -EAGAIN);
-	assert_int_equal(x->ctx.err.code, CNI_ERR_TRY_AGAIN);
-	assert_non_null(strstr(x->ctx.err.msg, "'mlx5_3' is neither in netns"));
+	assert_int_equal(sr_rdma_release(&x->r), -ENODEV);
+	assert_false(cni_error_isset(&x->ctx.err));
+	/* Another failure of the lookup is an error naming the device. */
+	fake_nl_reply_error(fake, -EIO, NULL);
+	assert_int_equal(sr_rdma_release(&x->r), -EIO);
+	assert_non_null(strstr(x->ctx.err.msg, "rdma: look up 'mlx5_3' in the host"));
+}
+
+static int open_none(int netns_fd, struct nlw_sock **ret)
+{
+	(void)netns_fd;
+	(void)ret;
+	return -EPROTONOSUPPORT;
+}
+
+/* No RDMA netlink (ib_core gone): no device anywhere, nothing to wait for, no request. */
+static void test_release_without_rdma_netlink(void **state)
+{
+	struct fx *x = *state;
+
+	x->r.st.rdma_move = true;
+	x->r.pod_ns_fd = 42;
+	sr_rdma_set_open(open_none);
+	assert_int_equal(sr_rdma_release(&x->r), -ENODEV);
+	assert_false(cni_error_isset(&x->ctx.err));
+	assert_int_equal(fake_nl_nrequests(fake), 0);
+	x->r.pod_ns_fd = -1;
 }
 
 int main(void)
@@ -213,6 +237,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_modes_without_requests, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_verify_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_release, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_release_without_rdma_netlink, setup, teardown),
 	};
 
 	cni_log_set_level(CNI_LOG_ERROR);

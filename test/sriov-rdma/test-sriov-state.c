@@ -149,12 +149,148 @@ static void test_files(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- the lost-VF record ---- */
+
+static struct sr_lost lost_sample(void)
+{
+	struct sr_state s = sample();
+	struct sr_lost l;
+
+	sr_lost_from_state(&s, 1765000000, "netdev not back in the host (netns gone)", &l);
+	return l;
+}
+
+/* From the state: what restoring the netdev needs; back to a state: the same fields. */
+static void test_lost_from_state(void **state)
+{
+	struct sr_state s = sample(), back;
+	struct sr_lost l = lost_sample();
+
+	(void)state;
+	assert_string_equal(l.bdf, "0000:3b:00.2");
+	assert_string_equal(l.pf_name, "ens1f0np0");
+	assert_int_equal(l.vf_index, 2);
+	assert_string_equal(l.container_id, "abc123");
+	assert_string_equal(l.ifname, "rdma0");
+	assert_string_equal(l.netdev, "ens1f0v2");
+	assert_memory_equal(l.mac, s.orig.mac, 6);
+	assert_int_equal(l.mtu, 1500);
+	assert_true(l.up);
+	assert_int_equal(l.ifindex, 12);
+	assert_int_equal(l.pod_ifindex, 12);
+	assert_string_equal(l.rdma_dev, "mlx5_3");
+	sr_lost_to_state(&l, &back);
+	assert_string_equal(back.vf.bdf, s.vf.bdf);
+	assert_string_equal(back.orig.netdev, s.orig.netdev);
+	assert_memory_equal(back.orig.mac, s.orig.mac, 6);
+	assert_int_equal(back.orig.mtu, s.orig.mtu);
+	assert_int_equal(back.orig.ifindex, s.orig.ifindex);
+	assert_int_equal(back.pod_ifindex, s.pod_ifindex);
+	assert_string_equal(back.ifname, s.ifname);
+	assert_false(back.vf.dpdk);
+	assert_int_equal(back.applied, 0);
+	/* A device that ADD did not move is not the VF's to wait for. */
+	s.rdma_move = false;
+	sr_lost_from_state(&s, 1, "x", &l);
+	assert_string_equal(l.rdma_dev, "");
+}
+
+static void test_lost_round_trip(void **state)
+{
+	struct sr_lost l = lost_sample(), back;
+	char *text = sr_lost_format(&l);
+
+	(void)state;
+	assert_non_null(text);
+	assert_int_equal(sr_lost_parse(text, strlen(text), &back), 0);
+	assert_memory_equal(&l, &back, sizeof(l));
+	assert_non_null(strstr(text, "\"lostAt\":1765000000"));
+	assert_non_null(strstr(text, "\"netdev\":\"ens1f0v2\""));
+	free(text);
+}
+
+static void test_lost_rejects(void **state)
+{
+	static const char *const bad[][2] = {
+	    {"\"version\":1", "\"version\":2"},
+	    {"\"containerID\":\"abc123\"", "\"containerID\":\"a b\""},
+	    {"\"ifname\":\"rdma0\"", "\"ifname\":\"../x\""},
+	    {"\"netdev\":\"ens1f0v2\"", "\"netdev\":\"\""},
+	    {"\"deviceID\":\"0000:3b:00.2\"", "\"deviceID\":\"../../etc\""},
+	    {"\"mac\":\"02:01:02:03:04:05\"", "\"mac\":\"zz\""},
+	    {"\"mtu\":1500", "\"mtu\":70000"},
+	    {"\"up\":true", "\"up\":1"},
+	    {"\"lostAt\":1765000000", "\"lostAt\":-1"},
+	    {"\"vf\":2", "\"vf\":4096"},
+	};
+	struct sr_lost l = lost_sample(), back;
+	char *text = sr_lost_format(&l);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[4096], *at = strstr(text, bad[i][0]);
+
+		assert_non_null(at);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - text), text, bad[i][1],
+			 at + strlen(bad[i][0]));
+		if (sr_lost_parse(buf, strlen(buf), &back) != -EBADMSG)
+			fail_msg("accepted: %s", bad[i][1]);
+	}
+	assert_int_equal(sr_lost_parse("", 0, &back), -EBADMSG);
+	assert_int_equal(sr_lost_parse("{}", 2, &back), -EBADMSG);
+	assert_int_equal(sr_lost_parse(text, strlen(text) - 1, &back), -EBADMSG);
+	/* A state record is not a lost record. */
+	free(text);
+	{
+		struct sr_state s = sample();
+
+		text = sr_state_format(&s);
+		assert_int_equal(sr_lost_parse(text, strlen(text), &back), -EBADMSG);
+		free(text);
+	}
+}
+
+static void test_lost_files(void **state)
+{
+	char dir[64] = "/tmp/sriov-lost.XXXXXX", cmd[128];
+	struct sr_lost l = lost_sample(), back;
+	struct sr_state s = sample(), sback;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sr_state_dir_open(dir, &fd), 0);
+	assert_int_equal(sr_lost_load(fd, l.bdf, &back), -ENOENT); /* no lost/ yet */
+	assert_int_equal(sr_lost_remove(fd, l.bdf), 0);
+	assert_int_equal(sr_lost_save(fd, &l), 0);
+	assert_int_equal(fstatat(fd, "lost", &st, 0), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(fstatat(fd, "lost/0000:3b:00.2.json", &st, 0), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(sr_lost_load(fd, l.bdf, &back), 0);
+	assert_memory_equal(&l, &back, sizeof(l));
+	assert_int_equal(sr_lost_load(fd, "0000:3b:00.3", &back), -ENOENT);
+	assert_int_equal(sr_lost_load(fd, "../x", &back), -EINVAL);
+	/* The lost record is not a state record: lookups by attachment do not see it. */
+	assert_int_equal(sr_state_find(fd, "abc123", "rdma0", &sback), -ENOENT);
+	assert_int_equal(sr_state_save(fd, &s), 0);
+	assert_int_equal(sr_state_find(fd, "abc123", "rdma0", &sback), 0);
+	assert_int_equal(sr_lost_remove(fd, l.bdf), 0);
+	assert_int_equal(sr_lost_load(fd, l.bdf, &back), -ENOENT);
+	assert_int_equal(sr_lost_remove(fd, l.bdf), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),
-	    cmocka_unit_test(test_rejects),
-	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_round_trip),	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_files),	    cmocka_unit_test(test_lost_from_state),
+	    cmocka_unit_test(test_lost_round_trip), cmocka_unit_test(test_lost_rejects),
+	    cmocka_unit_test(test_lost_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

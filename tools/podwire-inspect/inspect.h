@@ -128,6 +128,19 @@ struct pi_leak {
 	char *container_id, *ifname, *network; /* as tagged, or NULL */
 };
 
+/*
+ * A VF that sriov-rdma recorded as lost: its netdev did not come back to the
+ * host at DEL (<state-dir>/lost/<BDF>.json); GC or the next ADD restores it.
+ */
+struct pi_lost_vf {
+	char *file;
+	char *pci, *pf, *netdev, *mac; /* netdev and mac: what it is restored to */
+	char *container_id, *ifname, *network, *rdma_dev, *reason;
+	int vf;
+	unsigned mtu;
+	long long lost_at; /* Unix time, seconds */
+};
+
 struct pi_inv {
 	bool keep_cache; /* keep each libcni entry on its attachment (--check needs it) */
 	struct pi_att *atts;
@@ -136,6 +149,8 @@ struct pi_inv {
 	size_t n_errors, cap_errors;
 	struct pi_leak *leaks;
 	size_t n_leaks, cap_leaks;
+	struct pi_lost_vf *lost;
+	size_t n_lost, cap_lost;
 	/* host veths tagged podwire but matching no attachment, kept for leaks */
 	char **stray_veths; /* "<name>\t<network>/<cid>/<ifname>" */
 	size_t n_stray_veths;
@@ -164,6 +179,8 @@ int pi_inv_file_error(struct pi_inv *inv, const char *path, const char *fmt, ...
     __attribute__((format(printf, 3, 4)));
 int pi_inv_leak(struct pi_inv *inv, const char *kind, const char *object, const char *reason,
 		const struct pi_att *tag);
+/* A new, zeroed lost-VF entry of inv. NULL on ENOMEM. */
+struct pi_lost_vf *pi_inv_add_lost(struct pi_inv *inv);
 /* Set *slot to a copy of s if it is unset (first source wins). */
 int pi_set_str(char **slot, const char *s);
 int pi_att_add_file(struct pi_att *a, const char *path, unsigned src);
@@ -191,6 +208,8 @@ int pi_merge_cache_entry(struct pi_inv *inv, struct cni_cache_entry *e, const ch
 int pi_parse_multinet(struct pi_inv *inv, const char *buf, size_t len, const char *path);
 /* A sriov-rdma state record (<BDF>.json). */
 int pi_parse_sriov(struct pi_inv *inv, const char *buf, size_t len, const char *path);
+/* A sriov-rdma lost-VF record (lost/<BDF>.json). */
+int pi_parse_sriov_lost(struct pi_inv *inv, const char *buf, size_t len, const char *path);
 /*
  * A host-local lease file "<containerID>\r\n<ifname>" (or a legacy one with
  * only the container ID). Returns 0 and owned strings (*ifname may be NULL).
@@ -244,6 +263,8 @@ json_t *pi_json(const struct pi_inv *inv, bool with_leaks);
 char *pi_json_text(const struct pi_inv *inv, bool with_leaks);
 void pi_print_table(FILE *f, const struct pi_inv *inv, bool verbose);
 void pi_print_leaks(FILE *f, const struct pi_inv *inv);
+/* "2026-12-07T19:30:00Z" of a Unix time. */
+void pi_time_str(long long t, char buf[32]);
 void pi_print_prometheus(FILE *f, const struct pi_inv *inv);
 /* Rates between two samples taken `seconds` apart (--watch). */
 json_t *pi_rates_json(const struct pi_inv *a, const struct pi_inv *b, double seconds);

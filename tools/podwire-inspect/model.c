@@ -71,6 +71,20 @@ static void leak_done(struct pi_leak *l)
 	free(l->network);
 }
 
+static void lost_done(struct pi_lost_vf *l)
+{
+	free(l->file);
+	free(l->pci);
+	free(l->pf);
+	free(l->netdev);
+	free(l->mac);
+	free(l->container_id);
+	free(l->ifname);
+	free(l->network);
+	free(l->rdma_dev);
+	free(l->reason);
+}
+
 void pi_inv_done(struct pi_inv *inv)
 {
 	bool keep = inv->keep_cache;
@@ -86,6 +100,9 @@ void pi_inv_done(struct pi_inv *inv)
 	for (size_t i = 0; i < inv->n_leaks; i++)
 		leak_done(&inv->leaks[i]);
 	free(inv->leaks);
+	for (size_t i = 0; i < inv->n_lost; i++)
+		lost_done(&inv->lost[i]);
+	free(inv->lost);
 	strv_free(inv->stray_veths, inv->n_stray_veths);
 	pi_inv_init(inv);
 	inv->keep_cache = keep;
@@ -192,6 +209,13 @@ int pi_inv_file_error(struct pi_inv *inv, const char *path, const char *fmt, ...
 static char *strdup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
+}
+
+struct pi_lost_vf *pi_inv_add_lost(struct pi_inv *inv)
+{
+	if (grow((void **)&inv->lost, inv->n_lost, &inv->cap_lost, sizeof(*inv->lost)) < 0)
+		return NULL;
+	return &inv->lost[inv->n_lost++];
 }
 
 int pi_inv_leak(struct pi_inv *inv, const char *kind, const char *object, const char *reason,

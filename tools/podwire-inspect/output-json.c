@@ -184,6 +184,31 @@ static json_t *leak_json(const struct pi_leak *l)
 			 "ifname", str_or_null(l->ifname), "network", str_or_null(l->network));
 }
 
+static json_t *lost_json(const struct pi_lost_vf *l)
+{
+	char at[32];
+
+	pi_time_str(l->lost_at, at);
+	return json_pack("{s:o,s:o,s:o,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:o,s:s,s:o}", "file",
+			 jstr(l->file), "pci", jstr(l->pci), "pf", str_or_null(l->pf), "vf", l->vf,
+			 "netdev", jstr(l->netdev), "mac", jstr(l->mac), "mtu", (int)l->mtu,
+			 "containerId", jstr(l->container_id), "ifname", jstr(l->ifname), "network",
+			 str_or_null(l->network), "rdmaDevice", str_or_null(l->rdma_dev), "lostAt",
+			 at, "reason", jstr(l->reason));
+}
+
+static json_t *lost_array(const struct pi_inv *inv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < inv->n_lost; i++)
+		if (json_array_append_new(a, lost_json(&inv->lost[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 json_t *pi_json(const struct pi_inv *inv, bool with_leaks)
 {
 	json_t *atts = json_array(), *errs = json_array(), *leaks = json_array();
@@ -200,8 +225,8 @@ json_t *pi_json(const struct pi_inv *inv, bool with_leaks)
 	for (size_t i = 0; with_leaks && leaks && i < inv->n_leaks; i++)
 		if (json_array_append_new(leaks, leak_json(&inv->leaks[i])) < 0)
 			goto fail;
-	doc = json_pack("{s:s,s:o,s:o,s:o}", "schema", PI_SCHEMA, "attachments", atts, "errors",
-			errs, "leaks", leaks);
+	doc = json_pack("{s:s,s:o,s:o,s:o,s:o}", "schema", PI_SCHEMA, "attachments", atts, "errors",
+			errs, "leaks", leaks, "lostVfs", lost_array(inv));
 	return doc;
 fail:
 	json_decref(atts);
@@ -270,6 +295,10 @@ char *pi_json_text(const struct pi_inv *inv, bool with_leaks)
 	if (ok) {
 		fputs(",\"leaks\":", f);
 		ok = put_array_tail(f, json_incref(leaks));
+	}
+	if (ok) {
+		fputs(",\"lostVfs\":", f);
+		ok = put_array_tail(f, lost_array(inv));
 	}
 	if (ok)
 		fputs(",\"schema\":\"" PI_SCHEMA "\"}", f);

@@ -214,6 +214,9 @@ static void inspect_families(FILE *f, const struct pi_inv *inv)
 	family(f, "podwire_inspect_file_errors", "gauge",
 	       "State files that could not be read or parsed.");
 	fprintf(f, "podwire_inspect_file_errors %zu\n", inv->n_errors);
+	family(f, "podwire_inspect_lost_vfs", "gauge",
+	       "SR-IOV VFs whose netdev did not come back to the host at DEL (sriov-rdma).");
+	fprintf(f, "podwire_inspect_lost_vfs %zu\n", inv->n_lost);
 }
 
 void pi_print_prometheus(FILE *f, const struct pi_inv *inv)

@@ -2,6 +2,7 @@
 /* The table a person reads (one line per attachment; -v adds counters), leaks, rates. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/parse.h"
 #include "inspect.h"
@@ -93,6 +94,34 @@ static const char *health_cell(const struct pi_att *a)
 	return pi_att_health(a);
 }
 
+void pi_time_str(long long t, char buf[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, 32, "%lld", t);
+}
+
+/* sriov-rdma's lost VFs, after the attachments (nothing when there is none). */
+static void print_lost(FILE *f, const struct pi_inv *inv)
+{
+	if (!inv->n_lost)
+		return;
+	fprintf(f, "\n%-13s %-10s %-4s %-15s %-17s %-5s %-24s %-20s %s\n", "LOST-VF", "PF", "VF",
+		"NETDEV", "MAC", "MTU", "FROM", "SINCE", "REASON");
+	for (size_t i = 0; i < inv->n_lost; i++) {
+		const struct pi_lost_vf *l = &inv->lost[i];
+		char from[64], at[32];
+
+		snprintf(from, sizeof(from), "%.12s/%s", l->container_id, l->ifname);
+		pi_time_str(l->lost_at, at);
+		fprintf(f, "%-13s %-10s %-4d %-15s %-17s %-5u %-24s %-20s %s\n", l->pci,
+			*l->pf ? l->pf : "-", l->vf, l->netdev, l->mac, l->mtu, from, at,
+			l->reason);
+	}
+}
+
 void pi_print_table(FILE *f, const struct pi_inv *inv, bool verbose)
 {
 	fprintf(f, "%-24s %-14s %-8s %-12s %-20s %-20s %-24s %s\n", "POD", "NETWORK", "IFNAME",
@@ -111,6 +140,7 @@ void pi_print_table(FILE *f, const struct pi_inv *inv, bool verbose)
 		if (verbose)
 			print_verbose(f, a);
 	}
+	print_lost(f, inv);
 	for (size_t i = 0; i < inv->n_errors; i++)
 		fprintf(f, "error: %s: %s\n", inv->errors[i].path, inv->errors[i].msg);
 }

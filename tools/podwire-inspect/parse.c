@@ -5,6 +5,7 @@
  * this file only merges what it says.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,6 +349,82 @@ int pi_parse_sriov(struct pi_inv *inv, const char *buf, size_t len, const char *
 			r = sriov_fields(a, top);
 		if (r >= 0 && !a->n_plugins)
 			r = pi_att_add_plugin(a, "sriov-rdma");
+	}
+	json_decref(top);
+	return r;
+}
+
+/* A lost-VF record: every field present and of its type, names valid, or a file error. */
+static bool lost_valid(const json_t *top)
+{
+	static const char *const strs[] = {"deviceID", "pf",	"netdev",     "mac",
+					   "network",  "netns", "rdmaDevice", "reason"};
+	const json_t *ver = json_object_get(top, "version");
+
+	if (!json_is_integer(ver) || json_integer_value(ver) != 1 ||
+	    !valid_ident(obj_str(top, "containerID"), 255) ||
+	    !valid_ident(obj_str(top, "ifname"), IFNAMSIZ - 1) ||
+	    !valid_ident(obj_str(top, "deviceID"), 12) ||
+	    !valid_ident(obj_str(top, "netdev"), IFNAMSIZ - 1))
+		return false;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!obj_str(top, strs[i]))
+			return false;
+	return json_is_integer(json_object_get(top, "vf")) &&
+	       json_is_integer(json_object_get(top, "mtu")) &&
+	       json_integer_value(json_object_get(top, "mtu")) >= 0 &&
+	       json_integer_value(json_object_get(top, "mtu")) <= 65535 &&
+	       json_is_integer(json_object_get(top, "lostAt"));
+}
+
+static int dup_field(char **slot, const json_t *top, const char *key)
+{
+	const char *v = obj_str(top, key);
+
+	*slot = strdup(v ? v : "");
+	return *slot ? 0 : -ENOMEM;
+}
+
+int pi_parse_sriov_lost(struct pi_inv *inv, const char *buf, size_t len, const char *path)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} fields[] = {
+	    {"deviceID", offsetof(struct pi_lost_vf, pci)},
+	    {"pf", offsetof(struct pi_lost_vf, pf)},
+	    {"netdev", offsetof(struct pi_lost_vf, netdev)},
+	    {"mac", offsetof(struct pi_lost_vf, mac)},
+	    {"containerID", offsetof(struct pi_lost_vf, container_id)},
+	    {"ifname", offsetof(struct pi_lost_vf, ifname)},
+	    {"network", offsetof(struct pi_lost_vf, network)},
+	    {"rdmaDevice", offsetof(struct pi_lost_vf, rdma_dev)},
+	    {"reason", offsetof(struct pi_lost_vf, reason)},
+	};
+	json_error_t jerr;
+	json_t *top = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	struct pi_lost_vf *l;
+	int r = 0;
+
+	if (!top)
+		return pi_inv_file_error(inv, path, "not JSON: %s (line %d)", jerr.text, jerr.line);
+	if (!lost_valid(top)) {
+		json_decref(top);
+		return pi_inv_file_error(inv, path,
+					 "not a sriov-rdma lost-VF record (version 1, deviceID, "
+					 "containerID, ifname, netdev, mac, mtu, lostAt)");
+	}
+	l = pi_inv_add_lost(inv);
+	if (!l)
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < sizeof(fields) / sizeof(fields[0]); i++)
+		r = dup_field((char **)((char *)l + fields[i].off), top, fields[i].key);
+	if (r >= 0) {
+		l->file = strdup(path);
+		r = l->file ? 0 : -ENOMEM;
+		l->vf = (int)json_integer_value(json_object_get(top, "vf"));
+		l->mtu = (unsigned)json_integer_value(json_object_get(top, "mtu"));
+		l->lost_at = json_integer_value(json_object_get(top, "lostAt"));
 	}
 	json_decref(top);
 	return r;

@@ -185,6 +185,27 @@ static int sriov_file(struct pi_inv *inv, const char *buf, size_t len, const cha
 	return pi_parse_sriov(inv, buf, len, path);
 }
 
+static int sriov_lost_file(struct pi_inv *inv, const char *buf, size_t len, const char *path,
+			   void *userdata)
+{
+	size_t n = strlen(path);
+
+	(void)userdata;
+	if (n < 5 || !streq(path + n - 5, ".json"))
+		return 0;
+	return pi_parse_sriov_lost(inv, buf, len, path);
+}
+
+/* sriov-rdma's lost VFs: <state-dir>/lost/<BDF>.json. */
+static int scan_sriov_lost(struct pi_inv *inv, const char *state_dir)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	if (asprintf(&dir, "%s/lost", state_dir) < 0)
+		return -ENOMEM;
+	return scan_dir(inv, dir, sriov_lost_file, NULL);
+}
+
 static int scan_results(struct pi_inv *inv, const char *dir)
 {
 	_cleanup_free_ char *results = NULL;
@@ -205,6 +226,8 @@ int pi_read_sources(struct pi_inv *inv, const struct pi_options *opt)
 		r = scan_dir(inv, opt->multinet_dir, multinet_file, NULL);
 	if (r >= 0)
 		r = scan_dir(inv, opt->state_dir, sriov_file, NULL);
+	if (r >= 0)
+		r = scan_sriov_lost(inv, opt->state_dir);
 	return r;
 }
 
