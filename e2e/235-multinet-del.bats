@@ -112,6 +112,7 @@ elapsed_ms() {
 }
 
 @test "apiserver stopped, no cache, no prevResult: the cluster network from config, fast" {
+	mn_conf '{"logLevel":"info"}'
 	mn_pod pod1 "net-a"
 	mn_run ADD
 	rm "$MN/cache/$CID"
@@ -119,6 +120,9 @@ elapsed_ms() {
 	elapsed_ms mn_run DEL
 	echo "# DEL took $ms ms" >&3
 	[ "$ms" -lt 1500 ]
+	# One refused connect, not retried.
+	[ "$(grep -c retrying "$PW_STDERR")" = 0 ]
+	grep -q "Connection refused" "$PW_STDERR"
 	grep -q "only the cluster and default networks are deleted" "$PW_STDERR"
 	[ "$(dels)" = 1 ]
 	in_ns "$POD_NS" ip link show net1
@@ -184,6 +188,17 @@ elapsed_ms() {
 	before=$(requests)
 	PW_NETNS="" mn_run DEL
 	[ "$(requests)" = "$before" ]
+}
+
+@test "NAD deleted and the cache lost: the other networks keep ADD's interface names" {
+	mn_pod pod1 "net-b,net-a"
+	mn_run ADD
+	[ "$(mn_pod_links)" = "eth0 net1 net2 " ]
+	rm "$MN/cache/$CID" "$MN/fixtures/nads/ns1/net-b.json"
+	mn_run DEL
+	grep -q "ns1/net-b: NetworkAttachmentDefinition not found" "$PW_STDERR"
+	# net-a was deleted as net2; net-b's net1 is what the warning names.
+	[ "$(mn_pod_links)" = "net1 " ]
 }
 
 @test "namespaceIsolation refused: ADD fails, the DEL after it succeeds with a warning" {
