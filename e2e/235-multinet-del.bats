@@ -38,12 +38,19 @@ tombstone() {
 	echo "$MN/cache/deleted/${1:-$CID}-eth0"
 }
 
-# Nothing of the pod left: links in the pod and host, caches, leases.
+# host-local's lease files of the cluster network.
+leases() {
+	find "$MN/ipam/cluster" -maxdepth 1 -type f ! -name lock ! -name 'last_reserved_ip*' \
+		2>/dev/null || true
+}
+
+# assert_clean [CID]: nothing of the pod left: links in the pod and host,
+# caches, leases.
 assert_clean() {
 	local left
 	left="$(mn_pod_links)$(ip -n "$HOST_NS" -o link show type veth | grep -v -e mvup -e mvpeer || true)"
-	left+="$(ls "$MN/cache/$CID" "$MN/cache/results/"* 2>/dev/null || true)"
-	left+="$(ls "$MN/ipam/cluster" 2>/dev/null | grep -v -e '^lock$' -e '^last_reserved_ip' || true)"
+	left+="$(ls "$MN/cache/${1:-$CID}" "$MN/cache/results/"* 2>/dev/null || true)"
+	left+="$(leases)"
 	if [ -n "$left" ]; then
 		echo "# left behind: $left" >&2
 		return 1
@@ -127,7 +134,7 @@ elapsed_ms() {
 	[ "$(dels)" = 1 ]
 	in_ns "$POD_NS" ip link show net1
 	refute in_ns "$POD_NS" ip link show eth0
-	[ -z "$(ls "$MN/ipam/cluster" | grep -v -e '^lock$' -e '^last_reserved_ip')" ]
+	[ -z "$(leases)" ]
 	# The second DEL: the tombstone, nothing run.
 	PW_NETNS="" mn_run DEL
 	[ "$(dels)" = 1 ]
@@ -175,18 +182,17 @@ elapsed_ms() {
 	mn_run DEL
 	assert_clean
 	# A new sandbox of the pod, whose NAD is missing.
-	CID="${CID}2"
+	local cid2="${CID}2" before
 	mn_pod pod1 "net-a,nope"
-	mn_run -e 1 ADD
+	mn_run -e 1 ADD "$cid2"
 	assert_error 7 "ns1/nope"
-	[ ! -e "$MN/cache/$CID" ]
-	mn_run DEL
+	[ ! -e "$MN/cache/$cid2" ]
+	mn_run DEL "$cid2"
 	grep -q "ns1/nope: NetworkAttachmentDefinition not found: that network is not deleted" "$PW_STDERR"
-	assert_clean
+	assert_clean "$cid2"
 	# The second DEL asks nothing.
-	local before
 	before=$(requests)
-	PW_NETNS="" mn_run DEL
+	PW_NETNS="" mn_run DEL "$cid2"
 	[ "$(requests)" = "$before" ]
 }
 
