@@ -290,3 +290,18 @@ elapsed_ms() {
 	[ -z "$(ls -A "$MN/cache/deleted")" ]
 	assert_clean
 }
+
+@test "GC with the apiserver frozen: bounded, the cluster network found in confDir" {
+	mn_conf '{"cniVersion":"1.1.0","clusterNetwork":"cluster"}'
+	mn_pod pod1 ""
+	mn_run ADD
+	mn_run DEL
+	[ -f "$(tombstone)" ]
+	jq '. + {"cni.dev/valid-attachments":[]}' "$MN/multinet.json" >"$MN/gc.json"
+	kill -STOP "$MN_APISERVER_PID"
+	elapsed_ms run_plugin multinet GC <"$MN/gc.json"
+	kill -CONT "$MN_APISERVER_PID"
+	echo "# GC took $ms ms" >&3
+	[ "$ms" -lt 4500 ]
+	[ ! -e "$(tombstone)" ]
+}
