@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# podwire's plugins driven through containerd's CRI, as the kubelet drives
+# them: RunPodSandbox (ADD), StopPodSandbox (DEL with the pod's netns),
+# RemovePodSandbox (containerd DELs again, the netns gone), each repeated as
+# the kubelet may. Every CRI call is timed (RPC only) and bounded by
+# CRI_DEL_BOUND_MS; afterwards nothing of the pod is left: host-local lease,
+# veth, netns, go-cni and multinet caches, mounts, processes.
+
+# A DEL through the CRI: containerd's own work plus the plugins' DEL. Far
+# above what it takes on an idle machine (tens of ms), below multinet's
+# apiserver timeouts (2 s connect + 5 s request per attempt).
+CRI_DEL_BOUND_MS=${CRI_DEL_BOUND_MS:-5000}
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+	load cri-helpers
+	load multinet-helpers
+}
+
+teardown() {
+	cri_teardown
+	if [ -n "${MN:-}" ]; then
+		mn_teardown
+	else
+		pw_teardown
+	fi
+}
+
+# cri_del_bounded stop|rm ID: the call succeeds within the bound.
+cri_del_bounded() {
+	cri_timed "$@"
+	[ "$status" = 0 ] || {
+		echo "# $1 $2 failed (exit $status): $output" >&2
+		return 1
+	}
+	[ "$CRI_MS" -ge 0 ] && [ "$CRI_MS" -le "$CRI_DEL_BOUND_MS" ] || {
+		echo "# $1 took $CRI_MS ms, bound $CRI_DEL_BOUND_MS ms" >&2
+		return 1
+	}
+}
+
+# The kubelet's teardown of a pod: StopPodSandbox (twice: it retries and
+# stops eagerly), then RemovePodSandbox (twice: idempotent).
+cri_kubelet_teardown() {
+	cri_del_bounded stop "$1"
+	cri_del_bounded stop "$1"
+	cri_del_bounded rm "$1"
+	cri_del_bounded rm "$1"
+}
+
+@test "bridge + host-local through the CRI: the pod gets its IP; Stop, Remove leave nothing" {
+	pw_setup
+	local ipam="$STATE/ipam"
+	cat >"$STATE/10-crinet.conflist" <<JSON
+{"cniVersion":"1.0.0","name":"crinet","plugins":[{"type":"bridge","bridge":"cri0",
+ "isGateway":true,"ipam":{"type":"host-local","dataDir":"$ipam",
+ "ranges":[[{"subnet":"10.66.0.0/24"}]]}}]}
+JSON
+	cri_start "$STATE/10-crinet.conflist"
+	cri_run pod1 ns1 "uid-$PW_ID"
+	local id=$CRI_ID netns ip
+	run cri_call status "$id"
+	[ "$status" = 0 ]
+	ip=$output
+	[[ "$ip" == 10.66.0.* ]]
+	# The lease, the veth on the bridge, the address in the pod's netns.
+	grep -q "^$id" "$ipam/crinet/$ip"
+	[ "$(ip -n "$HOST_NS" -o link show master cri0 | grep -c veth)" = 1 ]
+	[[ "$(cri_netns_path "$id")" == "$CRI/state/"* ]]
+	netns=$(cri_netns "$id")
+	nsenter --net="$netns" ip -o addr show dev eth0 | grep -q "inet $ip/24"
+	# go-cni kept its result under $CRI (bound over /var/lib), never the host's.
+	[ -f "$CRI/var-lib/cni/results/crinet-$id-eth0" ]
+	[ ! -e "/var/lib/cni/results/crinet-$id-eth0" ]
+	# No pull: $HOST_NS has no route out, and containerd logs a pull only
+	# when it fails (RunPodSandbox then fails: "failed to pull image").
+	[ -z "$(ip -n "$HOST_NS" route show default)" ]
+
+	cri_kubelet_teardown "$id"
+
+	cri_assert_gone "$id"
+	[ -z "$(ls "$ipam/crinet" | grep -v -e '^last_reserved_ip' -e '^lock$')" ]
+	[ "$(ip -n "$HOST_NS" -o link show | grep -c veth)" = 0 ]
+	# The plugins' lock files went to $PODWIRE_LOCK_DIR, not /run/podwire.
+	[ ! -e "$CRI/run/podwire" ]
+}
+
+@test "multinet through the CRI: Stop and Remove succeed with the apiserver stopped" {
+	mn_setup
+	mn_cluster_conf
+	mn_std_nads
+	mn_apiserver_start
+	mn_pod pod1 "net-a,net-b"
+	mn_conf
+	cp "$MN/multinet.json" "$STATE/00-multinet.conf"
+	cri_start "$STATE/00-multinet.conf"
+	cri_run pod1 ns1 "$POD_UID"
+	local id=$CRI_ID netns
+	run cri_call status "$id"
+	[ "$status" = 0 ]
+	[[ "$output" == 10.99.0.* ]]
+	netns=$(cri_netns "$id")
+	[ "$(nsenter --net="$netns" ip -o link show | sed 's/^[0-9]*: //; s/[@:].*//' | grep -v '^lo$' |
+		sort | tr '\n' ' ')" = "eth0 net1 net2 " ]
+	[ "$(mn_status_annotation | jq length)" = 3 ]
+	[ -f "$MN/cache/$id" ]
+
+	mn_apiserver_stop
+	: >"$MN/requests.log"
+	cri_kubelet_teardown "$id"
+
+	cri_assert_gone "$id"
+	# multinet's attachment, the delegates' results and leases are gone.
+	[ ! -e "$MN/cache/$id" ]
+	[ -z "$(ls "$MN/cache/results" | grep -F "$id")" ]
+	[ -z "$(ls "$MN/ipam/cluster" | grep -v -e '^last_reserved_ip' -e '^lock$')" ]
+	[ "$(ip -n "$HOST_NS" -o link show | grep -c veth)" = 0 ]
+	[ ! -e "$CRI/run/podwire" ]
+}
