@@ -215,7 +215,7 @@ cri_shim_pids() {
 cri_kill_pids() {
 	local p c i alive
 	for p in "$@"; do
-		for c in $(cat "/proc/$p/task/"*/children 2>/dev/null); do
+		for c in $(pgrep -P "$p"); do
 			kill -KILL "$c" 2>/dev/null || true
 		done
 		kill -KILL "$p" 2>/dev/null || true
@@ -244,14 +244,16 @@ cri_stop_containerd() {
 	CRI_PID=
 }
 
-# cri_teardown: remove the test's pods through the CRI (bounded; failures
-# only logged), stop containerd, kill its shims and their pods, remove any
-# cgroup runc left for the test's sandboxes. $CRI goes with $STATE.
+# cri_teardown: remove every pod of this containerd through the CRI (bounded;
+# failures ignored), stop containerd, kill its shims and their pods,
+# remove any cgroup runc left for a sandbox. $CRI goes with $STATE.
 cri_teardown() {
 	[ -n "${CRI:-}" ] || return 0
-	local id shims
+	local id ids=("${CRI_IDS[@]}") shims
 	if [ -n "${CRI_PID:-}" ] && kill -0 "$CRI_PID" 2>/dev/null; then
-		for id in "${CRI_IDS[@]}"; do
+		# Also a sandbox whose RunPodSandbox timed out on our side.
+		ids+=($(cri_call --timeout 20 list 2>/dev/null | awk '{print $1}'))
+		for id in $(printf '%s\n' "${ids[@]}" | sort -u); do
 			cri_call --timeout 20 stop "$id" 2>/dev/null || true
 			cri_call --timeout 20 rm "$id" 2>/dev/null || true
 		done
@@ -261,7 +263,7 @@ cri_teardown() {
 	shims="$shims $(cri_shim_pids)"
 	# shellcheck disable=SC2086 # a list of PIDs
 	cri_kill_pids $shims
-	for id in "${CRI_IDS[@]}"; do
+	for id in "${ids[@]}"; do
 		find /sys/fs/cgroup -maxdepth 2 -type d -name "$id" -exec rmdir {} + 2>/dev/null || true
 	done
 	return 0
