@@ -252,7 +252,7 @@ cri_teardown() {
 	local id ids=("${CRI_IDS[@]}") shims
 	if [ -n "${CRI_PID:-}" ] && kill -0 "$CRI_PID" 2>/dev/null; then
 		# Also a sandbox whose RunPodSandbox timed out on our side.
-		ids+=($(cri_call --timeout 20 list 2>/dev/null | awk '{print $1}'))
+		mapfile -t -O "${#ids[@]}" ids < <(cri_call --timeout 20 list 2>/dev/null | awk '{print $1}')
 		for id in $(printf '%s\n' "${ids[@]}" | sort -u); do
 			cri_call --timeout 20 stop "$id" 2>/dev/null || true
 			cri_call --timeout 20 rm "$id" 2>/dev/null || true
