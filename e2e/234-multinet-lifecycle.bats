@@ -99,7 +99,7 @@ teardown() {
 	# Distinct cluster addresses.
 	[ "$(cat "$MN"/out.ADD.* | jq -r '.ips[0].address' | sort -u | wc -l)" = "$n" ]
 	par DEL
-	[ -z "$(ls "$MN/cache" | grep -vx -e results -e tls)" ]
+	[ -z "$(ls "$MN/cache" | grep -vx -e results -e tls -e deleted)" ]
 	[ -z "$(ls "$MN/cache/results")" ]
 	! ip -n "$HOST_NS" -o link show | grep -q veth
 }

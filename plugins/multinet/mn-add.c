@@ -29,6 +29,7 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
+	c->lenient = !cni_ctx_strict(ctx);
 	if ((r = mn_conf_parse(ctx->conf.root, cni_ctx_strict(ctx), &c->conf, &ctx->err)) < 0)
 		return r;
 	if (c->conf.log_level && mn_log_level_parse(c->conf.log_level, &lvl) == 0)
@@ -138,7 +139,7 @@ static int check_uid(struct mn_call *c, const struct mn_plan *p)
 			  p->pod.name, p->pod.uid, uid);
 }
 
-int mn_connect(struct mn_call *c, bool need_pod)
+int mn_connect(struct mn_call *c)
 {
 	_cleanup_free_ char *session = NULL;
 	struct mn_kubeconfig kc;
@@ -154,8 +155,11 @@ int mn_connect(struct mn_call *c, bool need_pod)
 	}
 	r = mn_k8s_open(&kc, session, &c->k8s, &c->ctx->err);
 	mn_kubeconfig_done(&kc);
-	if (r < 0 || !need_pod)
+	if (r < 0)
 		return r;
+	/* DEL and GC never wait long for it: they can do without. */
+	if (c->lenient)
+		mn_k8s_set_budget(c->k8s, MN_DEL_APISERVER_BUDGET_MS);
 	return 0;
 }
 
@@ -182,6 +186,31 @@ static int fetch_pod(struct mn_call *c, const struct mn_plan *p)
 
 static int devinfo_prepare(struct mn_call *c, const struct mn_plan *p, struct mn_delegate *d);
 
+/*
+ * DEL without a cache: the pod from the apiserver, within the DEL's budget.
+ * Anything that goes wrong is a warning: without the pod only the cluster
+ * and default networks are deleted.
+ */
+static void rebuild_fetch_pod(struct mn_call *c, const struct mn_plan *p)
+{
+	const char *without = "only the cluster and default networks are deleted";
+	int r;
+
+	if ((r = mn_connect(c)) < 0) {
+		(void)mn_lenient(c, r, without);
+		return;
+	}
+	if (!c->k8s || !p->pod.namespace || !p->pod.name)
+		return;
+	r = mn_k8s_get_pod(c->k8s, p->pod.namespace, p->pod.name, &c->pod, &c->ctx->err);
+	if (r < 0) {
+		cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace, p->pod.name);
+		(void)mn_lenient(c, r, without);
+	} else if (r == 0) {
+		cni_log_warning("pod %s/%s is gone: %s", p->pod.namespace, p->pod.name, without);
+	}
+}
+
 int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p)
 {
 	int r;
@@ -189,18 +218,7 @@ int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p)
 	if ((r = mn_plan_init(p, c->ctx)) < 0)
 		return r;
 	c->pod_uid = p->pod.uid;
-	if ((r = mn_connect(c, true)) < 0)
-		return r;
-	if (c->k8s && p->pod.namespace && p->pod.name) {
-		r = mn_k8s_get_pod(c->k8s, p->pod.namespace, p->pod.name, &c->pod, &c->ctx->err);
-		if (r < 0)
-			return cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace,
-					       p->pod.name);
-		if (r == 0)
-			cni_log_warning("pod %s/%s is gone: only the cluster and default networks "
-					"can be deleted",
-					p->pod.namespace, p->pod.name);
-	}
+	rebuild_fetch_pod(c, p);
 	if ((r = mn_resolve(c, p)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n; i++)
@@ -471,13 +489,20 @@ static int prepare(struct mn_call *c, struct mn_plan *p)
 	if ((r = mn_resolve_master_early(c, p)) < 0)
 		return r;
 	start_master(c, p);
-	if ((r = mn_connect(c, true)) < 0 || (r = fetch_pod(c, p)) < 0 ||
-	    (r = mn_resolve(c, p)) < 0 || (r = mn_route_validate(p, &c->ctx->err)) < 0 ||
-	    (r = check_collisions(c, p)) < 0)
+	if ((r = mn_connect(c)) < 0 || (r = fetch_pod(c, p)) < 0 || (r = mn_resolve(c, p)) < 0 ||
+	    (r = mn_route_validate(p, &c->ctx->err)) < 0 || (r = check_collisions(c, p)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n; i++)
 		if ((r = devinfo_prepare(c, p, &p->d[i])) < 0)
 			return r;
+	/*
+	 * A DEL of an earlier attachment with this ID and ifname left a
+	 * tombstone: gone before anything runs, so a DEL never takes this
+	 * attachment for done. (The cache, written next, wins over it anyway.)
+	 */
+	if ((r = mn_tombstone_remove(c->conf.cni_dir, p->container_id, p->ifname)) < 0)
+		cni_log_warning("cannot remove the tombstone of %s/%s: %s, ignoring",
+				p->container_id, p->ifname, strerror(-r));
 	return mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err);
 }
 

@@ -176,9 +176,14 @@ static int parse_namespaces(const json_t *root, bool strict, struct mn_conf *c,
 		return r;
 	if ((r = get_str(root, "globalNamespaces", NULL, strict, &g, err)) < 0)
 		return r;
-	if (g && split_commas(g, &c->global_namespaces) < 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "globalNamespaces: bad value '%s'", g);
+	if (g && split_commas(g, &c->global_namespaces) < 0) {
+		if (strict)
+			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+					  "globalNamespaces: bad value '%s'", g);
+		cni_log_warning("globalNamespaces: bad value '%s'; using the default", g);
+		mn_strv_done(&c->global_namespaces);
+		g = NULL;
+	}
 	if (!g && mn_strv_push(&c->global_namespaces, "default") < 0)
 		return -ENOMEM;
 	return 0;
@@ -217,13 +222,18 @@ static int parse_networks(const json_t *root, bool strict, struct mn_conf *c, st
 		return r;
 	v = json_object_get(root, "delegates");
 	if (v && !json_is_null(v)) {
-		if (!json_is_array(v) || json_array_size(v) == 0 ||
-		    json_array_size(v) > MN_MAX_NETWORKS)
+		if (json_is_array(v) && json_array_size(v) > 0 &&
+		    json_array_size(v) <= MN_MAX_NETWORKS)
+			c->delegates = v;
+		else if (strict)
 			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  "delegates: must be a non-empty array of at most %d "
 					  "configs",
 					  MN_MAX_NETWORKS);
-		c->delegates = v;
+		else
+			cni_log_warning("delegates: must be a non-empty array of at most %d "
+					"configs; ignored",
+					MN_MAX_NETWORKS);
 	}
 	/* DEL and GC work from the cache and must not fail on this. */
 	if (!c->cluster_network && !c->delegates && strict)

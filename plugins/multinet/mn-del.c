@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * DEL, CHECK, GC and STATUS. DEL and CHECK work from the cache alone; a
- * missing cache makes DEL rebuild the delegates (and say so in the log).
+ * DEL, CHECK, GC and STATUS. DEL and CHECK work from the cache alone; after
+ * a finished DEL a tombstone makes the next one a no-op; with neither, DEL
+ * rebuilds the delegates (and says so in the log). DEL and GC fail only for
+ * a delegate's own failure (the cache stays for the retry), never for
+ * config, NADs, isolation, a missing binary or, but for one case, the
+ * apiserver (mn_del_needs_retry).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,18 +35,59 @@ static void collect(struct cni_error *dst, struct cni_error *src, const struct m
 	cni_error_done(src);
 }
 
+enum mn_del_outcome mn_del_outcome(int r, const struct cni_error *e)
+{
+	if (r >= 0)
+		return MN_DEL_OK;
+	/* libcni: the binary is not in the path (the chain's other plugins ran). */
+	if (r == -ENOENT && e->code == CNI_ERR_DELEGATE)
+		return MN_DEL_GIVE_UP;
+	/* The cached config is what ADD ran; a plugin refusing it now always will. */
+	if (e->code == CNI_ERR_INVALID_CONFIG || e->code == CNI_ERR_INCOMPATIBLE_VERSION)
+		return MN_DEL_GIVE_UP;
+	return MN_DEL_RETRY;
+}
+
+/* One delegate's DEL: 0 when done or given up (a warning), else the error in e. */
+static int del_one(struct mn_call *c, const struct mn_plan *p, struct mn_delegate *d,
+		   struct cni_error *e)
+{
+	struct cni_runtime_conf rc;
+	int r;
+
+	mn_runtime_conf(p, d, &rc);
+	r = cni_runtime_del(&c->rt, d->list, &rc, e);
+	switch (mn_del_outcome(r, e)) {
+	case MN_DEL_RETRY:
+		return r;
+	case MN_DEL_GIVE_UP:
+		cni_log_warning(
+		    "network %s (%s): DEL can never succeed (%s, code %u): what it holds "
+		    "may be left behind, ignoring",
+		    d->display, d->ifname, e->msg ? e->msg : "?", e->code);
+		cni_error_done(e);
+		/* libcni keeps its result cache after a failed DEL; nobody retries this one. */
+		(void)cni_cache_remove(c->rt.cache_dir, d->list->name, p->container_id, d->ifname,
+				       NULL);
+		break;
+	case MN_DEL_OK:
+		break;
+	}
+	if (d->devinfo_file)
+		(void)unlink(d->devinfo_file);
+	d->state = MN_PENDING;
+	return 0;
+}
+
 int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err)
 {
 	size_t failed = 0;
 
 	for (size_t i = upto; i > 0; i--) {
 		struct mn_delegate *d = &p->d[i - 1];
-		struct cni_runtime_conf rc;
 		struct cni_error e = {0};
-		int r;
+		int r = del_one(c, p, d, &e);
 
-		mn_runtime_conf(p, d, &rc);
-		r = cni_runtime_del(&c->rt, d->list, &rc, &e);
 		if (r < 0) {
 			cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
 				      e.msg ? e.msg : "?");
@@ -51,65 +96,132 @@ int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct c
 			cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
 			collect(err, &e, d);
 			failed++;
-			continue;
 		}
-		if (d->devinfo_file)
-			(void)unlink(d->devinfo_file);
-		d->state = MN_PENDING;
 	}
 	return failed ? -EIO : 0;
 }
 
-/* The cache, or (missing/corrupt) a rebuild from config and apiserver. */
-static int load_plan(struct mn_call *c, struct mn_plan *p, bool *from_cache)
+enum mn_del_source mn_del_source(int cache_r, bool tombstone)
+{
+	if (cache_r > 0)
+		return MN_DEL_FROM_CACHE;
+	/* An unusable cache says an attachment was there: never trust a tombstone over it. */
+	if (cache_r == 0 && tombstone)
+		return MN_DEL_DONE_BEFORE;
+	return MN_DEL_REBUILD;
+}
+
+bool mn_del_needs_retry(bool apiserver_down, bool has_prev_result)
+{
+	return apiserver_down && has_prev_result;
+}
+
+static const char *call_ifname(const struct cni_ctx *ctx)
+{
+	return ctx->ifname ? ctx->ifname : "eth0";
+}
+
+/* Every delegate of the cache entry; on failure the entry stays for the retry. */
+static int del_from_cache(struct mn_call *c, struct mn_plan *p)
 {
 	struct cni_ctx *ctx = c->ctx;
-	struct cni_error tmp = {0};
 	int r;
 
-	r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &tmp);
-	*from_cache = r > 0;
-	if (r > 0) {
-		free(p->netns);
-		p->netns = strdup(ctx->netns ? ctx->netns : "");
-		return p->netns ? 0 : -ENOMEM;
+	free(p->netns);
+	if (!(p->netns = strdup(ctx->netns ? ctx->netns : "")))
+		return -ENOMEM;
+	r = mn_del_delegates(c, p, p->n, &ctx->err);
+	if (r < 0) {
+		/*
+		 * Keep the cache: the runtime retries DEL and every delegate runs
+		 * again. It replaces the durable entry, so it is durable too.
+		 */
+		(void)mn_cache_write(c->conf.cni_dir, p, true, &(struct cni_error){0});
+		return r;
 	}
-	if (r < 0)
+	return 0;
+}
+
+/* No usable cache: the delegates from config and, if it answers, the apiserver. */
+static int del_rebuilt(struct mn_call *c, struct mn_plan *p)
+{
+	struct cni_ctx *ctx = c->ctx;
+	int r;
+
+	if ((r = mn_plan_rebuild(c, p)) < 0 || (r = mn_del_delegates(c, p, p->n, &ctx->err)) < 0)
+		return r;
+	if (mn_del_needs_retry(c->apiserver_down, ctx->conf.prev_result != NULL))
+		return cni_errorf(&ctx->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
+				  "pod %s/%s: no multinet cache for %s and the apiserver could "
+				  "not be reached: the cluster network was deleted, the pod's own "
+				  "networks need the apiserver; retry",
+				  p->pod.namespace ? p->pod.namespace : "?",
+				  p->pod.name ? p->pod.name : "?", ctx->container_id);
+	return 0;
+}
+
+static void log_rebuild(const struct mn_call *c, int cache_r, const struct cni_error *cache_err)
+{
+	const struct cni_ctx *ctx = c->ctx;
+
+	if (cache_r < 0)
 		cni_log_warning("cache for %s unusable (%s): rebuilding the delegates",
-				ctx->container_id, tmp.msg ? tmp.msg : "?");
+				ctx->container_id, cache_err->msg ? cache_err->msg : "?");
 	else
 		cni_log_warning("no cache for %s in %s: rebuilding the delegates from the "
 				"configuration%s",
 				ctx->container_id, c->conf.cni_dir,
 				c->conf.kubeconfig ? " and the apiserver" : "");
-	cni_error_done(&tmp);
-	return mn_plan_rebuild(c, p);
+}
+
+/* Done: the cache goes, a tombstone makes the next DEL of it a no-op. */
+static int del_finish(struct mn_call *c)
+{
+	struct cni_ctx *ctx = c->ctx;
+	int r = mn_cache_remove(c->conf.cni_dir, ctx->container_id);
+
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_IO, r, "cache: cannot remove the entry of %s",
+				  ctx->container_id);
+	r = mn_tombstone_write(c->conf.cni_dir, ctx->container_id, call_ifname(ctx));
+	if (r < 0)
+		cni_log_warning("cannot write the tombstone of %s/%s in %s: %s; a later DEL of it "
+				"rebuilds, ignoring",
+				ctx->container_id, call_ifname(ctx), c->conf.cni_dir, strerror(-r));
+	return 0;
 }
 
 int mn_del(struct cni_ctx *ctx)
 {
 	struct mn_call c;
 	struct mn_plan p = {0};
-	bool from_cache = false;
+	struct cni_error cache_err = {0};
+	bool tombstone;
 	int r;
 
-	if ((r = mn_call_init(&c, ctx)) < 0 || (r = load_plan(&c, &p, &from_cache)) < 0)
+	if ((r = mn_call_init(&c, ctx)) < 0)
 		goto out;
-	r = mn_del_delegates(&c, &p, p.n, &ctx->err);
-	if (r < 0) {
-		/*
-		 * Keep the cache: the runtime retries DEL and every delegate runs
-		 * again. It replaces the durable entry, so it is durable too.
-		 */
-		if (from_cache)
-			(void)mn_cache_write(c.conf.cni_dir, &p, true, &(struct cni_error){0});
+	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &cache_err);
+	tombstone =
+	    r == 0 && mn_tombstone_exists(c.conf.cni_dir, ctx->container_id, call_ifname(ctx));
+	switch (mn_del_source(r, tombstone)) {
+	case MN_DEL_DONE_BEFORE:
+		cni_log_info("%s/%s: already deleted (tombstone in %s): nothing to do",
+			     ctx->container_id, call_ifname(ctx), c.conf.cni_dir);
+		r = 0;
 		goto out;
+	case MN_DEL_FROM_CACHE:
+		r = del_from_cache(&c, &p);
+		break;
+	case MN_DEL_REBUILD:
+		log_rebuild(&c, r, &cache_err);
+		r = del_rebuilt(&c, &p);
+		break;
 	}
-	r = mn_cache_remove(c.conf.cni_dir, ctx->container_id);
-	if (r < 0)
-		cni_errorf(&ctx->err, CNI_ERR_IO, r, "cache: cannot remove the entry of %s",
-			   ctx->container_id);
+	if (r >= 0)
+		r = del_finish(&c);
 out:
+	cni_error_done(&cache_err);
 	mn_plan_done(&p);
 	mn_call_done(&c);
 	return r;
@@ -221,13 +333,14 @@ static void gc_network(struct mn_call *c, struct gc_state *g, const struct cni_n
 			v[n++] = (struct cni_gc_attachment){g->kept[i].container_id, d->ifname};
 		}
 	struct cni_error e = {0};
+	int r = cni_runtime_gc(&c->rt, l, true, v, n, &e);
 
-	if (cni_runtime_gc(&c->rt, l, true, v, n, &e) < 0) {
-		if (!cni_error_isset(&g->err))
-			cni_error_move(&g->err, &e);
-		else
-			cni_error_done(&e);
-	}
+	if (mn_del_outcome(r, &e) == MN_DEL_GIVE_UP)
+		cni_log_warning("gc: network %s: %s (code %u), ignoring", l->name,
+				e.msg ? e.msg : "?", e.code);
+	else if (r < 0 && !cni_error_isset(&g->err))
+		cni_error_move(&g->err, &e);
+	cni_error_done(&e);
 	free(v);
 }
 
@@ -264,14 +377,19 @@ int mn_gc(struct cni_ctx *ctx)
 		cni_log_warning("gc: no cni.dev/valid-attachments given: nothing removed");
 		goto out;
 	}
-	if (mn_connect(&c, false) < 0 || mn_resolve_master(&c, &master) < 0) {
-		cni_log_warning("gc: cluster network unavailable (%s)",
-				ctx->err.msg ? ctx->err.msg : "?");
-		cni_error_done(&ctx->err);
-		mn_plan_done(&master);
-	}
+	if ((r = mn_connect(&c)) < 0 &&
+	    (r = mn_lenient(&c, r, "gc: the cluster network is looked up without it")) < 0)
+		goto out;
+	if ((r = mn_resolve_master(&c, &master)) < 0)
+		goto out;
 	gc_caches(&c, &g);
 	gc_networks(&c, &g, &master);
+	r = mn_tombstone_gc(c.conf.cni_dir, &ctx->conf);
+	if (r < 0)
+		cni_log_warning("gc: tombstones in %s: %s, ignoring", c.conf.cni_dir, strerror(-r));
+	else if (r > 0)
+		cni_log_info("gc: removed %d tombstone(s)", r);
+	r = 0;
 	if (cni_error_isset(&g.err)) {
 		cni_error_move(&ctx->err, &g.err);
 		r = -EIO;
@@ -298,7 +416,7 @@ int mn_status(struct cni_ctx *ctx)
 			       "readinessindicatorfile '%s' does not exist", c.conf.readiness_file);
 		goto out;
 	}
-	if ((r = mn_connect(&c, false)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
+	if ((r = mn_connect(&c)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
 		goto out;
 	r = p.n > 0 ? cni_runtime_status(&c.rt, p.d[0].list, &ctx->err) : 0;
 out:

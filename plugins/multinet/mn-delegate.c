@@ -65,6 +65,15 @@ struct mn_delegate *mn_plan_push(struct mn_plan *p)
 	return &p->d[p->n++];
 }
 
+void mn_plan_remove(struct mn_plan *p, size_t i)
+{
+	if (i >= p->n)
+		return;
+	mn_delegate_done(&p->d[i]);
+	memmove(&p->d[i], &p->d[i + 1], (p->n - i - 1) * sizeof(p->d[i]));
+	p->n--;
+}
+
 /* args.cni of a plugin, created as needed; `extra` wins over the NAD's values. */
 static int merge_cni_args(json_t *plugin, const json_t *extra)
 {

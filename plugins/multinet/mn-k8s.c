@@ -25,10 +25,15 @@
 #define K8S_BACKOFF_MS 100
 #define K8S_MAX_BODY (8u << 20)
 
+/* A retry is worth starting only with at least this much of the budget left. */
+#define K8S_MIN_ATTEMPT_MS 50
+
 struct mn_k8s {
 	struct pwhttp_client *http;
 	char *server;
-	char *auth; /* "Authorization: Bearer ...\r\n" or NULL */
+	char *auth;	     /* "Authorization: Bearer ...\r\n" or NULL */
+	uint64_t budget_end; /* 0: none */
+	bool unreachable;    /* with a budget: a request already failed to reach it */
 };
 
 char *mn_k8s_session_file(const char *cni_dir)
@@ -95,6 +100,23 @@ void mn_k8s_free(struct mn_k8s *k)
 	free(k);
 }
 
+void mn_k8s_set_budget(struct mn_k8s *k, unsigned ms)
+{
+	k->budget_end = pwhttp_now_ms() + ms;
+}
+
+uint64_t mn_k8s_attempt_deadline(uint64_t now, uint64_t end)
+{
+	uint64_t d = now + K8S_TIMEOUT_MS;
+
+	return end && end < d ? end : d;
+}
+
+bool mn_k8s_retry_fits(uint64_t now, long backoff_ms, uint64_t end)
+{
+	return !end || now + (uint64_t)backoff_ms + K8S_MIN_ATTEMPT_MS < end;
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -123,7 +145,8 @@ static int attempt(struct mn_k8s *k, const char *method, const char *path, const
 		     ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "") < 0)
 		return -ENOMEM;
 	rq.headers = hdrs;
-	r = pwhttp_request(k->http, &rq, pwhttp_now_ms() + K8S_TIMEOUT_MS, &resp);
+	r = pwhttp_request(k->http, &rq, mn_k8s_attempt_deadline(pwhttp_now_ms(), k->budget_end),
+			   &resp);
 	explicit_bzero(hdrs, strlen(hdrs));
 	if (r < 0)
 		return r;
@@ -148,8 +171,15 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 	char *out = NULL;
 	int r = 0;
 
+	if (k->budget_end && (k->unreachable || pwhttp_now_ms() >= k->budget_end))
+		return cni_errorf(err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+				  "apiserver %s: %s %s: not tried: %s", k->server, method, path,
+				  k->unreachable ? "it could not be reached earlier in this call"
+						 : "this call's time for the apiserver is spent");
 	for (int i = 0; i < K8S_ATTEMPTS; i++) {
 		if (i > 0) {
+			if (!mn_k8s_retry_fits(pwhttp_now_ms(), backoff, k->budget_end))
+				break;
 			sleep_ms(backoff);
 			backoff *= 2;
 		}
@@ -161,6 +191,9 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 			break;
 		if (r == -ENOMEM || (r < 0 && !retryable(r)))
 			break;
+		/* With a budget a refused connect is an answer: nobody listens. */
+		if (r == -ECONNREFUSED && k->budget_end)
+			break;
 		cni_log_info("apiserver %s %s: %s, retrying", method, path,
 			     r == 0 ? "server busy" : pwhttp_client_error(k->http));
 	}
@@ -168,6 +201,7 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 		return r;
 	if (r < 0) {
 		free(out);
+		k->unreachable = k->budget_end != 0;
 		return cni_errorf(err, retryable(r) ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN, r,
 				  "apiserver %s: %s %s: %s", k->server, method, path,
 				  pwhttp_client_error(k->http));

@@ -150,6 +150,39 @@ static int set_display(struct mn_delegate *d, const char *ns, const char *name)
 	return (d->display = strdup(name)) ? 0 : -ENOMEM;
 }
 
+int mn_lenient(struct mn_call *c, int r, const char *consequence)
+{
+	struct cni_error *err = &c->ctx->err;
+
+	if (r >= 0 || r == -ENOMEM || !c->lenient)
+		return r;
+	if (err->code == CNI_ERR_TRY_AGAIN)
+		c->apiserver_down = true;
+	cni_log_warning("%s: %s, ignoring", err->msg ? err->msg : strerror(-r), consequence);
+	cni_error_done(err);
+	return 0;
+}
+
+/*
+ * Resolving the delegate just pushed failed: lenient, it stays in the plan
+ * marked unresolved until the interface names are given (so the others
+ * keep the numbers ADD gave them), then drop_unresolved removes it.
+ */
+static int skip_last(struct mn_call *c, struct mn_plan *p, int r)
+{
+	if (r >= 0 || r == -ENOMEM || !c->lenient)
+		return r;
+	p->d[p->n - 1].unresolved = true;
+	return mn_lenient(c, r, "that network is not deleted");
+}
+
+static void drop_unresolved(struct mn_plan *p)
+{
+	for (size_t i = p->n; i-- > 0;)
+		if (p->d[i].unresolved)
+			mn_plan_remove(p, i);
+}
+
 static int sel_device(struct mn_call *c, struct mn_delegate *d, const json_t *nad,
 		      const struct mn_sel *s, struct cni_error *err);
 
@@ -189,7 +222,7 @@ static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate 
 	return set_display(d, NULL, ref);
 }
 
-int mn_resolve_master(struct mn_call *c, struct mn_plan *p)
+static int resolve_master(struct mn_call *c, struct mn_plan *p)
 {
 	struct mn_delegate *d;
 	const json_t *e;
@@ -200,7 +233,7 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p)
 		if (!(d = mn_plan_push(p)))
 			return -ENOMEM;
 		d->master = true;
-		return resolve_named(c, c->conf.cluster_network, d);
+		return skip_last(c, p, resolve_named(c, c->conf.cluster_network, d));
 	}
 	json_array_foreach (c->conf.delegates, i, e) {
 		char what[32];
@@ -209,12 +242,21 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p)
 		if (!(d = mn_plan_push(p)))
 			return -ENOMEM;
 		d->master = i == 0;
-		if ((r = mn_delegate_set_conf(d, e, NULL, NULL, what, &c->ctx->err)) < 0)
-			return r;
-		if ((r = set_display(d, NULL, d->list->name)) < 0)
+		r = mn_delegate_set_conf(d, e, NULL, NULL, what, &c->ctx->err);
+		if (r >= 0)
+			r = set_display(d, NULL, d->list->name);
+		if ((r = skip_last(c, p, r)) < 0)
 			return r;
 	}
 	return 0;
+}
+
+int mn_resolve_master(struct mn_call *c, struct mn_plan *p)
+{
+	int r = resolve_master(c, p);
+
+	drop_unresolved(p);
+	return r;
 }
 
 int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p)
@@ -232,8 +274,12 @@ static bool in_system_ns(const struct mn_call *c, const struct mn_plan *p)
 	return p->pod.namespace && mn_strv_contains(&c->conf.system_namespaces, p->pod.namespace);
 }
 
-/* Capability args of a pod network; a request no plugin declares is an error. */
-static int sel_caps(struct mn_delegate *d, const struct mn_sel *s, struct cni_error *err)
+/*
+ * Capability args of a pod network; a request no plugin declares is an
+ * error (strict) or left out (lenient: DEL needs no capability check).
+ */
+static int sel_caps(struct mn_delegate *d, const struct mn_sel *s, bool strict,
+		    struct cni_error *err)
 {
 	struct {
 		const char *cap;
@@ -251,12 +297,14 @@ static int sel_caps(struct mn_delegate *d, const struct mn_sel *s, struct cni_er
 	for (size_t i = 0; i < ARRAY_SIZE(req); i++) {
 		if (!req[i].v)
 			continue;
-		if (r == 0 && !mn_delegate_has_cap(d, req[i].cap))
+		bool declared = mn_delegate_has_cap(d, req[i].cap);
+
+		if (r == 0 && !declared && strict)
 			r = cni_errorf(err, CNI_ERR_UNSUPPORTED_FIELD, -EINVAL,
 				       "network %s: the pod asks for '%s' but no plugin of the "
 				       "network declares the '%s' capability",
 				       d->display, req[i].cap, req[i].cap);
-		if (r == 0)
+		if (r == 0 && declared)
 			json_object_set(d->cap_args, req[i].cap, req[i].v);
 		if (i >= 3)
 			json_decref(req[i].v);
@@ -293,13 +341,16 @@ static int sel_device(struct mn_call *c, struct mn_delegate *d, const json_t *na
 		return 0;
 	}
 	if ((r = load_devices(c, err)) < 0)
-		return r;
+		return mn_lenient(c, r, "its DEL runs without a device");
 	dev = mn_devices_take(&c->devices, res);
 	if (!dev)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -ENOENT,
-				  "network %s: resource '%s' has no device left for pod %s (%s)",
-				  d->display, res, c->pod_uid ? c->pod_uid : "?",
-				  c->conf.device_checkpoint);
+		return mn_lenient(
+		    c,
+		    cni_errorf(err, CNI_ERR_INVALID_CONFIG, -ENOENT,
+			       "network %s: resource '%s' has no device left for pod %s (%s)",
+			       d->display, res, c->pod_uid ? c->pod_uid : "?",
+			       c->conf.device_checkpoint),
+		    "its DEL runs without a device");
 	if (!(d->device_id = strdup(dev)) || !(d->resource_name = strdup(res)))
 		return -ENOMEM;
 	return 0;
@@ -317,6 +368,9 @@ static int resolve_sel(struct mn_call *c, struct mn_plan *p, const struct mn_sel
 				  MN_MAX_NETWORKS);
 	if ((r = set_display(d, s->namespace, s->name)) < 0)
 		return r;
+	/* Before anything can fail: a lenient DEL still numbers the others by it. */
+	if (s->ifname && !(d->ifname_request = strdup(s->ifname)))
+		return -ENOMEM;
 	if (c->conf.namespace_isolation && !streq(s->namespace, p->pod.namespace) &&
 	    !mn_strv_contains(&c->conf.global_namespaces, s->namespace))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EPERM,
@@ -334,11 +388,9 @@ static int resolve_sel(struct mn_call *c, struct mn_plan *p, const struct mn_sel
 	json_decref(nad);
 	if (r < 0)
 		return r;
-	if (s->ifname && !(d->ifname_request = strdup(s->ifname)))
-		return -ENOMEM;
 	if (s->default_route && !(d->default_route = json_deep_copy(s->default_route)))
 		return -ENOMEM;
-	return sel_caps(d, s, err);
+	return sel_caps(d, s, !c->lenient, err);
 }
 
 static int resolve_pod_networks(struct mn_call *c, struct mn_plan *p)
@@ -350,12 +402,65 @@ static int resolve_pod_networks(struct mn_call *c, struct mn_plan *p)
 
 	if (!v)
 		return 0;
-	if ((r = mn_annot_parse(v, p->pod.namespace, &sels, &n, &c->ctx->err)) < 0)
-		return cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace, p->pod.name);
-	for (size_t i = 0; i < n && r >= 0; i++)
+	if ((r = mn_annot_parse(v, p->pod.namespace, &sels, &n, &c->ctx->err)) < 0) {
+		cni_error_wrapf(&c->ctx->err, r, "pod %s/%s", p->pod.namespace, p->pod.name);
+		return mn_lenient(c, r, "the pod's networks are not deleted");
+	}
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		size_t before = p->n;
+
 		r = resolve_sel(c, p, &sels[i]);
+		if (r < 0 && p->n > before) {
+			r = skip_last(c, p, r);
+		} else if (r < 0) {
+			/* Nothing pushed (too many networks): none of the rest fits either. */
+			r = mn_lenient(c, r, "the pod's other networks are not deleted");
+			break;
+		}
+	}
 	mn_sels_free(sels, n);
 	return r;
+}
+
+/* The network a v1.multus-cni.io/default-network selection names, into d. */
+static int load_override(struct mn_call *c, const struct mn_sel *s, struct mn_delegate *d)
+{
+	struct cni_error *err = &c->ctx->err;
+	json_t *nad = NULL;
+	int r = mn_k8s_get_nad(c->k8s, s->namespace, s->name, &nad, err);
+
+	if (r == 0)
+		r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -ENOENT,
+			       MN_ANNOT_DEFAULT_NET ": network %s/%s: NetworkAttachmentDefinition "
+						    "not found",
+			       s->namespace, s->name);
+	if (r > 0) {
+		d->master = true;
+		r = set_display(d, s->namespace, s->name);
+		if (r >= 0)
+			r = sel_device(c, d, nad, NULL, err);
+		if (r >= 0)
+			r = nad_conf(c, nad, s->namespace, s->name, d, NULL, err);
+	}
+	json_decref(nad);
+	return r;
+}
+
+/* Make d the cluster network (element 0), replacing the configured one if there. */
+static int set_master(struct mn_plan *p, struct mn_delegate *d)
+{
+	if (p->n > 0 && p->d[0].master) {
+		d->cap_args = TAKE_PTR(p->d[0].cap_args);
+		mn_delegate_done(&p->d[0]);
+	} else {
+		/* Lenient: the configured one could not be resolved; insert in front. */
+		if (!mn_plan_push(p))
+			return -ENOMEM;
+		memmove(&p->d[1], &p->d[0], (p->n - 1) * sizeof(p->d[0]));
+	}
+	p->d[0] = *d;
+	*d = (struct mn_delegate){0};
+	return 0;
 }
 
 /*
@@ -366,46 +471,32 @@ static int resolve_default_override(struct mn_call *c, struct mn_plan *p)
 {
 	const char *v = c->pod ? mn_k8s_annotation(c->pod, MN_ANNOT_DEFAULT_NET) : NULL;
 	struct cni_error *err = &c->ctx->err;
+	struct mn_delegate d = {0};
 	struct mn_sel *sels = NULL;
-	struct mn_delegate *d = &p->d[0];
-	json_t *nad = NULL, *caps;
 	size_t n = 0;
 	int r;
 
 	if (!v)
 		return 0;
 	if ((r = mn_annot_parse(v, c->conf.multus_namespace, &sels, &n, err)) < 0)
-		return cni_error_wrapf(err, r, MN_ANNOT_DEFAULT_NET);
-	if (n != 1) {
-		mn_sels_free(sels, n);
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  MN_ANNOT_DEFAULT_NET ": exactly one network, got %zu", n);
-	}
-	r = mn_k8s_get_nad(c->k8s, sels[0].namespace, sels[0].name, &nad, err);
-	if (r == 0)
-		r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -ENOENT,
-			       MN_ANNOT_DEFAULT_NET ": network %s/%s: NetworkAttachmentDefinition "
-						    "not found",
-			       sels[0].namespace, sels[0].name);
-	if (r > 0) {
-		caps = TAKE_PTR(d->cap_args);
-		mn_delegate_done(d);
-		d->master = true;
-		d->cap_args = caps;
-		r = set_display(d, sels[0].namespace, sels[0].name);
-		if (r >= 0)
-			r = sel_device(c, d, nad, NULL, err);
-		if (r >= 0)
-			r = nad_conf(c, nad, sels[0].namespace, sels[0].name, d, NULL, err);
-	}
-	json_decref(nad);
+		cni_error_wrapf(err, r, MN_ANNOT_DEFAULT_NET);
+	else if (n != 1)
+		r = cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+			       MN_ANNOT_DEFAULT_NET ": exactly one network, got %zu", n);
+	else
+		r = load_override(c, &sels[0], &d);
 	mn_sels_free(sels, n);
-	return r;
+	if (r >= 0)
+		r = set_master(p, &d);
+	mn_delegate_done(&d);
+	return mn_lenient(c, r, "the configured cluster network is deleted instead");
 }
 
 /* eth0 (CNI_IFNAME) for the master, the request, else net<position>. */
 static int assign_ifnames(struct mn_call *c, struct mn_plan *p)
 {
+	int r;
+
 	for (size_t i = 0; i < p->n; i++) {
 		struct mn_delegate *d = &p->d[i];
 
@@ -417,12 +508,17 @@ static int assign_ifnames(struct mn_call *c, struct mn_plan *p)
 			d->ifname = NULL;
 		if (!d->ifname)
 			return -ENOMEM;
-		for (size_t j = 0; j < i; j++)
-			if (streq(p->d[j].ifname, d->ifname))
-				return cni_errorf(&c->ctx->err, CNI_ERR_INVALID_CONFIG, -EEXIST,
-						  "network %s: interface '%s' is already used by "
-						  "network %s",
-						  d->display, d->ifname, p->d[j].display);
+		for (size_t j = 0; j < i && !d->unresolved; j++) {
+			if (p->d[j].unresolved || !streq(p->d[j].ifname, d->ifname))
+				continue;
+			r = cni_errorf(&c->ctx->err, CNI_ERR_INVALID_CONFIG, -EEXIST,
+				       "network %s: interface '%s' is already used by network %s",
+				       d->display, d->ifname, p->d[j].display);
+			/* Lenient: ADD refused this plan, so it ran nothing of it. */
+			if ((r = mn_lenient(c, r, "that network is not deleted")) < 0)
+				return r;
+			d->unresolved = true;
+		}
 	}
 	return 0;
 }
@@ -431,9 +527,9 @@ int mn_resolve(struct mn_call *c, struct mn_plan *p)
 {
 	int r;
 
-	if (p->n == 0 && (r = mn_resolve_master(c, p)) < 0)
+	if (p->n == 0 && (r = resolve_master(c, p)) < 0)
 		return r;
-	if (c->conf.runtime_config && p->n > 0 &&
+	if (c->conf.runtime_config && p->n > 0 && p->d[0].master &&
 	    !(p->d[0].cap_args = json_deep_copy(c->conf.runtime_config)))
 		return -ENOMEM;
 	if (!in_system_ns(c, p)) {
@@ -442,12 +538,15 @@ int mn_resolve(struct mn_call *c, struct mn_plan *p)
 
 			if (!d)
 				return -ENOMEM;
-			if ((r = resolve_named(c, c->conf.default_networks.v[i], d)) < 0)
+			r = skip_last(c, p, resolve_named(c, c->conf.default_networks.v[i], d));
+			if (r < 0)
 				return r;
 		}
 	}
 	if (c->k8s &&
 	    ((r = resolve_default_override(c, p)) < 0 || (r = resolve_pod_networks(c, p)) < 0))
 		return r;
-	return assign_ifnames(c, p);
+	r = assign_ifnames(c, p);
+	drop_unresolved(p);
+	return r;
 }

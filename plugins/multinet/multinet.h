@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -150,6 +151,17 @@ int mn_k8s_get_pod(struct mn_k8s *k, const char *ns, const char *name, json_t **
 		   struct cni_error *err);
 int mn_k8s_get_nad(struct mn_k8s *k, const char *ns, const char *name, json_t **ret,
 		   struct cni_error *err);
+/*
+ * Bound all later requests of this client, retries included, to `ms` from
+ * now (without: each attempt has its own timeouts, connect 2 s, request 5 s,
+ * 4 attempts). With a bound, a request that finds it spent, or follows one
+ * that could not reach the apiserver, fails at once (code 11) untried.
+ */
+void mn_k8s_set_budget(struct mn_k8s *k, unsigned ms);
+/* The deadline of one attempt started at `now`: its own timeout, capped by `end` (0: none). */
+uint64_t mn_k8s_attempt_deadline(uint64_t now, uint64_t end);
+/* May a retry that first sleeps backoff_ms start before `end` (0: none)? */
+bool mn_k8s_retry_fits(uint64_t now, long backoff_ms, uint64_t end);
 /* Merge-PATCH the pod's network-status annotation. 0 also when the pod is gone. */
 int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, const char *status_json,
 			struct cni_error *err);
@@ -202,7 +214,8 @@ struct mn_delegate {
 	char *device_id, *resource_name, *devinfo_file;
 	json_t *default_route; /* array of gateways or NULL */
 	enum mn_state state;
-	json_t *result; /* the delegate's final ADD result, or NULL */
+	json_t *result;	 /* the delegate's final ADD result, or NULL */
+	bool unresolved; /* lenient resolve only: could not be resolved, to be dropped */
 };
 
 struct mn_pod {
@@ -224,6 +237,8 @@ void mn_delegate_done(struct mn_delegate *d);
 void mn_plan_done(struct mn_plan *p);
 /* Append an empty delegate; returns it or NULL (ENOMEM, too many). */
 struct mn_delegate *mn_plan_push(struct mn_plan *p);
+/* Drop delegate i (freed), keeping the order of the others. */
+void mn_plan_remove(struct mn_plan *p, size_t i);
 
 /*
  * Normalise a delegate config (plugin or conflist object, untrusted) into a
@@ -261,6 +276,54 @@ int mn_cache_read(const char *cni_dir, const char *container_id, struct mn_plan 
 int mn_cache_parse(const char *buf, size_t len, const char *what, struct mn_plan *ret,
 		   struct cni_error *err);
 int mn_cache_remove(const char *cni_dir, const char *container_id);
+
+/* ---- DEL decisions and tombstones (mn-del.c, mn-tombstone.c) ---- */
+
+/*
+ * What DEL and GC may spend on the apiserver in all (connect, TLS, every
+ * request and retry); after that they go on without it.
+ */
+#define MN_DEL_APISERVER_BUDGET_MS 3000u
+
+enum mn_del_source {
+	MN_DEL_FROM_CACHE,  /* the cache entry: DEL every delegate of it */
+	MN_DEL_DONE_BEFORE, /* no cache, a tombstone: a DEL already finished, nothing to do */
+	MN_DEL_REBUILD, /* no usable cache, no tombstone: the delegates from config (+ apiserver) */
+};
+/* cache_r: mn_cache_read's answer (1 read, 0 missing, < 0 unusable). */
+enum mn_del_source mn_del_source(int cache_r, bool tombstone);
+
+enum mn_del_outcome {
+	MN_DEL_OK,	/* deleted */
+	MN_DEL_GIVE_UP, /* can never succeed (binary missing, config or version refused): a warning
+			 */
+	MN_DEL_RETRY,	/* any other failure: the cache stays, DEL fails, the runtime retries */
+};
+/* Classify cni_runtime_del's answer r (0 or negative) and its error e. */
+enum mn_del_outcome mn_del_outcome(int r, const struct cni_error *e);
+/*
+ * A DEL rebuilt without a cache deleted what it could. It fails (code 11)
+ * only when the apiserver could not be reached and the runtime sent a
+ * prevResult: then an ADD finished, the pod's own networks exist and only
+ * the apiserver names them. Without a prevResult (a second DEL, a DEL after
+ * a failed ADD) it succeeds.
+ */
+bool mn_del_needs_retry(bool apiserver_down, bool has_prev_result);
+
+/* File name of a tombstone, "<containerID>-<ifname>" (owned), NULL when either is invalid. */
+char *mn_tombstone_name(const char *container_id, const char *ifname);
+/* Its content: one JSON line, kind multinetTombstoneV1. Owned. */
+char *mn_tombstone_format(const char *container_id, const char *ifname);
+/* Parse a tombstone (untrusted): 0 and both strings (owned), -EINVAL, -ENOMEM. */
+int mn_tombstone_parse(const char *buf, size_t len, char **ret_cid, char **ret_ifname);
+/* GC: is this tombstone's attachment absent from conf's cni.dev/valid-attachments? */
+bool mn_tombstone_stale(const char *buf, size_t len, const struct cni_conf *conf);
+/* <cniDir>/deleted/<name>, directories made 0700. 0 or -errno. */
+int mn_tombstone_write(const char *cni_dir, const char *container_id, const char *ifname);
+bool mn_tombstone_exists(const char *cni_dir, const char *container_id, const char *ifname);
+int mn_tombstone_remove(const char *cni_dir, const char *container_id, const char *ifname);
+/* Remove every stale tombstone (and anything else in the directory). Count or -errno. */
+int mn_tombstone_gc(const char *cni_dir, const struct cni_conf *conf);
 
 /* ---- network-status (mn-status.c) ---- */
 
@@ -303,6 +366,13 @@ struct mn_call {
 	const char *pod_uid;		/* borrowed from the plan */
 	struct mn_devices devices;
 	bool devices_loaded;
+	/*
+	 * DEL and GC: a network that cannot be resolved (NAD, isolation,
+	 * config, apiserver) is a warning and left out; the apiserver gets
+	 * MN_DEL_APISERVER_BUDGET_MS in all.
+	 */
+	bool lenient;
+	bool apiserver_down; /* lenient: a request could not reach it (code 11) */
 };
 
 int mn_call_init(struct mn_call *c, struct cni_ctx *ctx);
@@ -310,7 +380,16 @@ void mn_call_done(struct mn_call *c);
 int mn_pod_from_args(const struct cni_ctx *ctx, struct mn_pod *ret);
 void mn_pod_done(struct mn_pod *p);
 int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx);
-/* Resolve every delegate (cluster network, default networks, pod networks). */
+/*
+ * Lenient calls (DEL, GC): the error r recorded in ctx->err becomes a
+ * warning "<msg>: <consequence>, ignoring" and 0 is returned (code 11 marks
+ * the apiserver down). Strict calls, r >= 0 and -ENOMEM: r unchanged.
+ */
+int mn_lenient(struct mn_call *c, int r, const char *consequence);
+/*
+ * Resolve every delegate (cluster network, default networks, pod networks).
+ * Lenient: a network that cannot be resolved is left out with a warning.
+ */
 int mn_resolve(struct mn_call *c, struct mn_plan *p);
 /* Only the cluster network (and the other static delegates). */
 int mn_resolve_master(struct mn_call *c, struct mn_plan *p);
@@ -322,10 +401,16 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p);
 int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p);
 /* A plan from CNI_* and CNI_ARGS, no delegates yet. */
 int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx);
-/* DEL without a cache: rebuild the delegates as ADD would (pod may be gone). */
+/*
+ * DEL without a cache: rebuild the delegates as ADD would (the pod may be
+ * gone); whatever cannot be resolved, the apiserver included, is a warning.
+ */
 int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p);
-/* Connect to the apiserver (once) and fetch the pod. */
-int mn_connect(struct mn_call *c, bool need_pod);
+/*
+ * Make the apiserver client (once; nothing without a kubeconfig). Lenient
+ * calls bound all its requests by MN_DEL_APISERVER_BUDGET_MS from here.
+ */
+int mn_connect(struct mn_call *c);
 /* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
 int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err);
 void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
