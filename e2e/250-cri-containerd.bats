@@ -4,7 +4,8 @@
 # RemovePodSandbox (containerd DELs again, the netns gone), each repeated as
 # the kubelet may. Every CRI call is timed (RPC only) and bounded by
 # CRI_DEL_BOUND_MS; afterwards nothing of the pod is left: host-local lease,
-# veth, netns, go-cni and multinet caches, mounts, processes.
+# veth, netns, go-cni and multinet caches, mounts, processes. multinet (issue
+# #34): with the apiserver stopped or frozen, and after an ADD that failed.
 
 # A DEL through the CRI: containerd's own work plus the plugins' DEL. Far
 # above what it takes on an idle machine (tens of ms), below multinet's
@@ -21,6 +22,8 @@ setup() {
 
 teardown() {
 	cri_teardown
+	# A frozen (SIGSTOPped) stand-in must run again to be stopped.
+	[ -n "${MN_APISERVER_PID:-}" ] && kill -CONT "$MN_APISERVER_PID" 2>/dev/null
 	if [ -n "${MN:-}" ]; then
 		mn_teardown
 	else
@@ -80,42 +83,90 @@ JSON
 
 	cri_kubelet_teardown "$id"
 
-	cri_assert_gone "$id"
+	cri_assert_clean
 	[ -z "$(ls "$ipam/crinet" | grep -v -e '^last_reserved_ip' -e '^lock$')" ]
 	[ "$(ip -n "$HOST_NS" -o link show | grep -c veth)" = 0 ]
 	# The plugins' lock files went to $PODWIRE_LOCK_DIR, not /run/podwire.
 	[ ! -e "$CRI/run/podwire" ]
 }
 
-@test "multinet through the CRI: Stop and Remove succeed with the apiserver stopped" {
+# mn_cri_start ANNOTATION: multinet (cluster network: bridge + host-local;
+# NADs net-a macvlan, net-b bridge/static) with the apiserver stand-in, pod
+# ns1/pod1 with ANNOTATION, as containerd's only CNI config.
+mn_cri_start() {
 	mn_setup
 	mn_cluster_conf
 	mn_std_nads
 	mn_apiserver_start
-	mn_pod pod1 "net-a,net-b"
+	mn_pod pod1 "$1"
 	mn_conf
 	cp "$MN/multinet.json" "$STATE/00-multinet.conf"
 	cri_start "$STATE/00-multinet.conf"
+}
+
+# mn_cri_pod: run pod1 (net-a, net-b); check its interfaces and status.
+mn_cri_pod() {
 	cri_run pod1 ns1 "$POD_UID"
-	local id=$CRI_ID netns
-	run cri_call status "$id"
+	local netns
+	run cri_call status "$CRI_ID"
 	[ "$status" = 0 ]
 	[[ "$output" == 10.99.0.* ]]
-	netns=$(cri_netns "$id")
+	netns=$(cri_netns "$CRI_ID")
 	[ "$(nsenter --net="$netns" ip -o link show | sed 's/^[0-9]*: //; s/[@:].*//' | grep -v '^lo$' |
 		sort | tr '\n' ' ')" = "eth0 net1 net2 " ]
 	[ "$(mn_status_annotation | jq length)" = 3 ]
-	[ -f "$MN/cache/$id" ]
+	[ -f "$MN/cache/$CRI_ID" ]
+}
 
-	mn_apiserver_stop
-	: >"$MN/requests.log"
-	cri_kubelet_teardown "$id"
-
-	cri_assert_gone "$id"
-	# multinet's attachment, the delegates' results and leases are gone.
-	[ ! -e "$MN/cache/$id" ]
-	[ -z "$(ls "$MN/cache/results" | grep -F "$id")" ]
-	[ -z "$(ls "$MN/ipam/cluster" | grep -v -e '^last_reserved_ip' -e '^lock$')" ]
+# mn_assert_clean: nothing of pod1 in containerd, multinet or the delegates.
+mn_assert_clean() {
+	cri_assert_clean
+	# multinet's cache entries (tombstones in deleted/ are allowed), the
+	# delegates' results, the cluster network's leases, the veths.
+	[ -z "$(ls "$MN/cache" | grep -vx -e results -e tls -e deleted)" ]
+	[ -z "$(ls "$MN/cache/results" 2>/dev/null)" ]
+	[ -z "$(ls "$MN/ipam/cluster" 2>/dev/null | grep -v -e '^last_reserved_ip' -e '^lock$')" ]
 	[ "$(ip -n "$HOST_NS" -o link show | grep -c veth)" = 0 ]
 	[ ! -e "$CRI/run/podwire" ]
+}
+
+@test "multinet through the CRI: Stop and Remove succeed with the apiserver stopped" {
+	mn_cri_start "net-a,net-b"
+	mn_cri_pod
+	mn_apiserver_stop
+	cri_kubelet_teardown "$CRI_ID"
+	mn_assert_clean
+}
+
+@test "multinet through the CRI: Stop and Remove succeed in bound with the apiserver frozen" {
+	mn_cri_start "net-a,net-b"
+	mn_cri_pod
+	# Accepts connections (the kernel's backlog), never answers.
+	kill -STOP "$MN_APISERVER_PID"
+	cri_kubelet_teardown "$CRI_ID"
+	mn_assert_clean
+}
+
+# mn_cri_failed_run NEEDLE: RunPodSandbox of pod1 fails naming NEEDLE;
+# containerd's own DEL of the failed ADD succeeded; nothing is left.
+mn_cri_failed_run() {
+	local log_from
+	log_from=$(($(stat -c %s "$CRI/containerd.log") + 1))
+	run cri_call run --name pod1 --namespace ns1 --uid "$POD_UID"
+	[ "$status" = 1 ] && [[ "$output" == *"$1"* ]] || {
+		echo "# RunPodSandbox: exit $status, wanted 1 naming '$1': $output" >&2
+		return 1
+	}
+	run ! grep 'Failed to destroy network' < <(tail -c "+$log_from" "$CRI/containerd.log")
+	mn_assert_clean
+}
+
+@test "multinet through the CRI: ADDs failing on a missing NAD or plugin leave nothing" {
+	mn_cri_start "net-b,net-none"
+	mn_cri_failed_run "ns1/net-none"
+	# The kubelet's next attempt, the pod's annotation corrected to a network
+	# whose plugin binary is missing: net-b's delegate runs, then rolls back.
+	mn_nad ns1 net-x '{"cniVersion":"1.0.0","type":"podwire-absent-plugin"}'
+	mn_pod pod1 "net-b,net-x"
+	mn_cri_failed_run "podwire-absent-plugin"
 }

@@ -159,15 +159,16 @@ cri_netns() {
 	[ "$pid" -gt 0 ] && echo "/proc/$pid/ns/net"
 }
 
-# cri_assert_gone ID: containerd holds nothing of sandbox ID any more: not
-# listed, no netns file or mount, no go-cni cache entry, no mount of its
-# state, no shim socket, no process, no cgroup.
-cri_assert_gone() {
-	local id=$1 left
+# cri_assert_clean: this containerd holds no pod any more (each test's
+# containerd is its own, so nothing at all): none listed, no netns file or
+# mount, no mount of a sandbox's state (in containerd's mount namespace or
+# leaked to the host's), no go-cni cache entry, no shim, no cgroup of a
+# sandbox the test ran.
+cri_assert_clean() {
+	local left id
 	run cri_call list
-	[ "$status" = 0 ]
-	[[ "$output" != *"$id"* ]] || {
-		echo "# sandbox still listed: $output" >&2
+	[ "$status" = 0 ] && [ -z "$output" ] || {
+		echo "# sandboxes still listed (exit $status): $output" >&2
 		return 1
 	}
 	left=$(ls "$CRI/state/io.containerd.grpc.v1.cri/netns" 2>/dev/null)
@@ -185,12 +186,14 @@ cri_assert_gone() {
 		echo "# mounts of containerd's leaked to the host: $left" >&2
 		return 1
 	}
-	left=$(find "$CRI/var-lib/cni" -type f -name "*$id*" 2>/dev/null)
+	left=$(find "$CRI/var-lib/cni" -type f 2>/dev/null)
 	[ -z "$left" ] || {
 		echo "# go-cni cache left: $left" >&2
 		return 1
 	}
-	left=$(find /sys/fs/cgroup -maxdepth 2 -type d -name "$id" 2>/dev/null)
+	for id in "${CRI_IDS[@]}"; do
+		left+=$(find /sys/fs/cgroup -maxdepth 2 -type d -name "$id" 2>/dev/null)
+	done
 	[ -z "$left" ] || {
 		echo "# cgroups left: $left" >&2
 		return 1
