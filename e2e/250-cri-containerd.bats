@@ -63,17 +63,16 @@ cri_kubelet_teardown() {
 JSON
 	cri_start "$STATE/10-crinet.conflist"
 	cri_run pod1 ns1 "uid-$PW_ID"
-	local id=$CRI_ID netns ip
-	run cri_call status "$id"
-	[ "$status" = 0 ]
-	ip=$output
+	local id=$CRI_ID ip
+	cri_status "$id"
+	ip=$CRI_IP
+	[ "$(cri_call status "$id")" = "$ip" ]
 	[[ "$ip" == 10.66.0.* ]]
 	# The lease, the veth on the bridge, the address in the pod's netns.
 	grep -q "^$id" "$ipam/crinet/$ip"
 	[ "$(ip -n "$HOST_NS" -o link show master cri0 | grep -c veth)" = 1 ]
-	[[ "$(cri_netns_path "$id")" == "$CRI/state/"* ]]
-	netns=$(cri_netns "$id")
-	nsenter --net="$netns" ip -o addr show dev eth0 | grep -q "inet $ip/24"
+	[[ "$CRI_NETNS_PATH" == "$CRI/state/"* ]]
+	nsenter --net="$CRI_NETNS" ip -o addr show dev eth0 | grep -q "inet $ip/24"
 	# go-cni kept its result under $CRI (bound over /var/lib), never the host's.
 	[ -f "$CRI/var-lib/cni/results/crinet-$id-eth0" ]
 	[ ! -e "/var/lib/cni/results/crinet-$id-eth0" ]
@@ -107,13 +106,10 @@ mn_cri_start() {
 # mn_cri_pod: run pod1 (net-a, net-b); check its interfaces and status.
 mn_cri_pod() {
 	cri_run pod1 ns1 "$POD_UID"
-	local netns
-	run cri_call status "$CRI_ID"
-	[ "$status" = 0 ]
-	[[ "$output" == 10.99.0.* ]]
-	netns=$(cri_netns "$CRI_ID")
-	[ "$(nsenter --net="$netns" ip -o link show | sed 's/^[0-9]*: //; s/[@:].*//' | grep -v '^lo$' |
-		sort | tr '\n' ' ')" = "eth0 net1 net2 " ]
+	cri_status "$CRI_ID"
+	[[ "$CRI_IP" == 10.99.0.* ]]
+	[ "$(nsenter --net="$CRI_NETNS" ip -o link show | sed 's/^[0-9]*: //; s/[@:].*//' |
+		grep -v '^lo$' | sort | tr '\n' ' ')" = "eth0 net1 net2 " ]
 	[ "$(mn_status_annotation | jq length)" = 3 ]
 	[ -f "$MN/cache/$CRI_ID" ]
 }

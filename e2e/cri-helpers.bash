@@ -145,18 +145,19 @@ cri_timed() {
 	echo "# $* -> exit $status in ${CRI_MS} ms${output:+: $output}" >&3
 }
 
-# cri_netns_path ID: the pod's netns as containerd names it (verbose status);
-# a mount that only containerd's mount namespace has.
-cri_netns_path() {
-	cri_call status --json "$1" |
-		jq -r '.info.info.runtimeSpec.linux.namespaces[] | select(.type == "network") | .path'
-}
-
-# cri_netns ID: the pod's netns as the test can enter it: its pause process's.
-cri_netns() {
+# cri_status ID: PodSandboxStatus with containerd's verbose info, as JSON in
+# $CRI_STATUS; the pod's first IP in $CRI_IP, its netns as containerd names
+# it in $CRI_NETNS_PATH (a mount only containerd's mount namespace has) and
+# as the test can enter it in $CRI_NETNS (the pause process's).
+cri_status() {
 	local pid
-	pid=$(cri_call status --json "$1" | jq -r '.info.info.pid') || return 1
-	[ "$pid" -gt 0 ] && echo "/proc/$pid/ns/net"
+	CRI_STATUS=$(cri_call status --json "$1") || return 1
+	CRI_IP=$(jq -r '.network.ip // empty' <<<"$CRI_STATUS")
+	CRI_NETNS_PATH=$(jq -r '.info.info.runtimeSpec.linux.namespaces[] |
+		select(.type == "network") | .path' <<<"$CRI_STATUS")
+	pid=$(jq -r '.info.info.pid' <<<"$CRI_STATUS")
+	[ "$pid" -gt 0 ] || return 1
+	CRI_NETNS=/proc/$pid/ns/net
 }
 
 # cri_assert_clean: this containerd holds no pod any more (each test's
@@ -248,15 +249,16 @@ cri_stop_containerd() {
 }
 
 # cri_teardown: remove every pod of this containerd through the CRI (bounded;
-# failures ignored), stop containerd, kill its shims and their pods,
-# remove any cgroup runc left for a sandbox. $CRI goes with $STATE.
+# failures ignored), stop containerd, kill its shims and their pods, remove
+# any cgroup runc left for a sandbox. $CRI goes with $STATE.
 cri_teardown() {
 	[ -n "${CRI:-}" ] || return 0
-	local id ids=("${CRI_IDS[@]}") shims
+	local id listed=() shims
 	if [ -n "${CRI_PID:-}" ] && kill -0 "$CRI_PID" 2>/dev/null; then
-		# Also a sandbox whose RunPodSandbox timed out on our side.
-		mapfile -t -O "${#ids[@]}" ids < <(cri_call --timeout 20 list 2>/dev/null | awk '{print $1}')
-		for id in $(printf '%s\n' "${ids[@]}" | sort -u); do
+		# The containerd is the test's own: every sandbox it lists is the
+		# test's, also one whose RunPodSandbox timed out on our side.
+		mapfile -t listed < <(cri_call --timeout 20 list 2>/dev/null | awk '{print $1}')
+		for id in "${listed[@]}"; do
 			cri_call --timeout 20 stop "$id" 2>/dev/null || true
 			cri_call --timeout 20 rm "$id" 2>/dev/null || true
 		done
@@ -266,7 +268,7 @@ cri_teardown() {
 	shims="$shims $(cri_shim_pids)"
 	# shellcheck disable=SC2086 # a list of PIDs
 	cri_kill_pids $shims
-	for id in "${ids[@]}"; do
+	for id in "${CRI_IDS[@]}" "${listed[@]}"; do
 		find /sys/fs/cgroup -maxdepth 2 -type d -name "$id" -exec rmdir {} + 2>/dev/null || true
 	done
 	return 0
