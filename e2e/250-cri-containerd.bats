@@ -4,12 +4,13 @@
 # RemovePodSandbox (containerd DELs again, the netns gone), each repeated as
 # the kubelet may. Every CRI call is timed (RPC only) and bounded by
 # CRI_DEL_BOUND_MS; afterwards nothing of the pod is left: host-local lease,
-# veth, netns, go-cni and multinet caches, mounts, processes. multinet (issue
-# #34): with the apiserver stopped or frozen, and after an ADD that failed.
+# veth, netns, go-cni and multinet caches, mounts, processes. multinet also
+# with the apiserver stopped or frozen, and after ADDs that failed.
 
-# A DEL through the CRI: containerd's own work plus the plugins' DEL. Far
-# above what it takes on an idle machine (tens of ms), below multinet's
-# apiserver timeouts (2 s connect + 5 s request per attempt).
+# A DEL through the CRI: containerd's own work plus the plugins' DELs, tens
+# to hundreds of ms here. 5 s leaves room for a loaded machine and for
+# multinet's 3 s apiserver budget of a DEL without cache; a DEL that waits
+# out connect or TLS timeouts with retries exceeds it.
 CRI_DEL_BOUND_MS=${CRI_DEL_BOUND_MS:-5000}
 
 bats_require_minimum_version 1.5.0
