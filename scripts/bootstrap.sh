@@ -15,6 +15,9 @@ PACKAGES=(
 	# e2e tests, demo, benchmarks
 	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux strace
 	socat openssl python3 python3-yaml python3-jsonschema file curl
+	# CRI e2e (e2e/250): containerd and runc, the Python CRI client's gRPC and
+	# protoc, a static libc for the pause binary
+	containerd runc python3-grpcio python3-grpc-tools python3-protobuf libc6-dev
 	# BGP and the cluster datastore (bgp-route, podwire-node, cluster-ipam)
 	bird2 etcd-server etcd-client
 	# packaging (make deb, lintian)
