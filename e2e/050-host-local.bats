@@ -144,8 +144,8 @@ par_run() {
 }
 
 @test "50 parallel ADDs and DELs (podwire and reference mixed) never share or lose a lease" {
-	local bins=("$PODWIRE_BIN/host-local") i
-	[ -x "$REF_BIN/host-local" ] && bins+=("$REF_BIN/host-local")
+	local bins=("$PODWIRE_BIN/host-local" "$REF_BIN/host-local") i
+	pw_need "${bins[@]}"
 	conf 1.0.0 '[[{"subnet":"10.80.0.0/24"}]]' >"$STATE/conf"
 	for i in $(seq 1 25); do par_run "$PODWIRE_BIN/host-local" ADD "old$i"; done
 	for i in $(seq 1 50); do

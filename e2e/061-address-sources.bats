@@ -16,7 +16,7 @@ teardown() {
 }
 
 require_ref() {
-	[ -x "$REF_BIN/$1" ] || skip "reference $1 not installed in $REF_BIN"
+	pw_need "$REF_BIN/$1"
 }
 
 # ips PLUGIN CNI_ARGS CONF: the sorted address list of an ADD, or "error <code>".

@@ -107,7 +107,7 @@ example() {
 }
 
 @test "an example chained with the reference tuning plugin: ADD, CHECK, DEL through cnitool" {
-	[ -x "$REF_BIN/tuning" ] || skip "reference tuning not installed"
+	pw_need "$REF_BIN/tuning"
 	jq --arg dd "$STATE/ipam" '.plugins[0].ipam.dataDir = $dd
 		| .plugins += [{"type": "tuning", "sysctl": {"net.ipv4.conf.eth0.accept_local": "1"}}]' \
 		"$PODWIRE_SRC/conf/bridge-basic.conflist" >"$NETCONF/10-basic.conflist"

@@ -55,8 +55,8 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	[ -z "$output" ]
 	run_plugin bridge DEL <<<"$prev"
 	run_plugin bridge DEL <<<"$prev"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
-	! ip -n "$HOST_NS" link show "$hostveth" 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
+	run ! ip -n "$HOST_NS" link show "$hostveth"
 	[ "$(leases)" -eq 0 ]
 }
 
@@ -83,7 +83,7 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	assert_json '.routes[0].dst' ::/0
 	ip -n "$HOST_NS" addr show br0 | grep -q 'inet6 fd00:1::1/64'
 	[ "$(in_ns "$POD_NS" cat /proc/sys/net/ipv6/conf/eth0/accept_dad)" = 0 ]
-	! ip -n "$POD_NS" addr show eth0 | grep -q tentative
+	run ! grep -q tentative <<<"$(ip -n "$POD_NS" addr show eth0)"
 	in_ns "$POD_NS" ping -6 -c1 -W2 fd00:1::1
 	run_plugin bridge DEL <<<"$c"
 	add_check_del "$c"
@@ -119,11 +119,11 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	assert_json '.interfaces | length' 3
 	assert_json '.ips' null
 	[ "$(ip -n "$POD_NS" -j link show eth0 | jq -r '.[0].operstate')" = UP ]
-	! ip -n "$POD_NS" -4 addr show eth0 | grep -q inet
 	prev=$(with_prev "$c")
+	run ! grep -q inet <<<"$(ip -n "$POD_NS" -4 addr show eth0)"
 	run_plugin bridge CHECK <<<"$prev"
 	run_plugin bridge DEL <<<"$prev"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 }
 
 @test "DEL with an empty CNI_NETNS releases the lease and the host veth" {
@@ -134,7 +134,7 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	[ "$(leases)" -eq 1 ]
 	PW_NETNS="" run_plugin bridge DEL <<<"$prev"
 	[ "$(leases)" -eq 0 ]
-	! ip -n "$HOST_NS" link show "$hostveth" 2>/dev/null
+	run ! ip -n "$HOST_NS" link show "$hostveth"
 	PW_NETNS="" run_plugin bridge DEL <<<"$prev"
 }
 
@@ -145,7 +145,7 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	ip netns del "$POD_NS"
 	run_plugin bridge DEL <<<"$c"
 	[ "$(leases)" -eq 0 ]
-	! ip -n "$HOST_NS" link show "$hostveth" 2>/dev/null
+	run ! ip -n "$HOST_NS" link show "$hostveth"
 }
 
 @test "an existing bridge is reused; its MAC survives an ADD/DEL cycle and differs from the port's" {
@@ -171,7 +171,7 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 
 @test "DEL of an attachment never added succeeds" {
 	run_plugin bridge DEL eth0 never-added <<<"$(conf)"
-	! ip -n "$HOST_NS" link show br0 2>/dev/null
+	run ! ip -n "$HOST_NS" link show br0
 }
 
 @test "CHECK detects a removed address and a removed route" {

@@ -78,7 +78,7 @@ assert_wired() {
 @test "a failing first ADD alone still removes the bridge it created" {
 	run_plugin -e 1 bridge ADD eth0 lone <<<"$(conf brlone '{"failOn":["ADD"]}')"
 	assert_error 100 "injected failure"
-	! ip -n "$HOST_NS" link show brlone 2>/dev/null
+	run ! ip -n "$HOST_NS" link show brlone
 }
 
 @test "the same container ID added twice at once: one succeeds, one is 103, the pod is wired" {
@@ -130,8 +130,8 @@ assert_wired() {
 	other=$(jq -r '.interfaces[1].name' <<<"$output")
 	[ "$(ip -n "$HOST_NS" -j link show "$stale" | jq -r '.[0].ifalias')" = "podwire:neta/stale/eth0" ]
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "keep", "ifname": "eth0"}]}' <<<"$a")"
-	! ip -n "$HOST_NS" link show "$stale" 2>/dev/null
-	! ip -n "$pod2" link show eth0 2>/dev/null
+	run ! ip -n "$HOST_NS" link show "$stale"
+	run ! ip -n "$pod2" link show eth0
 	ip -n "$HOST_NS" link show "$keep" >/dev/null
 	ip -n "$HOST_NS" link show "$other" >/dev/null
 	# without cni.dev/valid-attachments nothing is compared, nothing removed

@@ -71,10 +71,10 @@ sources() {
 	prev=$(with_prev "$(conf '{"ipMasq":true}')")
 	run_plugin bridge CHECK <<<"$prev"
 	run_plugin bridge DEL <<<"$prev"
-	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 10.1.2.2
+	run ! grep -q 10.1.2.2 <<<"$(in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24)"
 	# a pod without ipMasq arrives with its own address (and gets no reply)
 	run_plugin bridge ADD <<<"$(conf)"
-	! in_ns "$POD_NS" ping -c1 -W1 192.0.2.2
+	run ! in_ns "$POD_NS" ping -c1 -W1 192.0.2.2
 	[ "$(sources "$OUT")" = "10.1.2.3,192.0.2.1" ]
 }
 
@@ -98,32 +98,32 @@ sources() {
 		"{ 10.1.2.2 comment \"${PW_ID}c/eth0\" }"
 	run_plugin bridge CHECK <<<"$prev"
 	PW_NETNS="" run_plugin bridge DEL <<<"$prev"
-	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 10.1.2.2
+	run ! grep -q 10.1.2.2 <<<"$(in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24)"
 }
 
 @test "ipMasqBackend iptables is served by nftables; no iptables rules appear" {
 	run_plugin bridge ADD <<<"$(conf '{"ipMasq":true,"ipMasqBackend":"iptables"}')"
 	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 10.1.2.2
-	! in_ns "$HOST_NS" nft list tables | grep -q 'ip nat'
+	run ! grep -q 'ip nat' <<<"$(in_ns "$HOST_NS" nft list tables)"
 }
 
 @test "macspoofchk: a frame with a spoofed source MAC is dropped" {
 	run_plugin bridge ADD <<<"$(conf '{"macspoofchk":true}')"
 	hv=$(jq -r '.interfaces[1].name' <<<"$output")
 	mac=$(jq -r '.interfaces[2].mac' <<<"$output")
+	prev=$(with_prev "$(conf '{"macspoofchk":true}')")
 	in_ns "$POD_NS" ping -c1 -W2 10.1.2.1
 	in_ns "$HOST_NS" nft list set bridge podwire spoof-allowed-pwnet | grep -q "\"$hv\" . $mac"
 	ip -n "$POD_NS" link set eth0 address 02:de:ad:be:ef:01
 	ip -n "$HOST_NS" neigh flush dev br0
-	! in_ns "$POD_NS" ping -c2 -W1 10.1.2.1
+	run ! in_ns "$POD_NS" ping -c2 -W1 10.1.2.1
 	ip -n "$POD_NS" link set eth0 address "$mac"
 	ip -n "$POD_NS" neigh flush dev eth0
 	in_ns "$POD_NS" ping -c1 -W2 10.1.2.1
-	prev=$(with_prev "$(conf '{"macspoofchk":true}')")
 	run_plugin bridge CHECK <<<"$prev"
 	run_plugin bridge DEL <<<"$prev"
-	! in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet | grep -q "$hv"
-	! in_ns "$HOST_NS" nft list set bridge podwire spoof-allowed-pwnet | grep -q "$hv"
+	run ! grep -q "$hv" <<<"$(in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet)"
+	run ! grep -q "$hv" <<<"$(in_ns "$HOST_NS" nft list set bridge podwire spoof-allowed-pwnet)"
 	run_plugin bridge DEL <<<"$prev"
 }
 
@@ -137,10 +137,10 @@ sources() {
 	gc=$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "keep", "ifname": "eth0"}]}' <<<"$c")
 	run_plugin bridge GC <<<"$gc"
 	in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet | grep -q 'comment "keep/eth0"'
-	! in_ns "$HOST_NS" nft list set bridge podwire spoof-allowed-pwnet | grep -q 'stale/eth0'
+	run ! grep -q 'stale/eth0' <<<"$(in_ns "$HOST_NS" nft list set bridge podwire spoof-allowed-pwnet)"
 	# an empty list removes the rest; a second GC finds nothing
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$c")"
-	! in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet | grep -q 'keep/eth0'
+	run ! grep -q 'keep/eth0' <<<"$(in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet)"
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$c")"
 }
 
@@ -157,10 +157,10 @@ sources() {
 	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'one/eth0'
 	# none left: sets and chains of pwnet go, "other" keeps everything
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$a")"
-	! in_ns "$HOST_NS" nft list chain inet podwire masq-pwnet-10.1.2.0-24 2>/dev/null
-	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 2>/dev/null
-	! in_ns "$HOST_NS" nft list chain bridge podwire spoof-pwnet 2>/dev/null
-	! in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet 2>/dev/null
+	run ! in_ns "$HOST_NS" nft list chain inet podwire masq-pwnet-10.1.2.0-24
+	run ! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24
+	run ! in_ns "$HOST_NS" nft list chain bridge podwire spoof-pwnet
+	run ! in_ns "$HOST_NS" nft list set bridge podwire spoof-ports-pwnet
 	in_ns "$HOST_NS" nft list set inet podwire pods-other-10.1.3.0-24 | grep -q 'two/eth1'
 	in_ns "$HOST_NS" nft list chain bridge podwire spoof-other >/dev/null
 	# a new ADD builds them again
@@ -169,7 +169,7 @@ sources() {
 }
 
 @test "GC of an L3 network: masquerade elements and leases of stale attachments go" {
-	[ -x "$PODWIRE_BIN/host-local" ] || skip "podwire host-local not built (the reference one has no GC)"
+	pw_need "$PODWIRE_BIN/host-local" # the reference one has no GC
 	POD2="${PW_ID}q"
 	pw_netns_new "$POD2"
 	c=$(jq -c '.cniVersion = "1.1.0"' <<<"$(conf '{"ipMasq":true}')")
@@ -178,7 +178,7 @@ sources() {
 	[ -f "$STATE/ipam/pwnet/10.1.2.3" ]
 	run_plugin bridge GC <<<"$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID": "keep", "ifname": "eth0"}]}' <<<"$c")"
 	in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'comment "keep/eth0"'
-	! in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24 | grep -q 'stale/eth0'
+	run ! grep -q 'stale/eth0' <<<"$(in_ns "$HOST_NS" nft list set inet podwire pods-pwnet-10.1.2.0-24)"
 	[ -f "$STATE/ipam/pwnet/10.1.2.2" ]
 	[ ! -f "$STATE/ipam/pwnet/10.1.2.3" ]
 }

@@ -37,8 +37,8 @@ leases() {
 	hv=$(jq -r '.interfaces[1].name' <<<"$output")
 	run_plugin bridge CHECK <<<"$prev"
 	run_plugin bridge DEL <<<"$prev"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
-	! ip -n "$HOST_NS" link show "$hv" 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
+	run ! ip -n "$HOST_NS" link show "$hv"
 	[ "$(leases)" -eq 0 ]
 }
 
@@ -49,7 +49,7 @@ leases() {
 	prev=$(with_prev "$c")
 	PW_CNI_PATH=$REF_BIN run_plugin "$REF_BIN/bridge" CHECK <<<"$prev"
 	PW_CNI_PATH=$REF_BIN run_plugin "$REF_BIN/bridge" DEL <<<"$prev"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 	[ "$(leases)" -eq 0 ]
 }
 

@@ -31,7 +31,7 @@ lo_flags() {
 	assert_json '.interfaces[0].sandbox' "$NETNS"
 	assert_json '[.ips[].address] | join(" ")' "127.0.0.1/8 ::1/128"
 	assert_json '[.ips[].interface] | join(" ")' "0 0"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 }
 
 @test "the addresses come from the kernel: no IPv6 in the pod, no ::1" {
@@ -101,7 +101,7 @@ ref_lo() {
 # "version" of each IP that 0.3.x/0.4.0 define; podwire converts (README).
 # Compared here without that field.
 @test "differential: results of every version equal the reference's" {
-	[ -x "$REF_BIN/loopback" ] || skip "reference loopback not installed"
+	pw_need "$REF_BIN/loopback"
 	for v in 0.3.0 0.3.1 0.4.0 1.0.0; do
 		c=$(jq -c --arg v "$v" '.cniVersion = $v' <<<"$CONF")
 		run_plugin loopback ADD <<<"$c"
@@ -133,7 +133,7 @@ ref_lo() {
 }
 
 @test "differential: chained result and DEL state equal the reference's" {
-	[ -x "$REF_BIN/loopback" ] || skip "reference loopback not installed"
+	pw_need "$REF_BIN/loopback"
 	prev='{"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":"x"}],"ips":[{"address":"10.1.0.5/24","interface":0}]}'
 	c=$(with_prev "$CONF" "$prev")
 	run_plugin loopback ADD <<<"$c"

@@ -176,7 +176,7 @@ ref_tuning() {
 }
 
 @test "differential: same values set, same result, same restore as the reference" {
-	[ -x "$REF_BIN/tuning" ] || skip "reference tuning not installed"
+	pw_need "$REF_BIN/tuning"
 	pod_veth eth1
 	ip -n "$POD_NS" link set eth1 address "$(ip -n "$POD_NS" -j link show eth0 | jq -r '.[0].address')"
 	frag='{"mac":"c2:11:22:33:44:55","mtu":1400,"promisc":true,"allmulti":true,"sysctl":{"net.ipv4.conf.IFNAME.arp_filter":"1"}}'
@@ -196,7 +196,7 @@ ref_tuning() {
 }
 
 @test "differential: the same bad inputs fail on both, and change nothing" {
-	[ -x "$REF_BIN/tuning" ] || skip "reference tuning not installed"
+	pw_need "$REF_BIN/tuning"
 	before=$(link_state "$POD_NS" eth0)
 	# The reference answers its generic 999 for each; podwire code 7 (README).
 	for frag in '{"sysctl":{"kernel.hostname":"x"}}' '{"mac":"c2:11:22:33:44"}'; do
@@ -213,7 +213,7 @@ ref_tuning() {
 }
 
 @test "interop: a backup written by the reference is restored by podwire, and back" {
-	[ -x "$REF_BIN/tuning" ] || skip "reference tuning not installed"
+	pw_need "$REF_BIN/tuning"
 	before=$(link_state "$POD_NS" eth0)
 	c=$(conf '{"mac":"c2:11:22:33:44:55","mtu":1400,"promisc":true,"allmulti":true}')
 	ref_tuning ADD <<<"$c"

@@ -44,7 +44,7 @@ leases() {
 	in_ns "$POD_NS" ip -o addr show dev net1 | grep -qF "$ip"
 	[ "$(leases)" -eq 1 ]
 	run_plugin macvlan DEL net1 <<<"$(conf)"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 	[ "$(leases)" -eq 0 ]
 	ip -n "$HOST_NS" link show m0 >/dev/null
 	run_plugin macvlan DEL net1 <<<"$(conf)"
@@ -134,7 +134,7 @@ leases() {
 	run_plugin macvlan ADD net1 <<<"$(conf '{"master":"pm0","linkInContainer":true}')"
 	[ "$(jq -r .link <<<"$(link_json "$POD_NS" net1)")" = pm0 ]
 	run_plugin macvlan DEL net1 <<<"$(conf '{"master":"pm0","linkInContainer":true}')"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 	ip -n "$POD_NS" link show pm0 >/dev/null
 }
 
@@ -152,7 +152,7 @@ leases() {
 @test "a failing IPAM rolls the macvlan back" {
 	c=$(jq -c '.ipam = {type:"static", addresses:[{address:"not-an-ip"}]}' <<<"$(conf)")
 	run_plugin -e 1 macvlan ADD net1 <<<"$c"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 }
 
 @test "DEL with the pod netns gone or CNI_NETNS empty releases the lease" {
@@ -210,7 +210,7 @@ shape() {
 }
 
 @test "differential: same result shape and kernel state as the reference" {
-	[ -x "$REF_BIN/macvlan" ] || skip "reference macvlan not installed"
+	pw_need "$REF_BIN/macvlan"
 	for frag in '{}' '{"mode":"vepa","mtu":1400}' '{"mode":"private","ipam":{}}'; do
 		run_plugin macvlan ADD net1 <<<"$(conf "$frag")"
 		ours=$(norm <<<"$output" | jq -c 'del(.interfaces[0].mac, .ips[]?.address)')
@@ -227,7 +227,7 @@ shape() {
 }
 
 @test "differential: bad inputs fail on both and leave nothing" {
-	[ -x "$REF_BIN/macvlan" ] || skip "reference macvlan not installed"
+	pw_need "$REF_BIN/macvlan"
 	pod_snapshot >"$STATE/before"
 	# The reference answers its generic 999 for each; podwire code 7 (README).
 	for frag in '{"master":"nosuch0"}' '{"mtu":9000}' '{"mode":"l3"}'; do
@@ -240,11 +240,11 @@ shape() {
 }
 
 @test "interop: an attachment of the reference is CHECKed and DELeted by podwire" {
-	[ -x "$REF_BIN/macvlan" ] || skip "reference macvlan not installed"
+	pw_need "$REF_BIN/macvlan"
 	ref_mv ADD net1 <<<"$(conf)"
 	prev=$(with_prev "$(conf)")
 	run_plugin macvlan CHECK net1 <<<"$prev"
 	run_plugin macvlan DEL net1 <<<"$prev"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 	[ "$(leases)" -eq 0 ]
 }

@@ -47,7 +47,7 @@ JSON
 	[ -f "$STATE/tuning/${CID}_net1.json" ]
 	run_cnitool -i net1 check macvlan-tuned "$NETNS"
 	run_cnitool -i net1 del macvlan-tuned "$NETNS"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 	[ ! -e "$STATE/tuning/${CID}_net1.json" ]
 	[ -z "$(find "$STATE/ipam/macvlan-tuned" -name '10.*')" ]
 	run_cnitool -i net1 del macvlan-tuned "$NETNS"
@@ -62,7 +62,7 @@ JSON
 	assert_stderr "code 7"
 	# the runtime's DEL after a failed ADD cleans the macvlan and the lease
 	run_cnitool -i net1 del macvlan-tuned "$NETNS"
-	! ip -n "$POD_NS" link show net1 2>/dev/null
+	run ! ip -n "$POD_NS" link show net1
 	[ -z "$(find "$STATE/ipam/macvlan-tuned" -name '10.*' 2>/dev/null)" ]
 }
 
@@ -94,7 +94,7 @@ JSON
 	ip -n "$POD_NS" -j link show lo | jq -e '.[0].flags | index("UP") != null'
 	run_cnitool check brt "$NETNS"
 	run_cnitool del brt "$NETNS"
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 	[ -z "$(ls -A "$STATE/tuning" 2>/dev/null)" ]
 }
 
@@ -109,7 +109,7 @@ mixbin() {
 }
 
 @test "mixed chains: reference macvlan + podwire tuning, podwire macvlan + reference tuning" {
-	[ -x "$REF_BIN/macvlan" ] && [ -x "$REF_BIN/tuning" ] || skip "reference plugins not installed"
+	pw_need "$REF_BIN/macvlan" "$REF_BIN/tuning"
 	nad_list
 	for mix in "macvlan=$REF_BIN tuning=$PODWIRE_BIN host-local=$REF_BIN" \
 		"macvlan=$PODWIRE_BIN tuning=$REF_BIN host-local=$PODWIRE_BIN"; do
@@ -123,6 +123,6 @@ mixbin() {
 		[ "$(link_state "$POD_NS" net1)" = "02:aa:bb:cc:dd:02 mtu=1400 txqlen=$want promisc=1 flags=PROMISC" ] ||
 			{ echo "# $mix: $(link_state "$POD_NS" net1)" >&2; return 1; }
 		run_cnitool -i net1 del macvlan-tuned "$NETNS"
-		! ip -n "$POD_NS" link show net1 2>/dev/null
+		run ! ip -n "$POD_NS" link show net1
 	done
 }

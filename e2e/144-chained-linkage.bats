@@ -12,7 +12,7 @@ needed() {
 
 @test "no libcurl, libyaml, libibverbs or libbpf in loopback, tuning, macvlan" {
 	for p in loopback tuning macvlan; do
-		[ -x "$PODWIRE_BIN/$p" ] || skip "$p not built"
+		pw_need "$PODWIRE_BIN/$p"
 		if needed "$p" | grep -E 'curl|yaml|ibverbs|bpf'; then
 			echo "# $p links a heavy library" >&2
 			return 1

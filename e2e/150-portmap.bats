@@ -8,7 +8,7 @@ setup() {
 	load helpers
 	load "$PODWIRE_SRC/test/cnitool/cnitool-e2e"
 	load portmap-helpers
-	[ -x "$PODWIRE_BIN/portmap" ] || skip "portmap not built"
+	pw_need "$PODWIRE_BIN/portmap"
 	pw_setup
 	cnitool_setup
 	PW_CNI_PATH="$PODWIRE_BIN"
@@ -35,7 +35,8 @@ MAPS='{"portMappings":[
 	local ip4 ip6
 	ip4=$(printf '%s' "$output" | jq -r '.ips[] | select(.address | test("\\.")) | .address | sub("/.*";"")')
 	ip6=$(printf '%s' "$output" | jq -r '.ips[] | select(.address | test(":")) | .address | sub("/.*";"")')
-	[ -n "$ip4" ] && [ -n "$ip6" ]
+	[ -n "$ip4" ]
+	[ -n "$ip6" ]
 	in_ns "$POD_NS" ip -6 addr show dev eth0 | grep -q "$ip6"
 	wait_no_tentative "$POD_NS"
 	wait_no_tentative "$HOST_NS"

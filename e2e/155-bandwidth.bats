@@ -7,7 +7,7 @@ setup() {
 	load helpers
 	load "$PODWIRE_SRC/test/cnitool/cnitool-e2e"
 	load portmap-helpers
-	[ -x "$PODWIRE_BIN/bandwidth" ] || skip "bandwidth not built"
+	pw_need "$PODWIRE_BIN/bandwidth"
 	pw_setup
 	cnitool_setup
 	PW_CNI_PATH="$PODWIRE_BIN"
@@ -58,7 +58,8 @@ CAPS='{"bandwidth":{"ingressRate":10000000,"ingressBurst":80000,"egressRate":100
 	local ifb pod
 	ifb=$(printf '%s' "$output" | jq -r '.interfaces[] | select(.name | startswith("bwp")) | .name')
 	pod=$(printf '%s' "$output" | jq -r '.ips[0].address | sub("/.*";"")')
-	[[ "$ifb" == bwp* ]] && [ ${#ifb} -eq 15 ]
+	[[ "$ifb" == bwp* ]]
+	[ ${#ifb} -eq 15 ]
 	in_ns "$HOST_NS" ip -d link show "$ifb" | grep -q ifb
 	in_ns "$HOST_NS" tc qdisc show | grep -q 'qdisc tbf 1: dev veth'
 	in_ns "$HOST_NS" tc qdisc show dev "$ifb" | grep -q 'qdisc tbf 1: root'
@@ -70,7 +71,7 @@ CAPS='{"bandwidth":{"ingressRate":10000000,"ingressBurst":80000,"egressRate":100
 	# ingress: host -> pod (tbf on the host veth)
 	[ "$(send_secs "$HOST_NS" "$pod" 5002 5000000)" -ge 30 ]
 	run_cnitool del bwnet "$NETNS"
-	! in_ns "$HOST_NS" ip link show "$ifb" 2>/dev/null
+	run ! in_ns "$HOST_NS" ip link show "$ifb"
 }
 
 @test "unshapedSubnets: traffic to an unshaped subnet bypasses the limit" {
@@ -108,7 +109,7 @@ CAPS='{"bandwidth":{"ingressRate":10000000,"ingressBurst":80000,"egressRate":100
 	PW_NETNS="" run_plugin bandwidth GC "" "" <<<"{\"cniVersion\":\"1.1.0\",\"name\":\"bwnet\",
 		\"type\":\"bandwidth\",\"cni.dev/valid-attachments\":[{\"containerID\":\"$CID\",\"ifname\":\"eth0\"}]}"
 	in_ns "$HOST_NS" ip link show "$keep" >/dev/null
-	! in_ns "$HOST_NS" ip link show "$gone" 2>/dev/null
+	run ! in_ns "$HOST_NS" ip link show "$gone"
 	# another network's GC touches neither
 	PW_NETNS="" run_plugin bandwidth GC "" "" <<<'{"cniVersion":"1.1.0","name":"other","type":"bandwidth","cni.dev/valid-attachments":[]}'
 	in_ns "$HOST_NS" ip link show "$keep" >/dev/null

@@ -7,8 +7,7 @@
 setup() {
 	load helpers
 	load portmap-helpers
-	[ -x "$REF_BIN/portmap" ] && [ -x "$REF_BIN/bandwidth" ] || skip "reference plugins not in $REF_BIN"
-	[ -x "$PODWIRE_BIN/portmap" ] && [ -x "$PODWIRE_BIN/bandwidth" ] || skip "not built"
+	pw_need "$REF_BIN/portmap" "$REF_BIN/bandwidth" "$PODWIRE_BIN/portmap" "$PODWIRE_BIN/bandwidth"
 	pw_setup
 	outside_setup
 	BR='{"cniVersion":"1.0.0","name":"refnet","type":"bridge","bridge":"br0","isGateway":true,
@@ -89,7 +88,7 @@ tc_state() {
 		state+=("$(tc_state)")
 		run_plugin "$impl" CHECK <<<"$(chained bandwidth "$BW")"
 		run_plugin "$impl" DEL <<<"$(chained bandwidth "$BW")"
-		! in_ns "$HOST_NS" ip -o link show | grep -q ' bwp'
+		run ! grep -q ' bwp' <<<"$(in_ns "$HOST_NS" ip -o link show)"
 		# the reference leaves the host veth's qdiscs; clean up for the next round
 		in_ns "$HOST_NS" tc qdisc del dev "$VETH" root 2>/dev/null || true
 		in_ns "$HOST_NS" tc qdisc del dev "$VETH" ingress 2>/dev/null || true

@@ -118,7 +118,7 @@ host_ll() {
 	[ "$(host_ll "$HOST_NS" "$host")" = "$gw/64" ]
 	[ "$(in_ns "$HOST_NS" cat /proc/sys/net/ipv6/conf/$host/addr_gen_mode)" = 0 ]
 	# not tentative: the host answers for it at once (accept_dad=0)
-	! ip -n "$HOST_NS" -6 -o addr show dev "$host" scope link | grep -q tentative
+	run ! grep -q tentative <<<"$(ip -n "$HOST_NS" -6 -o addr show dev "$host" scope link)"
 	ip -n "$POD_NS" -6 route show default | grep -q "via $gw dev eth0"
 	# the pod reaches the gateway itself, and a pod on another host veth over IPv6
 	in_ns "$POD_NS" ping -6 -c1 -W2 "$gw%eth0" >/dev/null
@@ -152,7 +152,7 @@ host_ll() {
 	run_plugin bgp-route ADD eth0 <<<"$(conf)"
 	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
 	run_plugin bgp-route DEL eth0 <<<"$(conf)"
-	! ip -n "$HOST_NS" link show "$host" 2>/dev/null
+	run ! ip -n "$HOST_NS" link show "$host"
 	[ -z "$(ip -n "$HOST_NS" route show proto 80)" ]
 	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
 	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
@@ -183,7 +183,8 @@ del_route_first() {
 	wait "$mon" 2>/dev/null || true
 	first_route=$(grep -n '^Deleted 10\.244\..* proto 80' "$STATE/monitor" | head -1 | cut -d: -f1)
 	first_link=$(grep -n "^Deleted .*$host" "$STATE/monitor" | grep -v proto | head -1 | cut -d: -f1)
-	[ -n "$first_route" ] && [ -n "$first_link" ]
+	[ -n "$first_route" ]
+	[ -n "$first_link" ]
 	[ "$first_route" -lt "$first_link" ]
 }
 
@@ -192,7 +193,7 @@ del_route_first() {
 	run_plugin bgp-route ADD eth0 <<<"$(conf)"
 	host=$(printf '%s' "$output" | jq -r '.interfaces[0].name')
 	del_route_first "$host" no-netns
-	! ip -n "$HOST_NS" link show "$host" 2>/dev/null
+	run ! ip -n "$HOST_NS" link show "$host"
 	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
 	# the pod's addresses removed behind the plugin's back: still route-first
 	run_plugin bgp-route ADD eth0 <<<"$(conf)"
@@ -200,7 +201,7 @@ del_route_first() {
 	ip -n "$POD_NS" addr flush dev eth0 scope global
 	del_route_first "$host"
 	[ -z "$(ip -n "$HOST_NS" -6 route show proto 80)" ]
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 	[ -z "$(ls "$STATE/ipam/bgpnet" | grep -v lock | grep -v last_reserved)" ]
 }
 
@@ -240,7 +241,7 @@ del_route_first() {
 	run_plugin -e 1 bgp-route ADD eth0 <<<"$(conf)"
 	assert_error 103 "host route 10.244.1.2/32: already exists"
 	[ -z "$(ls "$STATE/ipam/bgpnet" 2>/dev/null | grep -v lock | grep -v last_reserved)" ]
-	! ip -n "$POD_NS" link show eth0 2>/dev/null
+	run ! ip -n "$POD_NS" link show eth0
 }
 
 @test "DEL deletes the host routes before the veth (netlink event order)" {

@@ -129,5 +129,5 @@ teardown_file() {
 		sleep 0.1
 	done
 	[ "$(grep -c '^protocol bgp' "$BGP_DIR/n$RR/bird.conf")" -eq $((2 * K)) ]
-	! birdc_n "$RR" show protocols | grep -q "peer4_10_98_0_$new "
+	run ! grep -q "peer4_10_98_0_$new " <<<"$(birdc_n "$RR" show protocols)"
 }

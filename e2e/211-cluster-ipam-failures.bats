@@ -203,7 +203,7 @@ stop_fake() {
 	run ci_dump
 	[[ "$output" == *"/handles/n1/k0/eth0"* ]]
 	# the block is held but has no blackhole yet: check says so
-	! ci_check "$HOST_NS" n1
+	run ! ci_check "$HOST_NS" n1
 	# killed at random moments
 	for i in 1 2 3 4 5 6; do
 		ip netns exec "$HOST_NS" env CNI_COMMAND=ADD CNI_CONTAINERID=r$i CNI_NETNS="/var/run/netns/$POD_NS" \

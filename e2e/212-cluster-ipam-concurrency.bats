@@ -215,7 +215,9 @@ handles_of() { # handles_of PATTERN: how many handle keys of n1 match
 		}
 	done
 	[ "$(handles_of k)" -eq 3 ]
-	[ "$(handles_of k2/)" -eq 1 ] && [ "$(handles_of k4/)" -eq 1 ] && [ "$(handles_of k6/)" -eq 1 ]
+	[ "$(handles_of k2/)" -eq 1 ]
+	[ "$(handles_of k4/)" -eq 1 ]
+	[ "$(handles_of k6/)" -eq 1 ]
 	[ "$(queued)" -eq 0 ]
 	[ -z "$(ls -A "$STATE/data-n1/queue")" ]
 	ci_check "${PW_ID}n1" n1
@@ -239,7 +241,7 @@ handles_of() { # handles_of PATTERN: how many handle keys of n1 match
 	# DEL keeps the cache current (the next ADD needs no read); then a stale one again
 	HOST_NS="${PW_ID}n1" run_plugin cluster-ipam DEL eth0 c1 <<<"$conf"
 	grep -q '^b ' "$d/blocks"
-	! grep -q '"n1/c1/eth0"' "$d/blocks"
+	run ! grep -q '"n1/c1/eth0"' "$d/blocks"
 	cp "$STATE/blocks.old" "$d/blocks"
 	add_ip c5
 	# another node's value, and garbage

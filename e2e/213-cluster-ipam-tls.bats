@@ -8,12 +8,12 @@ load cluster-ipam-helpers
 setup() {
 	pw_setup
 	ci_require
-	command -v openssl >/dev/null || skip "openssl not installed"
+	pw_need openssl
 	CI_PREFIX="/e2e-$PW_ID"
 	TLS=$STATE/tls
 	mkdir -p "$TLS"
 	(
-		cd "$TLS"
+		cd "$TLS" || exit 1
 		openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=pw-test-ca 2>/dev/null
 		printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' >srv.ext
 		openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=etcd 2>/dev/null
@@ -75,7 +75,7 @@ tls_conf() {
 	assert_json '.ips | length' 2
 	# a full handshake, and its session saved over the garbage
 	[ -s "$f" ]
-	! cmp -s "$f" "$STATE/garbage"
+	run ! cmp -s "$f" "$STATE/garbage"
 	for c in c1 c2 c3; do
 		run_plugin cluster-ipam DEL eth0 "$c" <<<"$(tls_conf)"
 	done

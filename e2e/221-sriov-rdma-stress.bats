@@ -72,7 +72,7 @@ sr_bg() {
 
 # sr_killed_add i: an ADD whose IPAM hangs after the VF moved; SIGKILL it there.
 sr_killed_add() {
-	local conf pid child n=0
+	local conf pid child c n=0
 	conf=$(sr_conf_noipam "$1" "\"mtu\":9000,$(sr_ipam_fail '"hangSeconds":30')")
 	sr_bg ADD "$1" "$POD_NS" "c$1" "$conf"
 	pid=$SR_LAST_PID
@@ -83,7 +83,7 @@ sr_killed_add() {
 		sleep 0.01
 	done
 	child=$(cat "/proc/$pid/task/$pid/children")
-	SR_PIDS+=($child)
+	for c in $child; do SR_PIDS+=("$c"); done
 	sr_kill "$pid"
 	wait "$pid" || true
 	sr_kill $child

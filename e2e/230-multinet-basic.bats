@@ -94,7 +94,7 @@ teardown() {
 	[ "$(mn_pod_links)" = "" ]
 	[ ! -e "$MN/cache/$CID" ]
 	[ -z "$(ls "$MN/cache/results")" ]
-	! ip -n "$HOST_NS" -o link show | grep -q veth
+	run ! grep -q veth <<<"$(ip -n "$HOST_NS" -o link show)"
 	# A second DEL finds the first one's tombstone: nothing to do, no warning.
 	mn_run DEL
 	[ ! -s "$PW_STDERR" ]
@@ -154,7 +154,7 @@ teardown() {
 	grep -q "no cache for $CID" "$PW_STDERR"
 	[ "$(mn_pod_links)" = "" ]
 	[ -z "$(ls "$MN/cache/results")" ]
-	! ip -n "$HOST_NS" -o link show | grep -q veth
+	run ! grep -q veth <<<"$(ip -n "$HOST_NS" -o link show)"
 }
 
 @test "DEL with a corrupt cache falls back the same way and says so" {

@@ -21,7 +21,7 @@ teardown() {
 # Nothing of this attachment anywhere: pod links, host veths, caches, leases.
 assert_nothing_left() {
 	[ "$(mn_pod_links)" = "" ]
-	! ip -n "$HOST_NS" -o link show | grep -q veth
+	run ! grep -q veth <<<"$(ip -n "$HOST_NS" -o link show)"
 	[ ! -e "$MN/cache/$CID" ]
 	[ -z "$(ls "$MN/cache/results" 2>/dev/null)" ]
 	[ -z "$(ls "$MN/ipam/cluster" 2>/dev/null | grep -v -e '^lock$' -e '^last_reserved_ip')" ]
@@ -153,7 +153,7 @@ assert_nothing_left() {
 	PW_CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=kube-system;K8S_POD_NAME=kube-system;K8S_POD_UID=$POD_UID"
 	mn_run ADD
 	[ -z "$(mn_status_annotation kube-system kube-system)" ]
-	! grep -q PATCH "$MN/requests.log"
+	run ! grep -q PATCH "$MN/requests.log"
 	mn_run DEL
 }
 

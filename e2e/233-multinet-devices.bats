@@ -129,8 +129,7 @@ fake_sysfs() {
 }
 
 @test "GPU pod shape: eth0 bridge + net1 sriov-rdma with the checkpoint's VF" {
-	[ -x "$PODWIRE_BIN/sriov-rdma" ] ||
-		skip "sriov-rdma is not built yet (helper 'sriov' lands it on main; runs after integration)"
+	pw_need "$PODWIRE_BIN/sriov-rdma"
 	fake_sysfs
 	cat >"$MN/checkpoint" <<JSON
 {"Data":{"PodDeviceEntries":[{"PodUID":"$POD_UID","ContainerName":"w",

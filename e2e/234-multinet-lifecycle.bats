@@ -101,7 +101,7 @@ teardown() {
 	par DEL
 	[ -z "$(ls "$MN/cache" | grep -vx -e results -e tls -e deleted)" ]
 	[ -z "$(ls "$MN/cache/results")" ]
-	! ip -n "$HOST_NS" -o link show | grep -q veth
+	run ! grep -q veth <<<"$(ip -n "$HOST_NS" -o link show)"
 }
 
 @test "v1.multus-cni.io/default-network replaces the cluster network; two entries are refused" {

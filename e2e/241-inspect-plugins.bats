@@ -9,7 +9,7 @@ setup() {
 	load helpers
 	load "$PODWIRE_SRC/test/cnitool/cnitool-e2e"
 	load inspect-helpers
-	[ -x "$PODWIRE_BIN/cnitool" ] || skip "cnitool is not built in $PODWIRE_BIN"
+	pw_need "$PODWIRE_BIN/cnitool"
 	pw_setup
 	cnitool_setup
 	inspect_setup
@@ -24,7 +24,7 @@ teardown() {
 }
 
 need() {
-	[ -x "$PODWIRE_BIN/$1" ] || skip "$1 is not built in $PODWIRE_BIN (runs after integration)"
+	pw_need "$PODWIRE_BIN/$1"
 }
 
 att() { # att IFNAME: jq selector of our pod's attachment on IFNAME

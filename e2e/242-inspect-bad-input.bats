@@ -7,8 +7,7 @@ setup() {
 	load helpers
 	load "$PODWIRE_SRC/test/cnitool/cnitool-e2e"
 	load inspect-helpers
-	[ -x "$PODWIRE_BIN/bridge" ] && [ -x "$PODWIRE_BIN/cnitool" ] ||
-		skip "bridge and cnitool are not built in $PODWIRE_BIN"
+	pw_need "$PODWIRE_BIN/bridge" "$PODWIRE_BIN/cnitool"
 	pw_setup
 	cnitool_setup
 	inspect_setup

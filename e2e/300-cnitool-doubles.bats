@@ -209,7 +209,7 @@ JSON
 	assert_stderr "timed out"
 	assert_stderr "code 11"
 	# No stray plugin left behind in the host namespace.
-	! ip netns pids "$HOST_NS" | grep -q .
+	run ! grep -q . <<<"$(ip netns pids "$HOST_NS")"
 }
 
 @test "gc deletes every cached attachment of the network, then sends GC" {

@@ -52,7 +52,7 @@ teardown() {
 
 	run_cnitool check ref "$NETNS"
 	run_cnitool del ref "$NETNS"
-	! in_ns "$POD_NS" ip link show eth0 2>/dev/null
+	run ! in_ns "$POD_NS" ip link show eth0
 	[ ! -e "$STATE/ipam/ref/${ip%/*}" ]
 	[ ! -e "$CACHE/results/ref-$CID-eth0" ]
 	run_cnitool del ref "$NETNS"
@@ -81,8 +81,8 @@ teardown() {
 	[ "$(ls "$STATE/ipam/ref" | grep -c '^10\.')" -eq 2 ]
 	rm "$STATE/record"
 	run_cnitool gc ref
-	! in_ns "$POD_NS" ip link show eth0 2>/dev/null
-	! in_ns "${PW_ID}q" ip link show eth0 2>/dev/null
+	run ! in_ns "$POD_NS" ip link show eth0
+	run ! in_ns "${PW_ID}q" ip link show eth0
 	[ "$(ls "$STATE/ipam/ref" | grep -c '^10\.')" -eq 0 ]
 	[ -z "$(ls "$CACHE/results")" ]
 	# GC is a 1.1.0 verb: a 1.0.0 list only gets the DELs.
@@ -110,7 +110,7 @@ teardown() {
 
 	run_cnitool check ref "$NETNS"
 	run_cnitool del ref "$NETNS"
-	! in_ns "$POD_NS" ip link show eth0 2>/dev/null
+	run ! in_ns "$POD_NS" ip link show eth0
 	[ -z "$(ls "$STATE/ipam/ref" | grep '^10\.')" ]
 	records
 	assert_json '[.[].command] | join(",")' CHECK,DEL

@@ -5,8 +5,7 @@
 setup() {
 	load helpers
 	load "$PODWIRE_SRC/test/cnitool/cnitool-e2e"
-	[ -x "$PODWIRE_BIN/bridge" ] && [ -x "$PODWIRE_BIN/host-local" ] ||
-		skip "podwire's bridge and host-local are not built in $PODWIRE_BIN"
+	pw_need "$PODWIRE_BIN/bridge" "$PODWIRE_BIN/host-local"
 	pw_setup
 	cnitool_setup
 	PW_CNI_PATH="$PODWIRE_BIN:$PODWIRE_TEST_BIN"
@@ -38,7 +37,7 @@ teardown() {
 	[ -f "$CACHE/results/pw-$CID-eth0" ]
 	run_cnitool check pw "$NETNS"
 	run_cnitool del pw "$NETNS"
-	! in_ns "$POD_NS" ip link show eth0 2>/dev/null
+	run ! in_ns "$POD_NS" ip link show eth0
 	[ ! -e "$STATE/ipam/pw/${ip%/*}" ]
 	[ ! -e "$CACHE/results/pw-$CID-eth0" ]
 	run_cnitool del pw "$NETNS"

@@ -4,9 +4,7 @@
 
 setup() {
 	load helpers
-	[ -x "$PODWIRE_BIN/cnitool" ] || skip "cnitool not built"
-	{ [ -x "$PODWIRE_BIN/bridge" ] && [ -x "$PODWIRE_BIN/host-local" ]; } ||
-		require_ref_plugins
+	pw_need "$PODWIRE_BIN/cnitool" "$PODWIRE_BIN/bridge" "$PODWIRE_BIN/host-local"
 }
 
 # Only the demo's own names are checked: other tests may run at the same time.
@@ -14,7 +12,7 @@ assert_nothing_left() {
 	local tag tmp
 	tag=$(printf '%s\n' "$output" | sed -n 's/.*throwaway namespaces: host \(pwd[0-9]*\)h.*/\1/p')
 	[ -n "$tag" ]
-	! ip netns list | grep -q "^$tag"
+	[ -z "$(ip netns list | grep "^$tag")" ]
 	tmp=$(printf '%s\n' "$output" | sed -n 's/^removed \(\/tmp\/podwire-demo\.[A-Za-z0-9]*\)$/\1/p')
 	[ -n "$tmp" ]
 	[ ! -e "$tmp" ]

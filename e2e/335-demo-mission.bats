@@ -10,10 +10,10 @@ setup() {
 	load helpers
 	local t
 	for t in cnitool bgp-route cluster-ipam podwire-node sriov-rdma multinet; do
-		[ -x "$PODWIRE_BIN/$t" ] || skip "$t is not built in $PODWIRE_BIN"
+		pw_need "$PODWIRE_BIN/$t"
 	done
 	for t in bird birdc etcd etcdctl openssl; do
-		command -v "$t" >/dev/null || skip "$t is not installed"
+		pw_need "$t"
 	done
 	DEMO_OUT=$(mktemp "${BATS_TMPDIR:-/tmp}/pw-demo-out.XXXXXX")
 	FAKE_BUILD=""
@@ -36,7 +36,8 @@ assert_nothing_left() {
 	local tag tmp pid comm
 	tag=$(sed -n 's/^podwire demo: tag \(pwm[0-9]*\), temp dir .*/\1/p' "$DEMO_OUT")
 	tmp=$(sed -n 's/^podwire demo: tag pwm[0-9]*, temp dir \(\/tmp\/podwire-demo\.[A-Za-z0-9]*\)$/\1/p' "$DEMO_OUT")
-	[ -n "$tag" ] && [ -n "$tmp" ]
+	[ -n "$tag" ]
+	[ -n "$tmp" ]
 	grep -qx "removed $tmp" "$DEMO_OUT"
 	[ ! -e "$tmp" ]
 	if ip netns list | grep "^$tag-"; then
@@ -71,12 +72,8 @@ summary_rows() {
 	[ "$status" -eq 0 ]
 	grep -q '^demo: every step passed' "$DEMO_OUT"
 	[ "$(summary_rows FAIL)" -eq 0 ]
-	if [ -x "$PODWIRE_BIN/podwire-inspect" ]; then
-		[ "$(summary_rows PASS)" -eq 13 ]
-	else
-		[ "$(summary_rows PASS)" -eq 12 ]
-		grep -q '^podwire-inspect not built, skipped$' "$DEMO_OUT"
-	fi
+	pw_need "$PODWIRE_BIN/podwire-inspect"
+	[ "$(summary_rows PASS)" -eq 13 ]
 	grep -q '^12 of 12 pings answered$' "$DEMO_OUT"
 	grep -q '^FAKE SR-IOV: this machine has no SR-IOV NIC' "$DEMO_OUT"
 	grep -q '"name": "ml/rdma-rail-a"' "$DEMO_OUT"
@@ -108,11 +105,11 @@ os.execvp(sys.argv[1], sys.argv[1:])' bash "$PODWIRE_SRC/scripts/demo.sh" "$PODW
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	! kill -0 "$pid" 2>/dev/null
+	run ! kill -0 "$pid"
 	wait "$bg" || rc=$?
 	tail -25 "$DEMO_OUT"
 	[ "$rc" -eq 130 ]
-	! grep -q '^demo: every step passed' "$DEMO_OUT"
+	run ! grep -q '^demo: every step passed' "$DEMO_OUT"
 	grep -q '^=== Cleaning up ===' "$DEMO_OUT"
 	assert_nothing_left
 }

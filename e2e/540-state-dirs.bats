@@ -62,7 +62,7 @@ expect_default_store_untouched() {
 		CNI_IFNAME=eth0 CNI_NETNS=/var/run/netns/$POD_NS CNI_PATH=$PODWIRE_BIN \
 		$PODWIRE_BIN/host-local <$STATE/work/conf.DEL.json"
 	[ "$status" -eq 0 ]
-	! grep -qx /var/lib/cni/networks/relnet/10.77.0.9 <<<"$output"
+	run ! grep -qx /var/lib/cni/networks/relnet/10.77.0.9 <<<"$output"
 }
 
 # ADD refuses a relative (or non-string) ipam.dataDir, so no lease can exist

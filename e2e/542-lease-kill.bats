@@ -13,7 +13,7 @@ setup() {
 	load reliability-helpers
 	pw_setup
 	mkdir -p "$STATE/work"
-	command -v strace >/dev/null || skip "strace not installed"
+	pw_need strace
 	CONF=$(rel_conf host-local '.ipam.subnet = "10.79.0.0/24"')
 	DIR="$STATE/ipam/$REL_NET"
 }
@@ -29,7 +29,7 @@ add_killed_at() {
 		CNI_NETNS="/var/run/netns/$POD_NS" CNI_PATH="$PODWIRE_BIN" \
 		strace -o /dev/null -e trace=write -e inject=write:signal=KILL:when="$1" \
 		"$PODWIRE_BIN/host-local" <<<"$CONF" >"$STATE/work/out.$2" 2>/dev/null
-	if grep -q '"ips"' "$STATE/work/out.$2"; then echo done; else echo killed; fi
+	if grep -q '"ips"' "$STATE/work/out.$2"; then echo "done"; else echo killed; fi
 }
 
 # Lease files and index entries of the network, one per line.
@@ -51,10 +51,10 @@ leftovers() {
 			return 1
 		fi
 		[ "$outcome" = killed ] && killed=$((killed + 1))
-		[ "$outcome" = done ] && break
+		[ "$outcome" = "done" ] && break
 	done
 	# the kills covered the whole ADD: it completed only once there was no write left to hit
-	[ "$outcome" = done ]
+	[ "$outcome" = "done" ]
 	[ "$killed" -ge 4 ]
 }
 
@@ -62,7 +62,7 @@ leftovers() {
 	local k
 	for k in $(seq 1 12); do
 		rm -rf "$STATE/ipam" # the same sequence of writes every time
-		[ "$(add_killed_at "$k" "kill$k")" = done ] && break
+		[ "$(add_killed_at "$k" "kill$k")" = "done" ] && break
 		for f in "$DIR"/[0-9]*; do
 			[ -f "$f" ] || continue
 			[ -s "$f" ] || { echo "# write $k: empty lease ${f##*/}" >&2; return 1; }

@@ -48,7 +48,7 @@ conf() {
 	grep -Eq 'info: CHECK failed with code [0-9]+ in [0-9.]+ ms' "$LOG"
 	grep -q 'error: CHECK failed: code' "$LOG"
 	[ "$(grep -c ': info: ' "$LOG")" -eq 4 ]
-	! grep -q ': debug: ' "$LOG"
+	run ! grep -q ': debug: ' "$LOG"
 }
 
 @test "debug adds the steps" {

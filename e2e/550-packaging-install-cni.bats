@@ -185,7 +185,7 @@ install_cni() {
 }
 
 @test "podwire-node accepts the rendered node config (bird-config, bird -p)" {
-	[ -x "$PODWIRE_BIN/podwire-node" ] || skip "podwire-node is not built in this tree"
+	pw_need "$PODWIRE_BIN/podwire-node"
 	pk_container podwire-node node-config
 	pk_run_container
 	[ "$status" -eq 0 ]

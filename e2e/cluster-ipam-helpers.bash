@@ -8,8 +8,7 @@ load helpers
 CI_ETCD=${CI_ETCD:-/usr/bin/etcd}
 
 ci_require() {
-	[ -x "$CI_ETCD" ] || skip "etcd not installed ($CI_ETCD)"
-	[ -x "$PODWIRE_BIN/cluster-ipam" ] || skip "cluster-ipam not built"
+	pw_need "$CI_ETCD" "$PODWIRE_BIN/cluster-ipam"
 }
 
 # Three free TCP ports on 127.0.0.1.

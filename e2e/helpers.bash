@@ -11,6 +11,9 @@
 : "${PODWIRE_BIN:=${PODWIRE_BUILD}/bin}"
 : "${PODWIRE_TEST_BIN:=${PODWIRE_BUILD}/test-bin}"
 REF_BIN=/usr/lib/cni
+# Negative checks are `run ! cmd` (bats 1.5): a bare `! cmd` fails a test
+# only as its last command (ShellCheck SC2314/SC2315, ctest lint-shellcheck).
+bats_require_minimum_version 1.5.0
 
 # Unique prefix per test: short enough for 15-char interface names elsewhere.
 pw_uid() {
@@ -21,6 +24,20 @@ pw_uid() {
 pw_netns_new() {
 	ip netns add "$1" && ip -n "$1" link set lo up
 	PW_NETNS_CREATED+=("$1")
+}
+
+# pw_need BINARY...: fail the test (never skip it) when a binary it needs is
+# missing, naming it: a component left out of the build, a reference plugin
+# or a tool scripts/bootstrap.sh installs. Skips are only for what the kernel
+# lacks, said with the reason.
+pw_need() {
+	local b rc=0
+	for b in "$@"; do
+		command -v "$b" >/dev/null && continue
+		echo "# missing: $b (build every component, run scripts/bootstrap.sh)" >&2
+		rc=1
+	done
+	return "$rc"
 }
 
 pw_setup() {
@@ -135,6 +152,5 @@ in_ns() {
 }
 
 require_ref_plugins() {
-	[ -x "$REF_BIN/bridge" ] && [ -x "$REF_BIN/host-local" ] ||
-		skip "reference plugins not installed in $REF_BIN"
+	pw_need "$REF_BIN/bridge" "$REF_BIN/host-local"
 }

@@ -7,7 +7,7 @@
 INSPECT="${PODWIRE_BIN}/podwire-inspect"
 
 inspect_setup() {
-	[ -x "$INSPECT" ] || skip "podwire-inspect is not built in $PODWIRE_BIN"
+	pw_need "$INSPECT"
 	mkdir -p "$STATE/multinet" "$STATE/sriov" "$STATE/ipam" "$STATE/sys"
 }
 

@@ -181,7 +181,6 @@ rel_plugin() {
 require_binaries() {
 	local b
 	for b in "$@"; do
-		[ -x "$PODWIRE_BIN/$b" ] || [ -x "$PODWIRE_TEST_BIN/$b" ] ||
-			skip "$b not built in $PODWIRE_BIN"
+		[ -x "$PODWIRE_TEST_BIN/$b" ] || pw_need "$PODWIRE_BIN/$b"
 	done
 }

@@ -10,8 +10,8 @@ PACKAGES=(
 	gcc make cmake pkg-config
 	libmnl-dev libjansson-dev libnftnl-dev
 	libcurl4-openssl-dev libssl-dev libyaml-dev libibverbs-dev libbpf-dev
-	# unit tests and fuzzing
-	libcmocka-dev clang libclang-rt-14-dev valgrind clang-format clang-tidy
+	# unit tests, fuzzing and lint
+	libcmocka-dev clang libclang-rt-14-dev valgrind clang-format clang-tidy shellcheck
 	# e2e tests, demo, benchmarks
 	bats jq iproute2 nftables iputils-ping tcpdump time procps util-linux strace
 	socat openssl python3 python3-yaml python3-jsonschema file curl

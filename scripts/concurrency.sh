@@ -116,8 +116,8 @@ verify() {
 	[ "$got" = "$(printf '%s' "$want_leases" | sort)" ] ||
 		fail "$when: lease files differ (< want, > have):" \
 			"$(diff <(printf '%s' "$want_leases" | sort) <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
-	got=$(cd "$WORK/ipam/$NET" && for f in $(find . -maxdepth 1 -type f ! -name lock \
-		! -name 'last_reserved_ip.*' -printf '%f\n'); do
+	got=$(cd "$WORK/ipam/$NET" && find . -maxdepth 1 -type f ! -name lock \
+		! -name 'last_reserved_ip.*' -printf '%f\n' | while read -r f; do
 		printf '%s %s\n' "$f" "$(tr -d '\n' <"$f" | tr '\r' /)"
 	done | sort)
 	[ "$got" = "$(printf '%s' "$want_owners" | sort)" ] ||

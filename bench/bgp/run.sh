@@ -84,7 +84,7 @@ fi
 export PODWIRE_BIN="$BUILD/bin"
 WATCH="$BUILD/bench/routewatch"
 [ -x "$WATCH" ] || { echo "$WATCH missing: build the bench (bench/bgp/routewatch.c)" >&2; exit 2; }
-BATS_TMPDIR=${TMPDIR:-/tmp}
+export BATS_TMPDIR=${TMPDIR:-/tmp}
 # shellcheck source=../../e2e/bgp-helpers.bash
 . "$SRC/e2e/bgp-helpers.bash"
 

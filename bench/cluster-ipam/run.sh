@@ -17,7 +17,6 @@
 # on timing.
 set -euo pipefail
 
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:?usage: run.sh <build-dir> [--runs N] [--nodes N] [--pods N] [--rounds N]}" && pwd)
 shift
 RUNS=5 NODES=8 PODS=8 ROUNDS=4 BGP_PAIRS=40
@@ -76,7 +75,8 @@ done
 # bgp-route ADD with host-local vs with cluster-ipam in-process (issue 18's
 # "+3 ms" target): interleaved pairs, fresh host netns per run and per side.
 bgp_pairs() {
-	local run=$1 d="$TMP/bgp$run" i
+	local run=$1 i
+	local d="$TMP/bgp$run"
 	mkdir -p "$d/locks"
 	ip netns add "${ID}bh$run"
 	ip netns add "${ID}bc$run"
@@ -103,7 +103,8 @@ EOF2
 # host-local (a process per ADD, files only: no network, no etcd), in the
 # same run, right after cluster-ipam's.
 host_local_floor() {
-	local run=$1 d="$TMP/hl$run" n
+	local run=$1 n
+	local d="$TMP/hl$run"
 	mkdir -p "$d"
 	for n in $(seq 1 "$NODES"); do
 		cat >"$d/n$n.json" <<EOF2
@@ -146,6 +147,8 @@ HL=$BUILD/bin/host-local
 [ -x "$HL" ] && "$BENCH" exec "$HL" 200 | sed 's/exec_ms/exec_host_local_ms/' >>"$TMP/results"
 
 echo "cluster-ipam bench: etcd $(/usr/bin/etcd --version | head -1 | awk '{print $3}'), $RUNS runs, ${NODES}x${PODS} parallel ADDs x $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+# The medians read below (M_<key>, set by eval; empty when not measured).
+M_add_rate='' M_raw_kept='' M_add_p99_ms='' M_hl_add_rate='' M_hl_add_p99_ms='' M_bgp_diff_ms=''
 for k in raw_kept raw_newconn raw_parallel add_rate add_p50_ms add_p99_ms add_round0_p99_ms \
 	add_later_p99_ms add_failed hl_add_rate hl_add_p99_ms exec_cluster_ipam_ms exec_host_local_ms \
 	bgp_host_local_ms bgp_cluster_ipam_ms bgp_diff_ms; do

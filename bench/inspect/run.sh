@@ -23,7 +23,6 @@
 # Everything is removed on exit.
 set -euo pipefail
 
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
 usage() {
 	echo "usage: $0 <build-dir> [--count N] [--runs R] [--out FILE]" >&2
 	exit 2

@@ -20,7 +20,6 @@
 # are removed on exit.
 set -euo pipefail
 
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
 usage() {
 	echo "usage: $0 <build-dir> [--runs N] [--count N] [--out FILE]" >&2
 	exit 2
