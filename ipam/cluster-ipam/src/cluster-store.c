@@ -34,10 +34,11 @@ static int try_lock(struct cipam_session *s, const char *path)
 static int open_lock(struct cipam_session *s, char **ret_path)
 {
 	const struct cipam_conf *c = s->c;
+	int r = file_mkdir_parents(c->data_dir, 0700);
 
-	if (mkdir(c->data_dir, 0700) < 0 && errno != EEXIST)
-		return cni_errorf(s->err, CNI_ERR_IO, -errno,
-				  "ipam.dataDir: cannot create '%s': %m", c->data_dir);
+	if (r < 0)
+		return cni_errorf(s->err, CNI_ERR_IO, r, "ipam.dataDir: cannot create '%s': %s",
+				  c->data_dir, strerror(-r));
 	if (asprintf(ret_path, "%s/lock", c->data_dir) < 0)
 		return -ENOMEM;
 	/* read-only: closing it wakes no waiter (they watch IN_CLOSE_WRITE: the release) */
