@@ -220,3 +220,84 @@ stop_fake() {
 	run ip -n "$HOST_NS" route show table all proto 81
 	[ -z "$output" ]
 }
+
+# A broken gateway (testdata/cluster-ipam/fake-etcd.py MODE) on 127.0.0.1 in
+# the host netns; CI_BROKEN_EP is its endpoint.
+start_broken() {
+	local port
+	read -r port _ _ < <(ci_free_ports)
+	ip netns exec "$HOST_NS" /usr/bin/python3 -u "$PODWIRE_SRC/e2e/testdata/cluster-ipam/fake-etcd.py" \
+		"$1" "$port" >"$STATE/broken.out" 2>&1 &
+	CI_FAKE_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		grep -q ready "$STATE/broken.out" && break
+		sleep 0.05
+	done
+	CI_BROKEN_EP="http://127.0.0.1:$port"
+}
+
+# calls_within BOUND_MS CONF-FILE CMD:ID...: start the calls at once (each
+# timed from its own exec, in the host netns); every one must end with code
+# 11 within BOUND_MS.
+calls_within() {
+	local bound=$1 conf=$2 line cmd cid rc ms code bad=0
+	shift 2
+	run ip netns exec "$HOST_NS" /usr/bin/python3 "$PODWIRE_SRC/e2e/testdata/cluster-ipam/call-many.py" \
+		"$PODWIRE_BIN/cluster-ipam" "$conf" "/var/run/netns/$POD_NS" "$@"
+	if [ "$status" -ne 0 ] || [ "${#lines[@]}" -ne "$#" ]; then
+		echo "# call-many: exit $status: $output" >&2
+		return 1
+	fi
+	for line in "${lines[@]}"; do
+		read -r cmd cid rc ms code <<<"$line"
+		echo "# $cmd $cid: exit $rc, code $code, $ms ms" >&3
+		if [ "$rc" -ne 1 ] || [ "$code" != 11 ] || [ "$ms" -ge "$bound" ]; then
+			echo "# over the bound or not code 11: $line" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+# The node has addresses (so DEL has a handle to release), then etcd is
+# replaced by a broken server (MODE), after the endpoints BEFORE... (which
+# refuse connections): ADDs and DELs at once with timeoutMs 1000, then one
+# at a time; every call ends within 1600 ms (lock wait, queue, requests,
+# retries and endpoints together).
+bounded_against() {
+	local mode=$1 i eps=() calls=()
+	shift
+	for i in 1 2 3; do
+		run_plugin cluster-ipam ADD eth0 d$i <<<"$(ci_conf n1)"
+	done
+	start_broken "$mode"
+	eps=("$@" "$CI_BROKEN_EP")
+	ci_conf n1 ".ipam.etcd.endpoints=$(printf '%s\n' "${eps[@]}" | jq -R . | jq -cs .) |
+		.ipam.etcd.timeoutMs=1000" >"$STATE/broken.json"
+	for i in 1 2 3; do
+		calls+=("ADD:a$i" "DEL:d$i")
+	done
+	calls_within 1600 "$STATE/broken.json" "${calls[@]}"
+	calls_within 1600 "$STATE/broken.json" DEL:d1
+	calls_within 1600 "$STATE/broken.json" ADD:a1
+	stop_fake
+}
+
+@test "timeoutMs bounds the whole call: a server that accepts and never answers" {
+	bounded_against silent
+}
+
+@test "timeoutMs bounds the whole call: a refusing endpoint, then a silent one" {
+	local port
+	read -r port _ _ < <(ci_free_ports)
+	bounded_against silent "http://127.0.0.1:$port"
+}
+
+@test "timeoutMs bounds the whole call: a server that answers one byte every 50 ms" {
+	bounded_against trickle
+}
+
+@test "timeoutMs bounds the whole call: a server that resets every connection" {
+	bounded_against reset
+}

@@ -250,8 +250,10 @@ static int lead(struct cipam_session *s, const char *qkey, const struct cipam_ad
 	b->reqs[0] = *self;
 	b->n = 1;
 	n = qkey ? cipam_queue_take(s->queue_fd, qkey, b->q, CIPAM_MAX_BATCH - 1) : 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		cipam_session_limit(s, b->q[i].deadline_ms); /* its answer is due then */
 		batch_add(b, s, &b->q[i]);
+	}
 	r = cipam_allocate(s, b->reqs, b->n, b->outs);
 	if (b->n > 1 || s->conflicts)
 		cni_log_debug("allocated for %zu ADDs in one txn (%u conflicts)", b->n,
