@@ -220,3 +220,152 @@ stop_fake() {
 	run ip -n "$HOST_NS" route show table all proto 81
 	[ -z "$output" ]
 }
+
+# A broken gateway (testdata/cluster-ipam/fake-etcd.py MODE) on 127.0.0.1 in
+# the host netns; CI_BROKEN_EP is its endpoint.
+start_broken() {
+	local port
+	read -r port _ _ < <(ci_free_ports)
+	ip netns exec "$HOST_NS" /usr/bin/python3 -u "$PODWIRE_SRC/e2e/testdata/cluster-ipam/fake-etcd.py" \
+		"$1" "$port" >"$STATE/broken.out" 2>&1 &
+	CI_FAKE_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		grep -q ready "$STATE/broken.out" && break
+		sleep 0.05
+	done
+	CI_BROKEN_EP="http://127.0.0.1:$port"
+}
+
+# calls_within BOUND_MS CONF-FILE CMD:ID...: start the calls at once (each
+# timed from its own exec, in the host netns); every one must end with code
+# 11 within BOUND_MS. CI_PLUGIN: the plugin (default cluster-ipam).
+calls_within() {
+	local bound=$1 conf=$2 line cmd cid rc ms code bad=0
+	shift 2
+	run ip netns exec "$HOST_NS" /usr/bin/python3 "$PODWIRE_SRC/e2e/testdata/cluster-ipam/call-many.py" \
+		"$PODWIRE_BIN/${CI_PLUGIN:-cluster-ipam}" "$conf" "/var/run/netns/$POD_NS" "$@"
+	if [ "$status" -ne 0 ] || [ "${#lines[@]}" -ne "$#" ]; then
+		echo "# call-many: exit $status: $output" >&2
+		return 1
+	fi
+	for line in "${lines[@]}"; do
+		read -r cmd cid rc ms code <<<"$line"
+		echo "# $cmd $cid: exit $rc, code $code, $ms ms" >&3
+		if [ "$rc" -ne 1 ] || [ "$code" != 11 ] || [ "$ms" -ge "$bound" ]; then
+			echo "# over the bound or not code 11: $line" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+# The node has addresses (so DEL has a handle to release), then etcd is
+# replaced by a broken server (MODE), after the endpoints BEFORE... (which
+# refuse connections): ADDs and DELs at once with timeoutMs 1000, then one
+# at a time; every call ends within 1600 ms (lock wait, queue, requests,
+# retries and endpoints together).
+bounded_against() {
+	local mode=$1 i eps=() calls=()
+	shift
+	for i in 1 2 3; do
+		run_plugin cluster-ipam ADD eth0 d$i <<<"$(ci_conf n1)"
+	done
+	start_broken "$mode"
+	eps=("$@" "$CI_BROKEN_EP")
+	ci_conf n1 ".ipam.etcd.endpoints=$(printf '%s\n' "${eps[@]}" | jq -R . | jq -cs .) |
+		.ipam.etcd.timeoutMs=1000" >"$STATE/broken.json"
+	for i in 1 2 3; do
+		calls+=("ADD:a$i" "DEL:d$i")
+	done
+	calls_within 1600 "$STATE/broken.json" "${calls[@]}"
+	calls_within 1600 "$STATE/broken.json" DEL:d1
+	calls_within 1600 "$STATE/broken.json" ADD:a1
+	stop_fake
+}
+
+@test "timeoutMs bounds the whole call: a server that accepts and never answers" {
+	bounded_against silent
+}
+
+@test "timeoutMs bounds the whole call: a refusing endpoint, then a silent one" {
+	local port
+	read -r port _ _ < <(ci_free_ports)
+	bounded_against silent "http://127.0.0.1:$port"
+}
+
+@test "timeoutMs bounds the whole call: a server that answers one byte every 50 ms" {
+	bounded_against trickle
+}
+
+@test "timeoutMs bounds the whole call: a server that resets every connection" {
+	bounded_against reset
+}
+
+@test "timeoutMs bounds the whole call: bgp-route with cluster-ipam in-process" {
+	[ -x "$PODWIRE_BIN/bgp-route" ] || skip "bgp-route not built"
+	local conf
+	conf=$(ci_conf n1)
+	jq -c '.type="bgp-route" | .cniVersion="1.0.0" | del(.ipam.blockReleaseGraceSeconds)' \
+		<<<"$conf" >"$STATE/bgp.json"
+	run_plugin bgp-route ADD eth0 d1 <"$STATE/bgp.json"
+	start_broken silent
+	jq -c ".ipam.etcd.endpoints=[\"$CI_BROKEN_EP\"] | .ipam.etcd.timeoutMs=1000" \
+		"$STATE/bgp.json" >"$STATE/broken.json"
+	CI_PLUGIN=bgp-route calls_within 1600 "$STATE/broken.json" ADD:a1 DEL:d1 ADD:a2
+	CI_PLUGIN=bgp-route calls_within 1600 "$STATE/broken.json" DEL:d1
+	stop_fake
+}
+
+@test "DEL and GC with a config that names no usable etcd: warn, succeed, release nothing" {
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
+	local before bad
+	before=$(ci_dump)
+	for bad in '.ipam.etcd.endpoints=["ftp://x"]' 'del(.ipam.etcd)' '.ipam.etcdPrefix="nope"' \
+		'.ipam.nodeName="a b"' '.ipam.dataDir="relative"'; do
+		run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 "$bad")"
+		[ -z "$output" ]
+		grep -q "DEL releases nothing" "$PW_STDERR"
+		run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]' "$bad")"
+		grep -q "GC releases nothing" "$PW_STDERR"
+	done
+	[ "$(ci_dump)" = "$before" ]
+	# ADD refuses the same config
+	run_plugin -e 1 cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1 '.ipam.etcd.endpoints=["ftp://x"]')"
+	assert_error 7 "ipam.etcd.endpoints"
+	# a GC with a valid config releases what the DELs left
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]')"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	ci_check "$HOST_NS" n1
+	# bad pools: DEL never needs them, it releases as usual
+	run_plugin cluster-ipam ADD eth0 c3 <<<"$(ci_conf n1)"
+	run_plugin cluster-ipam DEL eth0 c3 <<<"$(ci_conf n1 '.ipam.pools="x"')"
+	grep -q "ipam.pools" "$PW_STDERR"
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c3/"* ]]
+}
+
+@test "DEL with dataDir gone recreates it; one that cannot be created releases without the node lock" {
+	run_plugin cluster-ipam ADD eth0 c0 <<<"$(ci_conf n1)"
+	rm -rf "$STATE/data-n1"
+	run_plugin cluster-ipam DEL eth0 c0 <<<"$(ci_conf n1)"
+	[ -f "$STATE/data-n1/lock" ]
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c0/"* ]]
+	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
+	: >"$STATE/file"
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 ".ipam.dataDir=\"$STATE/file/d\"")"
+	grep -q "ipam.dataDir: cannot create '$STATE/file/d': Not a directory; releasing without the node lock" "$PW_STDERR"
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c1/"* ]]
+	# again: idempotent
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 ".ipam.dataDir=\"$STATE/file/d\"")"
+	# GC cannot sync blackholes without the lock: it warns and releases nothing
+	run_plugin cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]' ".ipam.dataDir=\"$STATE/file/d\"")"
+	grep -q "GC releases nothing" "$PW_STDERR"
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c2/eth0"* ]]
+	ci_check "$HOST_NS" n1
+}

@@ -156,29 +156,6 @@ int cni_cache_path(const char *cache_dir, const char *net, const char *container
 	return 0;
 }
 
-/* mkdir -p with mode for the components we create. */
-static int mkdir_p(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = NULL;
-
-	/* Almost always there already: one mkdir, not one per component. */
-	if (mkdir(path, mode) == 0 || errno == EEXIST)
-		return 0;
-	if (!(p = strdup(path)))
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static json_t *args_to_json(const struct cni_runtime_arg *args, size_t n)
 {
 	json_t *a = json_array();
@@ -256,7 +233,7 @@ int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
 	if (!dir)
 		return -ENOMEM;
 	*strrchr(dir, '/') = '\0';
-	r = mkdir_p(dir, 0700);
+	r = file_mkdir_parents(dir, 0700);
 	if (r < 0)
 		return cni_errorf(err, CNI_ERR_IO, r, "cannot create cache directory %s: %s", dir,
 				  strerror(-r));

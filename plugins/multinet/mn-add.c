@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
@@ -357,7 +358,7 @@ static void devinfo_copy(struct mn_call *c, const struct mn_delegate *d)
 	if (!(dir = strdup(d->devinfo_file)) || !(slash = strrchr(dir, '/')))
 		return;
 	*slash = '\0';
-	(void)mkdir(dir, 0755);
+	(void)file_mkdir_parents(dir, 0755);
 	copy_file(src, d->devinfo_file);
 }
 

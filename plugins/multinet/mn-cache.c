@@ -94,8 +94,10 @@ int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		line = NULL;
 		return -ENOMEM;
 	}
-	if (mkdir(cni_dir, 0700) < 0 && errno != EEXIST)
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cniDir: cannot create '%s'", cni_dir);
+	r = file_mkdir_parents(cni_dir, 0700);
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_IO, r, "cniDir: cannot create '%s': %s", cni_dir,
+				  strerror(-r));
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);

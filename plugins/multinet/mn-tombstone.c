@@ -92,10 +92,10 @@ static int open_dir(const char *cni_dir, bool create)
 	if (!dir)
 		return -ENOMEM;
 	if (create) {
-		if (mkdir(cni_dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
+		int r = file_mkdir_parents(dir, 0700);
+
+		if (r < 0)
+			return r;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	return fd < 0 ? -errno : fd;

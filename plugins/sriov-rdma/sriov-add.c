@@ -152,7 +152,8 @@ static int lock_and_record(struct sr_run *r)
 	int e = sr_state_dir_open(r->conf.state_dir, &r->dir_fd);
 
 	if (e < 0)
-		return sr_fail(ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir);
+		return cni_errorf(&ctx->err, CNI_ERR_IO, e, "stateDir: cannot create '%s': %s",
+				  r->conf.state_dir, strerror(-e));
 	e = sr_state_lock(r->dir_fd, r->conf.device_id, LOCK_TIMEOUT_MS, &r->lock_fd);
 	if (e < 0)
 		return sr_fail(ctx, NULL, e, "lock VF %s", r->conf.device_id);

@@ -258,23 +258,13 @@ int sr_state_parse(const char *text, size_t len, struct sr_state *ret)
 
 int sr_state_dir_open(const char *path, int *ret_fd)
 {
-	char buf[4096];
-	int fd;
+	int fd, r;
 
-	if (!path || path[0] != '/' || strlen(path) >= sizeof(buf))
+	if (!path || path[0] != '/' || strlen(path) >= 4096)
 		return -EINVAL;
-	/* mkdir -p with 0700 for the last component. */
-	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return negative_errno();
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
+	r = file_mkdir_parents(path, 0700);
+	if (r < 0)
+		return r;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();

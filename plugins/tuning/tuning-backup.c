@@ -143,28 +143,6 @@ int tuning_backup_read(const char *path, struct tuning_backup *ret)
 	return tuning_backup_parse(buf, (size_t)n, ret);
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
-static int mkdir_p(const char *dir)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, dir, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int tuning_backup_write(const char *dir, const char *path, const struct tuning_backup *b)
 {
 	_cleanup_free_ char *text = tuning_backup_format(b);
@@ -173,7 +151,7 @@ int tuning_backup_write(const char *dir, const char *path, const struct tuning_b
 
 	if (!text)
 		return -ENOMEM;
-	r = mkdir_p(dir);
+	r = file_mkdir_parents(dir, 0700);
 	if (r < 0)
 		return r;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "podnet/lock.h"
 #include "podnet/podnet.h"
 
@@ -37,8 +38,10 @@ static int open_lock_file(const char *dir, const char *file, int *ret_fd)
 	char path[512];
 	int fd;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	int r = file_mkdir_parents(dir, 0700);
+
+	if (r < 0)
+		return r;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -364,6 +365,38 @@ static void test_open_endpoints(void **state)
 	assert_int_equal(pwetcd_open(&cfg, &c), -EINVAL);
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The call's deadline, not the client's opening, bounds every request. */
+static void test_set_deadline(void **state)
+{
+	static const char *const eps[] = {"unix:///nonexistent/pwetcd-test.sock"};
+	struct pwetcd_config cfg = {.endpoints = eps, .n_endpoints = 1, .timeout_ms = 60000};
+	struct pwetcd_client *c = NULL;
+	struct pwetcd_kv kv;
+	bool found;
+	uint64_t now = mono_ms();
+	(void)state;
+
+	assert_int_equal(pwetcd_open(&cfg, &c), 0);
+	assert_true(pwetcd_remaining_ms(c) > 59000);
+	pwetcd_set_deadline(c, now + 500);
+	assert_true(pwetcd_remaining_ms(c) <= 500);
+	/* passed: -ETIMEDOUT before any connect (the socket would refuse) */
+	pwetcd_set_deadline(c, now - 1);
+	assert_int_equal(pwetcd_remaining_ms(c), 0);
+	assert_int_equal(pwetcd_get(c, "/k", &kv, &found), -ETIMEDOUT);
+	assert_int_equal(pwetcd_requests(c), 0);
+	assert_non_null(strstr(pwetcd_errmsg(c), "budget spent"));
+	pwetcd_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +415,7 @@ int main(void)
 	    cmocka_unit_test(test_watch),
 	    cmocka_unit_test(test_error),
 	    cmocka_unit_test(test_open_endpoints),
+	    cmocka_unit_test(test_set_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

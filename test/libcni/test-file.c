@@ -98,11 +98,60 @@ static void test_write_all(void **state)
 	assert_int_equal(fd_write_all(-1, "x", 1), -EBADF);
 }
 
+static void assert_mode(const char *path, mode_t want)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, want);
+}
+
+static void test_mkdir_parents(void **state)
+{
+	const char *dir = getenv("PW_TEST_DIR");
+	int dirfd = *(int *)*state;
+	char path[256], file[256];
+	mode_t old = umask(022);
+
+	/* three missing components, each made with the mode */
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	assert_int_equal(file_mkdir_parents(path, 0700), 0);
+	assert_mode(path, 0700);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	assert_mode(path, 0700);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_mode(path, 0700);
+	/* there already: 0, its mode left alone; a trailing or doubled slash is fine */
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(file_mkdir_parents(path, 0700), 0);
+	assert_mode(path, 0755);
+	snprintf(path, sizeof(path), "%s//a//x/", dir);
+	assert_int_equal(file_mkdir_parents(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/x", dir);
+	assert_mode(path, 0755);
+	/* a regular file in the way: as the last component or as a parent */
+	assert_int_equal(file_replace_at(dirfd, "f", "x", 1, 0600, false), 0);
+	snprintf(file, sizeof(file), "%s/f", dir);
+	assert_int_equal(file_mkdir_parents(file, 0700), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/f/sub/dir", dir);
+	assert_int_equal(file_mkdir_parents(path, 0700), -ENOTDIR);
+	/* a symlink to a directory is a directory */
+	assert_int_equal(symlinkat("a", dirfd, "la"), 0);
+	snprintf(path, sizeof(path), "%s/la/new", dir);
+	assert_int_equal(file_mkdir_parents(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/a/new", dir);
+	assert_mode(path, 0700);
+	assert_int_equal(file_mkdir_parents("", 0700), -EINVAL);
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_replace_and_read, dir_setup, dir_teardown),
 	    cmocka_unit_test(test_write_all),
+	    cmocka_unit_test_setup_teardown(test_mkdir_parents, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1026,7 +1026,7 @@ static int allocate_together(struct cipam_session *s, const struct cipam_add_req
 		if (r != 0)
 			break;
 		s->conflicts++;
-		cipam_backoff(k);
+		cipam_backoff(s, k);
 	}
 	pwetcd_txn_result_done(&st->next);
 	cipam_cache_done(&cache);

@@ -250,8 +250,10 @@ static int lead(struct cipam_session *s, const char *qkey, const struct cipam_ad
 	b->reqs[0] = *self;
 	b->n = 1;
 	n = qkey ? cipam_queue_take(s->queue_fd, qkey, b->q, CIPAM_MAX_BATCH - 1) : 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		cipam_session_limit(s, b->q[i].deadline_ms); /* its answer is due then */
 		batch_add(b, s, &b->q[i]);
+	}
 	r = cipam_allocate(s, b->reqs, b->n, b->outs);
 	if (b->n > 1 || s->conflicts)
 		cni_log_debug("allocated for %zu ADDs in one txn (%u conflicts)", b->n,
@@ -309,6 +311,47 @@ static int cluster_add(struct cni_ctx *ctx)
 	return r == -ENOMEM ? cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "out of memory") : r;
 }
 
+/*
+ * DEL and GC: a config that names no usable etcd, prefix, node or dataDir
+ * cannot release anything, and failing would wedge the runtime's clean-up
+ * until someone edits the config. Warn and succeed (1: skip); the handle
+ * stays in etcd until a DEL or GC with a valid config releases it.
+ */
+static int conf_for_cleanup(struct cni_ctx *ctx, struct cipam_conf *c)
+{
+	int r = cipam_conf_parse(ctx, c);
+
+	if (r >= 0 || ctx->err.code != CNI_ERR_INVALID_CONFIG)
+		return r;
+	cni_log_warning("%s; %s releases nothing (a GC with a valid config releases what is left)",
+			ctx->err.msg ? ctx->err.msg : "invalid ipam config",
+			ctx->command == CNI_CMD_GC ? "GC" : "DEL");
+	cni_error_done(&ctx->err);
+	return 1;
+}
+
+/*
+ * DEL's session: with the node lock, or, when dataDir cannot be created
+ * or opened (code 5), without it: the release txn compares every revision
+ * it relied on, so it is safe unlocked; only the node cache is not
+ * updated.
+ */
+static int del_session_open(struct cipam_session *s, const struct cipam_conf *c,
+			    struct cni_ctx *ctx)
+{
+	int r = cipam_session_open(s, c, true, &ctx->err);
+	uint64_t deadline = s->deadline_ms;
+
+	if (r >= 0 || ctx->err.code != CNI_ERR_IO)
+		return r;
+	cni_log_warning("%s; releasing without the node lock", ctx->err.msg);
+	cni_error_done(&ctx->err);
+	cipam_session_close(s);
+	r = cipam_session_open(s, c, false, &ctx->err);
+	cipam_session_limit(s, deadline); /* still the call's bound */
+	return r;
+}
+
 static int cluster_del(struct cni_ctx *ctx)
 {
 	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
@@ -317,12 +360,14 @@ static int cluster_del(struct cni_ctx *ctx)
 	bool released = false;
 	int r;
 
-	r = cipam_conf_parse(ctx, &c);
+	r = conf_for_cleanup(ctx, &c);
+	if (r > 0)
+		return 0;
 	if (r >= 0)
 		r = handle_names(ctx, &c, &key, &id);
 	if (r < 0)
 		return r;
-	r = cipam_session_open(&s, &c, true, &ctx->err);
+	r = del_session_open(&s, &c, ctx);
 	if (r >= 0)
 		r = cipam_release_handle(&s, key, &released);
 	cipam_session_close(&s);
@@ -465,10 +510,16 @@ static int cluster_gc(struct cni_ctx *ctx)
 		cni_log_warning("GC without cni.dev/valid-attachments: nothing released");
 		return 0;
 	}
-	r = cipam_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
+	r = conf_for_cleanup(ctx, &c);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = cipam_session_open(&s, &c, true, &ctx->err);
+	if (r < 0 && ctx->err.code == CNI_ERR_IO) { /* no node lock: blackholes cannot be synced */
+		cni_log_warning("%s; GC releases nothing", ctx->err.msg);
+		cni_error_done(&ctx->err);
+		cipam_session_close(&s);
+		return 0;
+	}
 	if (r >= 0)
 		gc_queue(&c);
 	if (r >= 0)

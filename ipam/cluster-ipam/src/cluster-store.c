@@ -34,10 +34,11 @@ static int try_lock(struct cipam_session *s, const char *path)
 static int open_lock(struct cipam_session *s, char **ret_path)
 {
 	const struct cipam_conf *c = s->c;
+	int r = file_mkdir_parents(c->data_dir, 0700);
 
-	if (mkdir(c->data_dir, 0700) < 0 && errno != EEXIST)
-		return cni_errorf(s->err, CNI_ERR_IO, -errno,
-				  "ipam.dataDir: cannot create '%s': %m", c->data_dir);
+	if (r < 0)
+		return cni_errorf(s->err, CNI_ERR_IO, r, "ipam.dataDir: cannot create '%s': %s",
+				  c->data_dir, strerror(-r));
 	if (asprintf(ret_path, "%s/lock", c->data_dir) < 0)
 		return -ENOMEM;
 	/* read-only: closing it wakes no waiter (they watch IN_CLOSE_WRITE: the release) */
@@ -76,13 +77,19 @@ static void submit(struct cipam_session *s, struct cipam_join *j, uint64_t until
 }
 
 /*
+ * A leader that took our request answers by our deadline (its etcd budget
+ * ends there); this much more is for writing the answer and its blackhole.
+ */
+#define ANSWER_GRACE_MS 100
+
+/*
  * Wait for the lock (1 taken) or, when j, for a leader's answer to j's
- * request (2 served). Deadline: timeoutMs, longer only while a leader
- * works on the request.
+ * request (2 served). Both end by the call's deadline (plus the grace
+ * above while a leader holds the request).
  */
 static int wait_lock(struct cipam_session *s, const char *path, struct cipam_join *j)
 {
-	uint64_t until = cipam_mono_ms() + s->c->etcd.timeout_ms;
+	uint64_t until = s->deadline_ms;
 	struct cipam_waiter w = {.fd = -1};
 	bool taken = false;
 	int r = 0;
@@ -100,8 +107,8 @@ static int wait_lock(struct cipam_session *s, const char *path, struct cipam_joi
 		} else if (cipam_mono_ms() < until) {
 			cipam_waiter_wait(&w, until);
 		} else if (queued && !taken && cipam_queue_withdraw(s->queue_fd, j->tag) < 0) {
-			taken = true; /* a leader has it: wait for that leader's answer */
-			until = cipam_mono_ms() + s->c->etcd.timeout_ms;
+			taken = true; /* a leader has it: its answer comes by our deadline */
+			until = s->deadline_ms + ANSWER_GRACE_MS;
 		} else {
 			r = busy(s, path);
 		}
@@ -135,6 +142,7 @@ static void session_init(struct cipam_session *s, const struct cipam_conf *c, st
 	s->lock_fd = -1;
 	s->queue_fd = -1;
 	s->now = (int64_t)time(NULL);
+	s->deadline_ms = cipam_mono_ms() + c->etcd.timeout_ms;
 }
 
 /* TLS sessions in <dataDir>/tls, beside the node cache (root only, 0700). */
@@ -145,7 +153,8 @@ static int open_etcd(struct cipam_session *s)
 
 	if (r == 0)
 		r = cipam_etcd_open(&s->c->etcd, tls, &s->etcd);
-
+	if (r == 0) /* the lock wait counts: one bound for the whole call */
+		pwetcd_set_deadline(s->etcd, s->deadline_ms);
 	if (r < 0)
 		return cni_errorf(s->err, CNI_ERR_INVALID_CONFIG, r,
 				  "ipam.etcd: cannot set up the client");
@@ -212,11 +221,23 @@ int cipam_etcd_error(struct cipam_session *s, int r, const char *what)
 	return cni_errorf(s->err, code, r, "etcd: %s: %s", what, pwetcd_errmsg(s->etcd));
 }
 
-void cipam_backoff(unsigned attempt)
+void cipam_backoff(const struct cipam_session *s, unsigned attempt)
 {
 	unsigned cap = 1u << (attempt < 5 ? attempt : 5); /* up to 32 ms */
+	uint64_t ms = 1u + (unsigned)rand() % cap, now = cipam_mono_ms();
 
-	usleep((useconds_t)(1000u * (1u + (unsigned)rand() % cap)));
+	if (now + ms > s->deadline_ms) /* the next request fails at once then */
+		ms = now < s->deadline_ms ? s->deadline_ms - now : 0;
+	usleep((useconds_t)(1000u * ms));
+}
+
+void cipam_session_limit(struct cipam_session *s, uint64_t deadline_ms)
+{
+	if (deadline_ms >= s->deadline_ms)
+		return;
+	s->deadline_ms = deadline_ms;
+	if (s->etcd)
+		pwetcd_set_deadline(s->etcd, deadline_ms);
 }
 
 int cipam_read_keys(struct cipam_session *s, char *const *keys, size_t n,
@@ -470,7 +491,7 @@ int cipam_release_handle(struct cipam_session *s, const char *key, bool *release
 			return r < 0 ? r : 0;
 		}
 		s->conflicts++;
-		cipam_backoff(k);
+		cipam_backoff(s, k);
 	}
 	return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
 			  "etcd: releasing '%s' lost %d races in a row", key, CIPAM_MAX_ATTEMPTS);

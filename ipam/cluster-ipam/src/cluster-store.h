@@ -16,6 +16,11 @@ struct cipam_session {
 	struct pwetcd_client *etcd;
 	struct cni_error *err;
 	int64_t now; /* wall clock, seconds */
+	/*
+	 * CLOCK_MONOTONIC ms: the call's bound (start + timeoutMs). The lock
+	 * wait, the queue and every etcd request, retry and endpoint end by then.
+	 */
+	uint64_t deadline_ms;
 	int lock_fd;
 	char *lock_path;
 	bool locked;	    /* lock_fd holds the flock */
@@ -30,9 +35,10 @@ struct cipam_bref {
 };
 
 /*
- * Lock dataDir/lock (bounded by timeoutMs), then open the etcd client whose
- * budget starts now ("lock then clock"). Errors: code 11 (lock busy), 5
- * (dataDir), 100.
+ * Start the call's clock (deadline_ms = now + timeoutMs), lock
+ * dataDir/lock (creating dataDir and its parents 0700) within it, then
+ * open the etcd client on the same deadline: one bound for the whole call.
+ * Errors: code 11 (lock busy), 5 (dataDir), 7 (etcd client).
  */
 int cipam_session_open(struct cipam_session *s, const struct cipam_conf *c, bool lock,
 		       struct cni_error *err);
@@ -58,8 +64,14 @@ int cipam_session_open_add(struct cipam_session *s, const struct cipam_conf *c,
 void cipam_session_close(struct cipam_session *s);
 /* Record an etcd failure r of step `what` (code 11, or 100 for rejected requests). */
 int cipam_etcd_error(struct cipam_session *s, int r, const char *what);
-/* Sleep a little before retrying after conflict number `attempt`. */
-void cipam_backoff(unsigned attempt);
+/* Sleep a little before retrying after conflict number `attempt` (never past the deadline). */
+void cipam_backoff(const struct cipam_session *s, unsigned attempt);
+/*
+ * Bring the call's deadline forward to deadline_ms (a queued ADD this
+ * leader serves must have its answer by its own deadline); a later one is
+ * ignored.
+ */
+void cipam_session_limit(struct cipam_session *s, uint64_t deadline_ms);
 
 /* Read keys in one txn (no compares): results in the order given. */
 int cipam_read_keys(struct cipam_session *s, char *const *keys, size_t n,

@@ -157,6 +157,11 @@ void pwetcd_reset_deadline(struct pwetcd_client *c, unsigned timeout_ms)
 	c->deadline_ms = pwhttp_now_ms() + (timeout_ms ? timeout_ms : c->timeout_ms);
 }
 
+void pwetcd_set_deadline(struct pwetcd_client *c, uint64_t deadline_ms)
+{
+	c->deadline_ms = deadline_ms;
+}
+
 unsigned pwetcd_remaining_ms(const struct pwetcd_client *c)
 {
 	uint64_t now = pwhttp_now_ms();

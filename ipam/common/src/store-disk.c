@@ -38,24 +38,6 @@ struct ipam_disk_store {
 	unsigned rebuilds;
 };
 
-/* mkdir -p of an absolute path; existing components are left as they are. */
-static int mkdir_parents(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = strdup(path);
-
-	if (!p)
-		return -ENOMEM;
-	for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
-		if (s)
-			*s = '\0';
-		if (p[0] && mkdir(p, mode) < 0 && errno != EEXIST)
-			return -errno;
-		if (!s)
-			return 0;
-		*s = '/';
-	}
-}
-
 static int open_subdir(int parent, const char *name, mode_t mode)
 {
 	int fd;
@@ -75,7 +57,7 @@ static int store_open(const char *data_dir, const char *network, bool create,
 
 	if (!data_dir || data_dir[0] != '/' || !ipam_disk_valid_component(network, NAME_MAX))
 		return -EINVAL;
-	r = create ? mkdir_parents(data_dir, 0755) : 0;
+	r = create ? file_mkdir_parents(data_dir, 0755) : 0;
 	if (r < 0)
 		return r;
 	rootfd = open(data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -133,3 +133,49 @@ int file_replace_at(int dirfd, const char *name, const void *buf, size_t len, mo
 		unlinkat(dirfd, tmp, 0);
 	return r;
 }
+
+/* 0 when path is a directory, -ENOTDIR when it is something else, or -errno. */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* One component: made, or there already as a directory. */
+static int mkdir_one(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	return is_dir(path);
+}
+
+int file_mkdir_parents(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = NULL;
+	int r;
+
+	if (!path || !path[0])
+		return -EINVAL;
+	/* Almost always there already, or only the last component missing: one call. */
+	r = mkdir_one(path, mode);
+	if (r != -ENOENT)
+		return r;
+	p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/' || s[-1] == '/')
+			continue;
+		*s = '\0';
+		r = mkdir_one(p, mode);
+		*s = '/';
+		if (r < 0)
+			return r;
+	}
+	return mkdir_one(p, mode);
+}

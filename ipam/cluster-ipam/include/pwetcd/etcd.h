@@ -69,6 +69,13 @@ static inline void pwetcd_closep(struct pwetcd_client **c)
 }
 /* Restart the budget: requests must end within timeout_ms from now (0 = config value). */
 void pwetcd_reset_deadline(struct pwetcd_client *c, unsigned timeout_ms);
+/*
+ * Set the budget's end to deadline_ms (CLOCK_MONOTONIC milliseconds, the
+ * clock of pwhttp_now_ms()): a caller whose own call started before the
+ * client was opened (a lock wait, a queue) makes every request, retry and
+ * endpoint end within that call's bound.
+ */
+void pwetcd_set_deadline(struct pwetcd_client *c, uint64_t deadline_ms);
 /* Milliseconds left of the budget (0 when passed). */
 unsigned pwetcd_remaining_ms(const struct pwetcd_client *c);
 /* The message of the last failure ("" if none). Valid until the next call. */

@@ -33,3 +33,13 @@ int file_read_prefix_at(int dirfd, const char *name, size_t max, char **ret);
  */
 int file_replace_at(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,
 		    bool sync);
+
+/*
+ * mkdir -p: create `path` (absolute or relative) and every missing parent,
+ * each with `mode` (the umask applies); components that exist are left as
+ * they are. 0 when path is a directory afterwards (also through a symlink);
+ * -ENOTDIR when path or a parent exists and is not a directory, -ENOMEM,
+ * -EINVAL for an empty path, or the errno of the mkdir that failed
+ * (-EACCES, -EROFS, -ENOSPC, ...).
+ */
+int file_mkdir_parents(const char *path, mode_t mode);
