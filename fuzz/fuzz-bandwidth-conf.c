@@ -21,6 +21,6 @@ static void parse(struct cni_ctx *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct fuzz_plugin fp = {&bandwidth_ops, "eth0", false, false, parse};
+	static const struct fuzz_plugin fp = {"eth0", false, false, parse};
 	return fuzz_plugin_conf(&fp, data, size);
 }

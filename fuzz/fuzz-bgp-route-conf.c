@@ -18,7 +18,7 @@ static void parse(struct cni_ctx *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct fuzz_plugin fp = {&bgpr_ops, "eth0", false, false, parse};
+	static const struct fuzz_plugin fp = {"eth0", false, false, parse};
 
 	return fuzz_plugin_conf(&fp, data, size);
 }

@@ -24,6 +24,6 @@ static void parse(struct cni_ctx *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct fuzz_plugin fp = {&bridge_ops, "eth0", true, false, parse};
+	static const struct fuzz_plugin fp = {"eth0", true, false, parse};
 	return fuzz_plugin_conf(&fp, data, size);
 }

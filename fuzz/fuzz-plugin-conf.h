@@ -18,7 +18,6 @@
 #include "cni/plugin.h"
 
 struct fuzz_plugin {
-	const struct cni_plugin_ops *ops;
 	const char *ifname;
 	bool args; /* the first line may be CNI_ARGS */
 	bool gc;   /* also parse as GC (lenient) */
@@ -32,7 +31,6 @@ static void fuzz_plugin_one(const struct fuzz_plugin *fp, json_t *root, const ch
 	struct cni_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.ops = fp->ops;
 	ctx.command = cmd;
 	ctx.command_str = cni_command_str(cmd);
 	ctx.container_id = "fuzz";

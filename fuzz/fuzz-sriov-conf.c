@@ -44,6 +44,6 @@ static void parse(struct cni_ctx *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct fuzz_plugin fp = {&sriov_rdma_ops, "net1", true, false, parse};
+	static const struct fuzz_plugin fp = {"net1", true, false, parse};
 	return fuzz_plugin_conf(&fp, data, size);
 }

@@ -49,7 +49,7 @@ static void parse(struct cni_ctx *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct fuzz_plugin fp = {&tuning_ops, "eth0.100", true, false, parse};
+	static const struct fuzz_plugin fp = {"eth0.100", true, false, parse};
 	struct tuning_backup b;
 
 	(void)tuning_backup_parse((const char *)data, size, &b);

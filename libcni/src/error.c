@@ -43,25 +43,27 @@ int cni_errorf(struct cni_error *e, unsigned code, int r, const char *fmt, ...)
 	return r;
 }
 
+unsigned cni_error_code_for(int r)
+{
+	switch (-r) {
+	case EAGAIN:
+	case EBUSY:
+	case ETIMEDOUT:
+		return CNI_ERR_TRY_AGAIN;
+	case EIO:
+		return CNI_ERR_IO;
+	default:
+		return CNI_ERR_PLUGIN;
+	}
+}
+
 void cni_error_from_errno(struct cni_error *e, int r)
 {
 	if (!e || cni_error_isset(e))
 		return;
 	if (r >= 0)
 		r = -EIO;
-	switch (-r) {
-	case EAGAIN:
-	case EBUSY:
-	case ETIMEDOUT:
-		e->code = CNI_ERR_TRY_AGAIN;
-		break;
-	case EIO:
-		e->code = CNI_ERR_IO;
-		break;
-	default:
-		e->code = CNI_ERR_PLUGIN;
-		break;
-	}
+	e->code = cni_error_code_for(r);
 	e->msg = strdup(strerror(-r));
 }
 

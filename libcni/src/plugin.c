@@ -399,28 +399,34 @@ static int emit_result(struct cni_ctx *ctx, FILE *out)
 	return 0;
 }
 
+int cni_plugin_finish(struct cni_ctx *ctx, int r)
+{
+	if (ctx->command == CNI_CMD_ADD && r >= 0 && !ctx->result_text)
+		r = cni_plugin_render_result(ctx);
+	if (r < 0 && ctx->command == CNI_CMD_ADD && ctx->undo.n > 0) {
+		/* The error first: an undo step must not take its place. */
+		cni_error_from_errno(&ctx->err, r);
+		cni_log_debug("ADD failed: rolling back %zu step(s)", ctx->undo.n);
+		if (cni_undo_run(&ctx->undo))
+			cni_error_add_detail(&ctx->err, "rollback incomplete, see stderr");
+	}
+	cni_undo_commit(&ctx->undo);
+	return r;
+}
+
 static int dispatch(struct cni_ctx *ctx, FILE *out)
 {
 	cni_handler_fn fn = cni_plugin_handler(ctx->ops, ctx->command);
 	int r;
 
-	if (!fn) /* no handler: GC, STATUS (and CHECK) succeed doing nothing */
+	if (!fn && !ctx->ops->dispatch) /* no handler: GC, STATUS (and CHECK) succeed */
 		return 0;
 	cni_log_debug("%s: network %s, cniVersion %s, netns %s", ctx->command_str, ctx->conf.name,
 		      cni_version_str(ctx->conf.version), isempty(ctx->netns) ? "-" : ctx->netns);
-	r = fn(ctx);
+	r = ctx->ops->dispatch ? ctx->ops->dispatch(ctx) : cni_plugin_finish(ctx, fn(ctx));
+	cni_undo_commit(&ctx->undo); /* a dispatch hook left nothing; never run late */
 	if (r >= 0 && ctx->command == CNI_CMD_ADD)
 		r = emit_result(ctx, out);
-	if (r < 0 && ctx->command == CNI_CMD_ADD && ctx->undo.n > 0) {
-		size_t failed;
-
-		cni_log_debug("ADD failed: rolling back %zu step(s)", ctx->undo.n);
-		failed = cni_undo_run(&ctx->undo);
-
-		if (failed)
-			cni_error_add_detail(&ctx->err, "rollback incomplete, see stderr");
-	}
-	cni_undo_commit(&ctx->undo);
 	if (r < 0)
 		cni_error_from_errno(&ctx->err, r);
 	return r;

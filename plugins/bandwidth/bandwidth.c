@@ -16,66 +16,16 @@
 #include "base/macro.h"
 #include "cni/log.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
 #include "nlw/sock.h"
 #include "nlw/tc.h"
+#include "podnet/chain.h"
 
 #define ROOT_HANDLE NLW_TC_HANDLE(1, 0)
 
 static int tc_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *what,
 		   const char *dev)
 {
-	r = cni_errorf(&ctx->err, r == -EAGAIN || r == -EBUSY ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN,
-		       r, "%s on '%s': %s", what, dev, strerror(-r));
-	if (sock && nlw_sock_ext_ack(sock))
-		cni_error_add_detail(&ctx->err, nlw_sock_ext_ack(sock));
-	return r;
-}
-
-static bool prev_has_host_iface(const struct cni_result *pr, const char *name)
-{
-	for (size_t i = 0; i < pr->n_ifaces; i++)
-		if ((!pr->ifaces[i].sandbox || !pr->ifaces[i].sandbox[0]) &&
-		    strcmp(pr->ifaces[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* The host end of CNI_IFNAME's veth, which prevResult must list. */
-static int find_host_veth(struct cni_ctx *ctx, struct nlw_sock *host, struct nlw_link *ret)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *pod = NULL;
-	_cleanup_close_ int fd = -1;
-	struct nlw_link l;
-	int r;
-
-	if (ctx->prev_result->n_ifaces == 0)
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-				  "prevResult.interfaces: no interfaces provided");
-	r = nlw_netns_open(ctx->netns, &fd);
-	if (r < 0)
-		return cni_errorf(&ctx->err,
-				  r == -ENOENT ? CNI_ERR_UNKNOWN_CONTAINER : CNI_ERR_INVALID_ENV, r,
-				  "CNI_NETNS: cannot open netns '%s': %s",
-				  ctx->netns ? ctx->netns : "", strerror(-r));
-	r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &pod);
-	if (r >= 0)
-		r = nlw_link_get_by_name(pod, ctx->ifname, &l);
-	if (r < 0)
-		return tc_fail(ctx, pod, r, "find container interface", ctx->ifname);
-	if (strcmp(l.kind, "veth") != 0 || l.link <= 0)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -EINVAL,
-				  "container interface %s has no veth peer", ctx->ifname);
-	r = nlw_link_get_by_index(host, l.link, ret);
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r,
-				  "veth peer with index %d is not in host ns", l.link);
-	if (!prev_has_host_iface(ctx->prev_result, ret->name))
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOENT,
-				  "no veth peer of container interface found in host ns "
-				  "(prevResult does not list '%s')",
-				  ret->name);
-	return 0;
+	return podnet_fail(ctx, sock, r, "%s on '%s'", what, dev);
 }
 
 /* ---- undo steps ---- */
@@ -85,31 +35,21 @@ struct undo_qdisc {
 	uint32_t parent;
 };
 
-static int undo_qdisc_fn(void *arg)
+static int undo_qdisc_fn(struct podnet *pn, void *arg)
 {
 	const struct undo_qdisc *u = arg;
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
 
-	return r < 0 ? r : nlw_qdisc_del(s, u->ifindex, u->parent);
+	return nlw_qdisc_del(pn->host, u->ifindex, u->parent);
 }
 
-static int push_qdisc_undo(struct cni_ctx *ctx, int ifindex, uint32_t parent)
+static int push_qdisc_undo(struct podnet *pn, int ifindex, uint32_t parent)
 {
 	struct undo_qdisc *u = malloc(sizeof(*u));
 
 	if (!u)
 		return -ENOMEM;
 	*u = (struct undo_qdisc){ifindex, parent};
-	return cni_undo_push(&ctx->undo, "qdisc", undo_qdisc_fn, u, free);
-}
-
-static int undo_link_fn(void *arg)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open(&s);
-
-	return r < 0 ? r : nlw_link_del_by_name(s, arg);
+	return podnet_undo_push(pn, "qdisc", undo_qdisc_fn, u, free);
 }
 
 /* ---- shaping ---- */
@@ -138,9 +78,10 @@ static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwid
 }
 
 /* Root shaping qdisc of a link: tbf, or htb with subnets; undo pushed once created. */
-static int shape(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_link *l,
-		 const struct bandwidth_conf *c, uint64_t rate, uint64_t burst, bool match_src)
+static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandwidth_conf *c,
+		 uint64_t rate, uint64_t burst, bool match_src)
 {
+	struct nlw_sock *s = pn->host;
 	struct nlw_tbf t;
 	int r;
 
@@ -151,15 +92,17 @@ static int shape(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_link 
 	else
 		r = nlw_qdisc_add_tbf(s, l->ifindex, ROOT_HANDLE, NLW_TC_H_ROOT, &t);
 	if (r >= 0)
-		r = push_qdisc_undo(ctx, l->ifindex, NLW_TC_H_ROOT);
+		r = push_qdisc_undo(pn, l->ifindex, NLW_TC_H_ROOT);
 	if (r >= 0 && c->n_subnets)
 		r = add_htb_classes(s, l->ifindex, c, rate, burst, match_src);
-	return r < 0 ? tc_fail(ctx, s, r, "add shaping qdisc", l->name) : 0;
+	return r < 0 ? tc_fail(pn->ctx, s, r, "add shaping qdisc", l->name) : 0;
 }
 
-static int add_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_link *veth,
+static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 		      const struct bandwidth_conf *c)
 {
+	struct cni_ctx *ctx = pn->ctx;
+	struct nlw_sock *s = pn->host;
 	char ifb_name[IFNAMSIZ], mac[18], alias[NLW_ALIAS_MAX];
 	struct nlw_link ifb;
 	int r;
@@ -169,7 +112,7 @@ static int add_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_
 	r = nlw_link_add_ifb(s, ifb_name, veth->mtu);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "create ifb device", ifb_name);
-	r = cni_undo_push(&ctx->undo, "ifb", undo_link_fn, strdup(ifb_name), free);
+	r = podnet_undo_host_link(pn, ifb_name);
 	if (r >= 0)
 		r = nlw_link_get_by_name(s, ifb_name, &ifb);
 	/* The kernel ignores IFLA_IFALIAS at creation: a second request. Too long
@@ -185,61 +128,45 @@ static int add_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct nlw_
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "out of memory");
 	r = nlw_qdisc_add_ingress(s, veth->ifindex);
 	if (r >= 0)
-		r = push_qdisc_undo(ctx, veth->ifindex, NLW_TC_H_INGRESS);
+		r = push_qdisc_undo(pn, veth->ifindex, NLW_TC_H_INGRESS);
 	if (r >= 0)
 		r = nlw_filter_add_redirect(s, veth->ifindex, NLW_TC_HANDLE(0xffff, 0), 1,
 					    ifb.ifindex);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "redirect to ifb", veth->name);
-	return shape(ctx, s, &ifb, c, c->egress_rate, c->egress_burst, false);
+	return shape(pn, &ifb, c, c->egress_rate, c->egress_burst, false);
 }
 
-static int require_prev(struct cni_ctx *ctx)
+static int apply(struct podnet *pn, const struct bandwidth_conf *c)
 {
-	if (ctx->prev_result)
-		return 0;
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			  "prevResult: missing; bandwidth must be called as a chained plugin");
-}
-
-static int apply(struct cni_ctx *ctx, const struct bandwidth_conf *c)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
 	struct nlw_link veth;
 	int r;
 
-	r = nlw_sock_open(&s);
-	if (r < 0)
-		return tc_fail(ctx, NULL, r, "open netlink socket", "host");
-	r = find_host_veth(ctx, s, &veth);
+	r = podnet_host_peer(pn, &veth);
 	if (r >= 0 && bandwidth_ingress(c))
-		r = shape(ctx, s, &veth, c, c->ingress_rate, c->ingress_burst, true);
+		r = shape(pn, &veth, c, c->ingress_rate, c->ingress_burst, true);
 	if (r >= 0 && bandwidth_egress(c))
-		r = add_egress(ctx, s, &veth, c);
+		r = add_egress(pn, &veth, c);
 	return r;
 }
 
-static int bandwidth_add(struct cni_ctx *ctx)
+static int bandwidth_add(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct bandwidth_conf c;
 	int r;
 
 	r = bandwidth_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = require_prev(ctx);
+	r = podnet_require_prev(ctx);
 	if (r >= 0) {
 		ctx->result = cni_result_dup(ctx->prev_result);
 		if (!ctx->result)
 			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	}
-	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c))) {
-		r = apply(ctx, &c);
-		if (r < 0)
-			cni_undo_run(&ctx->undo);
-		else
-			cni_undo_commit(&ctx->undo);
-	}
+	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
+		r = apply(pn, &c);
 	bandwidth_conf_done(&c);
 	return r;
 }
@@ -276,17 +203,15 @@ static int del_veth_qdiscs(struct nlw_sock *s, const char *name)
 	return r < 0 && r != -ENODEV ? r : first;
 }
 
-static int bandwidth_del(struct cni_ctx *ctx)
+static int bandwidth_del(struct podnet *pn)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	struct cni_ctx *ctx = pn->ctx;
+	struct nlw_sock *s = pn->host;
 	const struct cni_result *pr = ctx->prev_result;
 	char ifb_name[IFNAMSIZ];
 	struct nlw_link l;
 	int r, first = 0;
 
-	r = nlw_sock_open(&s);
-	if (r < 0)
-		return tc_fail(ctx, NULL, r, "open netlink socket", "host");
 	for (size_t i = 0; pr && i < pr->n_ifaces; i++)
 		if (!pr->ifaces[i].sandbox || !pr->ifaces[i].sandbox[0]) {
 			r = del_veth_qdiscs(s, pr->ifaces[i].name);
@@ -349,9 +274,10 @@ static int check_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct ba
 	return r < 0 ? tc_fail(ctx, s, r, "list qdiscs", ifb_name) : 0;
 }
 
-static int bandwidth_check(struct cni_ctx *ctx)
+static int bandwidth_check(struct podnet *pn)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	struct cni_ctx *ctx = pn->ctx;
+	struct nlw_sock *s = pn->host;
 	struct bandwidth_conf c;
 	struct nlw_link veth;
 	int r;
@@ -359,11 +285,9 @@ static int bandwidth_check(struct cni_ctx *ctx)
 	r = bandwidth_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = require_prev(ctx);
-	if (r >= 0 && (r = nlw_sock_open(&s)) < 0)
-		r = tc_fail(ctx, NULL, r, "open netlink socket", "host");
+	r = podnet_require_prev(ctx);
 	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
-		r = find_host_veth(ctx, s, &veth);
+		r = podnet_host_peer(pn, &veth);
 	if (r >= 0 && bandwidth_ingress(&c)) {
 		r = root_matches(s, veth.ifindex, &c, c.ingress_rate, c.ingress_burst);
 		if (r == 0)
@@ -394,9 +318,10 @@ static bool cid_valid(const struct cni_conf *conf, const char *cid)
  * container ID) for containers not in cni.dev/valid-attachments. Without
  * the key: nothing.
  */
-static int bandwidth_gc(struct cni_ctx *ctx)
+static int bandwidth_gc(struct podnet *pn)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	struct cni_ctx *ctx = pn->ctx;
+	struct nlw_sock *s = pn->host;
 	_cleanup_free_ struct nlw_link *links = NULL;
 	char cid[NLW_ALIAS_MAX];
 	unsigned n = 0;
@@ -404,9 +329,7 @@ static int bandwidth_gc(struct cni_ctx *ctx)
 
 	if (!ctx->conf.has_valid_attachments)
 		return 0;
-	r = nlw_sock_open(&s);
-	if (r >= 0)
-		r = nlw_link_list_kind(s, "ifb", &links, &n);
+	r = nlw_link_list_kind(s, "ifb", &links, &n);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "list ifb devices", "host");
 	for (unsigned i = 0; i < n; i++) {
@@ -422,11 +345,11 @@ static int bandwidth_gc(struct cni_ctx *ctx)
 	return first;
 }
 
-const struct cni_plugin_ops bandwidth_ops = {
+const struct podnet_plugin_ops bandwidth_ops = {
     .name = "bandwidth",
     .about = "podwire bandwidth: tbf shaping over rtnetlink (chained plugin)",
-    .add = bandwidth_add,
-    .del = bandwidth_del,
-    .check = bandwidth_check,
-    .gc = bandwidth_gc,
+    .add = {bandwidth_add, PODNET_POD},
+    .del = {bandwidth_del, PODNET_HOST},
+    .check = {bandwidth_check, PODNET_POD},
+    .gc = {bandwidth_gc, PODNET_HOST},
 };

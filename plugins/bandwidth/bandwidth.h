@@ -13,6 +13,7 @@
 #include "base/ipaddr.h"
 #include "cni/plugin.h"
 #include "nlw/tc.h"
+#include "podnet/podnet.h"
 
 #define BANDWIDTH_IFB_PREFIX "bwp"
 #define BANDWIDTH_MAX_SUBNETS 64
@@ -67,4 +68,4 @@ int bandwidth_ifb_alias(const char *network, const char *container_id, char *buf
  */
 int bandwidth_ifb_alias_parse(const char *alias, const char *network, char *cid, size_t len);
 
-extern const struct cni_plugin_ops bandwidth_ops;
+extern const struct podnet_plugin_ops bandwidth_ops;

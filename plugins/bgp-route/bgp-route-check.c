@@ -125,9 +125,9 @@ static int check_steps(struct podnet *pn, const struct bgpr_conf *c, const struc
 	return r;
 }
 
-int bgpr_cmd_check(struct cni_ctx *ctx)
+int bgpr_cmd_check(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct bgpr_conf c;
 	int r;
 
@@ -137,10 +137,7 @@ int bgpr_cmd_check(struct cni_ctx *ctx)
 	if (!ctx->prev_result)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "CHECK needs prevResult (the ADD result)");
-	r = podnet_open(&pn, ctx, PODNET_NEED_NETNS);
-	if (r >= 0)
-		r = check_steps(&pn, &c, ctx->prev_result);
-	podnet_done(&pn);
+	r = check_steps(pn, &c, ctx->prev_result);
 	if (r >= 0)
 		r = podnet_ipam_run(ctx, CNI_CMD_CHECK);
 	return r;
@@ -209,8 +206,9 @@ static int bird_established(const char *path)
 	return 0;
 }
 
-int bgpr_cmd_status(struct cni_ctx *ctx)
+int bgpr_cmd_status(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct bgpr_conf c;
 	int r;
 

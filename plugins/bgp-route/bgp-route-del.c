@@ -170,19 +170,14 @@ static int del_steps(struct cni_ctx *ctx, const struct bgpr_conf *c, struct podn
 	return first;
 }
 
-int bgpr_cmd_del(struct cni_ctx *ctx)
+int bgpr_cmd_del(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct bgpr_conf c;
 	int first = 0, r;
 
 	(void)bgpr_conf_parse(ctx, &c); /* lenient: bad keys are warnings, defaults used */
-	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-	if (r >= 0)
-		podnet_keep_first(&first, del_steps(ctx, &c, &pn));
-	else
-		podnet_keep_first(&first, r);
-	podnet_done(&pn);
+	podnet_keep_first(&first, del_steps(ctx, &c, pn));
 	/* IPAM last and always: an address must not leak because the netns is gone. */
 	if (ctx->conf.ipam_type) {
 		struct cni_error kept = {0};
@@ -294,18 +289,15 @@ static int gc_links(struct cni_ctx *ctx, const struct bgpr_conf *c, struct nlw_s
  * attachment is not in cni.dev/valid-attachments (routes first, then the
  * link), then the IPAM's GC. Without the key nothing is compared.
  */
-int bgpr_cmd_gc(struct cni_ctx *ctx)
+int bgpr_cmd_gc(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct bgpr_conf c;
-	int first = 0, r;
+	int first = 0;
 
 	(void)bgpr_conf_parse(ctx, &c);
-	if (ctx->conf.has_valid_attachments) {
-		r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-		podnet_keep_first(&first, r >= 0 ? gc_links(ctx, &c, pn.host) : r);
-		podnet_done(&pn);
-	}
+	if (ctx->conf.has_valid_attachments)
+		podnet_keep_first(&first, gc_links(ctx, &c, pn->host));
 	if (ctx->conf.ipam_type && first == 0)
 		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_GC));
 	return first;

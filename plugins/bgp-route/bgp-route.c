@@ -31,7 +31,7 @@
 
 struct bgpr_add {
 	struct bgpr_conf conf;
-	struct podnet pn;
+	struct podnet *pn;
 	struct podnet_veth_pair veth;
 	struct cni_result *result;
 	bool v4, v6;
@@ -49,13 +49,13 @@ static int remove_stale(struct cni_ctx *ctx, struct bgpr_add *a)
 			       ctx->ifname, 0, name);
 	if (r < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, r, "hostIfPrefix: bad name");
-	if (nlw_link_get_by_name(a->pn.host, name, &l) < 0 || strcmp(l.kind, "veth") != 0 ||
+	if (nlw_link_get_by_name(a->pn->host, name, &l) < 0 || strcmp(l.kind, "veth") != 0 ||
 	    !podnet_alias_matches(l.alias, ctx->conf.name, ctx->container_id, ctx->ifname))
 		return 0;
 	cni_log_info("replacing host veth '%s' of an earlier ADD", name);
-	r = nlw_link_del(a->pn.host, l.ifindex);
+	r = nlw_link_del(a->pn->host, l.ifindex);
 	if (r < 0 && r != -ENODEV)
-		return podnet_fail(ctx, a->pn.host, r, "delete stale host veth '%s'", name);
+		return podnet_fail(ctx, a->pn->host, r, "delete stale host veth '%s'", name);
 	return 0;
 }
 
@@ -151,7 +151,7 @@ static int host_forwarding(struct cni_ctx *ctx, const struct bgpr_add *a, const 
  */
 static int host_setup(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	struct nlw_sock *s = a->pn.host;
+	struct nlw_sock *s = a->pn->host;
 	char alias[NLW_ALIAS_MAX];
 	struct nlw_link_conf conf;
 	struct nlw_batch b;
@@ -193,7 +193,7 @@ static int create_veth(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	int r;
 
-	r = podnet_veth_add(&a->pn,
+	r = podnet_veth_add(a->pn,
 			    &(struct podnet_veth){.host_prefix = a->conf.host_if_prefix,
 						  .host_hex = BGPR_HOST_HEX,
 						  .mtu = a->conf.mtu,
@@ -218,7 +218,7 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 	bgpr_pod_ips(a->result);
 	if (bgpr_pod_routes(a->result, &a->gw6) < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	r = podnet_iface_configure(&a->pn,
+	r = podnet_iface_configure(a->pn,
 				   &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
 							  .name = ctx->ifname,
 							  .p2p = true,
@@ -228,9 +228,9 @@ static int configure_pod(struct cni_ctx *ctx, struct bgpr_add *a)
 	if (r < 0 || !a->v4)
 		return r;
 	/* Proxy ARP answers only where the node has a route to 169.254.1.1 elsewhere. */
-	r = nlw_neigh_add_permanent(a->pn.pod, a->veth.pod.ifindex, AF_INET, &nh, bgpr_host_mac);
+	r = nlw_neigh_add_permanent(a->pn->pod, a->veth.pod.ifindex, AF_INET, &nh, bgpr_host_mac);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.pod, r, "add neighbour %s in '%s'", BGPR_GW4,
+		return podnet_fail(ctx, a->pn->pod, r, "add neighbour %s in '%s'", BGPR_GW4,
 				   ctx->netns);
 	return 0;
 }
@@ -259,7 +259,7 @@ static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route
 
 		if (!(families[f] == AF_INET ? a->v4 : a->v6))
 			continue;
-		r = nlw_route_list(a->pn.host, &flt, &v, &m);
+		r = nlw_route_list(a->pn->host, &flt, &v, &m);
 		if (r >= 0 && m > 0) {
 			grown = reallocarray(all, n + m, sizeof(*all));
 			r = grown ? 0 : -ENOMEM;
@@ -271,7 +271,7 @@ static int list_blocks(struct cni_ctx *ctx, struct bgpr_add *a, struct nlw_route
 		}
 		if (r < 0) {
 			free(all);
-			return podnet_fail(ctx, a->pn.host, r, "list block routes (proto %u)",
+			return podnet_fail(ctx, a->pn->host, r, "list block routes (proto %u)",
 					   a->conf.proto_block);
 		}
 	}
@@ -292,7 +292,7 @@ static int host_route_result(struct cni_ctx *ctx, struct bgpr_add *a, const stru
 		    "host route %s: already exists (another attachment has this address?)",
 		    ip_prefix_fmt(&hr->dst, buf));
 	if (err < 0)
-		return podnet_fail(ctx, a->pn.host, err, "add host route %s dev %s",
+		return podnet_fail(ctx, a->pn->host, err, "add host route %s dev %s",
 				   ip_prefix_fmt(&hr->dst, buf), a->veth.host_name);
 	return 0;
 }
@@ -316,24 +316,25 @@ static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 	r = list_blocks(ctx, a, &blocks, &n_blocks);
 	if (r < 0)
 		return r;
-	nlw_batch_begin(&b, a->pn.host);
+	nlw_batch_begin(&b, a->pn->host);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const struct ip_prefix *ip = &ctx->result->ips[i].address;
 
 		bgpr_host_route(ip, a->veth.host.ifindex,
 				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &hr[i]);
-		r = nlw_route_add(a->pn.host, &hr[i]);
+		r = nlw_route_add(a->pn->host, &hr[i]);
 	}
 	if (r < 0) {
 		nlw_batch_abort(&b);
-		return podnet_fail(ctx, a->pn.host, r, "host routes of '%s'", a->veth.host_name);
+		return podnet_fail(ctx, a->pn->host, r, "host routes of '%s'", a->veth.host_name);
 	}
 	r = nlw_batch_run(&b);
 	for (size_t i = 0; i < n; i++)
 		if (b.err[i] < 0)
 			return host_route_result(ctx, a, &hr[i], b.err[i]);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "add host routes dev %s", a->veth.host_name);
+		return podnet_fail(ctx, a->pn->host, r, "add host routes dev %s",
+				   a->veth.host_name);
 	/* More addresses than one datagram holds (never from IPAM so far): one by one. */
 	for (size_t i = n; i < ctx->result->n_ips; i++) {
 		const struct ip_prefix *ip = &ctx->result->ips[i].address;
@@ -341,7 +342,7 @@ static int add_host_routes(struct cni_ctx *ctx, struct bgpr_add *a)
 
 		bgpr_host_route(ip, a->veth.host.ifindex,
 				bgpr_route_proto(&a->conf, ip, blocks, n_blocks), &one);
-		if ((r = host_route_result(ctx, a, &one, nlw_route_add(a->pn.host, &one))) < 0)
+		if ((r = host_route_result(ctx, a, &one, nlw_route_add(a->pn->host, &one))) < 0)
 			return r;
 	}
 	return 0;
@@ -376,10 +377,8 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 {
 	int r;
 
-	r = podnet_open(&a->pn, ctx, PODNET_NEED_NETNS);
 	/* IPAM first: when it refuses, the earlier attachment is left as it was. */
-	if (r >= 0)
-		r = run_ipam(ctx, a);
+	r = run_ipam(ctx, a);
 	if (r >= 0)
 		r = remove_stale(ctx, a);
 	if (r >= 0)
@@ -388,7 +387,7 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 		r = configure_pod(ctx, a);
 	/* As bridge: the host end operationally up before its routes go in and ADD returns. */
 	if (r >= 0)
-		r = podnet_veth_wait_up(&a->pn, &a->veth);
+		r = podnet_veth_wait_up(a->pn, &a->veth);
 	if (r >= 0)
 		r = build_result(ctx, a);
 	if (r >= 0)
@@ -398,9 +397,10 @@ static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
 	return r;
 }
 
-int bgpr_cmd_add(struct cni_ctx *ctx)
+int bgpr_cmd_add(struct podnet *pn)
 {
-	struct bgpr_add a = {.pn = PODNET_INIT};
+	struct cni_ctx *ctx = pn->ctx;
+	struct bgpr_add a = {.pn = pn};
 	int r;
 
 	r = bgpr_conf_parse(ctx, &a.conf);
@@ -408,18 +408,17 @@ int bgpr_cmd_add(struct cni_ctx *ctx)
 		r = add_steps(ctx, &a);
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		cni_error_from_errno(&ctx->err, r);
-	podnet_done(&a.pn);
 	cni_result_free(a.result);
 	return r;
 }
 
-const struct cni_plugin_ops bgpr_ops = {
+const struct podnet_plugin_ops bgpr_ops = {
     .name = "bgp-route",
     .about = "podwire bgp-route plugin: routed veth pods (no bridge), host routes "
 	     "announced by BIRD 2 through their routing protocol number",
-    .add = bgpr_cmd_add,
-    .del = bgpr_cmd_del,
-    .check = bgpr_cmd_check,
-    .gc = bgpr_cmd_gc,
-    .status = bgpr_cmd_status,
+    .add = {bgpr_cmd_add, PODNET_POD},
+    .del = {bgpr_cmd_del, PODNET_POD},
+    .check = {bgpr_cmd_check, PODNET_POD},
+    .gc = {bgpr_cmd_gc, PODNET_HOST},
+    .status = {bgpr_cmd_status, PODNET_NOTHING},
 };

@@ -14,6 +14,7 @@
 #include "base/ipaddr.h"
 #include "cni/plugin.h"
 #include "nlw/route.h"
+#include "podnet/podnet.h"
 
 #define BGPR_MTU_DEFAULT 1500u
 #define BGPR_MTU_MIN 68u
@@ -76,10 +77,11 @@ int bgpr_pod_routes(struct cni_result *res, const union ip_addr *gw6);
 /* Rewrite the IPAM's ips: /32 and /128, no gateway, interface 1 (the pod). */
 void bgpr_pod_ips(struct cni_result *res);
 
-int bgpr_cmd_add(struct cni_ctx *ctx);
-int bgpr_cmd_del(struct cni_ctx *ctx);
-int bgpr_cmd_check(struct cni_ctx *ctx);
-int bgpr_cmd_gc(struct cni_ctx *ctx);
-int bgpr_cmd_status(struct cni_ctx *ctx);
+struct podnet;
+int bgpr_cmd_add(struct podnet *pn);
+int bgpr_cmd_del(struct podnet *pn);
+int bgpr_cmd_check(struct podnet *pn);
+int bgpr_cmd_gc(struct podnet *pn);
+int bgpr_cmd_status(struct podnet *pn);
 
-extern const struct cni_plugin_ops bgpr_ops;
+extern const struct podnet_plugin_ops bgpr_ops;

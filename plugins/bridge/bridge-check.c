@@ -20,7 +20,7 @@
 struct check_state {
 	struct bridge_conf conf;
 	const struct cni_result *pr;
-	struct podnet pn;
+	struct podnet *pn;
 	int br_idx, cont_idx; /* indexes into pr->ifaces */
 	struct nlw_link br, cont, hveth;
 	bool found_hveth;
@@ -38,19 +38,19 @@ static int find_ifaces(struct cni_ctx *ctx, struct check_state *s)
 	if (s->br_idx < 0)
 		return podnet_differs(ctx, "prevResult: no interface named like the bridge '%s'",
 				      s->conf.bridge);
-	s->cont_idx = podnet_find_pod_iface(&s->pn, s->pr);
+	s->cont_idx = podnet_find_pod_iface(s->pn, s->pr);
 	return s->cont_idx < 0 ? s->cont_idx : 0;
 }
 
 static int check_bridge(struct cni_ctx *ctx, struct check_state *s)
 {
 	const struct cni_iface *f = &s->pr->ifaces[s->br_idx];
-	int r = nlw_link_get_by_name(s->pn.host, f->name, &s->br);
+	int r = nlw_link_get_by_name(s->pn->host, f->name, &s->br);
 
 	if (r == -ENODEV)
 		return podnet_differs(ctx, "bridge '%s' does not exist%s", f->name, "");
 	if (r < 0)
-		return podnet_fail(ctx, s->pn.host, r, "look up bridge '%s'", f->name);
+		return podnet_fail(ctx, s->pn->host, r, "look up bridge '%s'", f->name);
 	if (strcmp(s->br.kind, "bridge") != 0)
 		return podnet_differs(ctx, "'%s' is not a bridge (kind '%s')", f->name, s->br.kind);
 	if (!podnet_mac_matches(&s->br, f->mac))
@@ -66,7 +66,7 @@ static int check_bridge(struct cni_ctx *ctx, struct check_state *s)
 static int check_container(struct cni_ctx *ctx, struct check_state *s)
 {
 	(void)ctx;
-	return podnet_check_link(&s->pn, s->pn.pod, &s->pr->ifaces[s->cont_idx], "veth", &s->cont);
+	return podnet_check_link(s->pn, s->pn->pod, &s->pr->ifaces[s->cont_idx], "veth", &s->cont);
 }
 
 /* Every other prevResult interface lives in the host; one is our veth's peer. */
@@ -82,11 +82,11 @@ static int check_host_side(struct cni_ctx *ctx, struct check_state *s)
 		if (f->sandbox && f->sandbox[0])
 			return podnet_differs(ctx, "interface '%s' should not be in sandbox '%s'",
 					      f->name, f->sandbox);
-		r = nlw_link_get_by_name(s->pn.host, f->name, &l);
+		r = nlw_link_get_by_name(s->pn->host, f->name, &l);
 		if (r == -ENODEV)
 			return podnet_differs(ctx, "interface '%s' not found%s", f->name, "");
 		if (r < 0)
-			return podnet_fail(ctx, s->pn.host, r, "look up '%s'", f->name);
+			return podnet_fail(ctx, s->pn->host, r, "look up '%s'", f->name);
 		if (s->found_hveth || strcmp(l.kind, "veth") != 0 || l.ifindex != s->cont.link ||
 		    l.master != s->br.ifindex)
 			continue;
@@ -172,13 +172,13 @@ static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
 	if (!s->conf.is_gateway || !s->conf.is_layer3)
 		return 0;
 	snprintf(name, sizeof(name), "%s.%u", s->conf.bridge, s->conf.vlan);
-	r = s->conf.vlan ? nlw_link_get_by_name(s->pn.host, name, &gwl) : 0;
+	r = s->conf.vlan ? nlw_link_get_by_name(s->pn->host, name, &gwl) : 0;
 	if (r == -ENODEV)
 		return podnet_differs(ctx, "VLAN gateway link '%s' not found", name);
 	if (r >= 0)
-		r = nlw_addr_list(s->pn.host, gwl.ifindex, AF_UNSPEC, &list, &n);
+		r = nlw_addr_list(s->pn->host, gwl.ifindex, AF_UNSPEC, &list, &n);
 	if (r < 0)
-		return podnet_fail(ctx, s->pn.host, r, "list addresses of '%s'", gwl.name);
+		return podnet_fail(ctx, s->pn->host, r, "list addresses of '%s'", gwl.name);
 	for (size_t i = 0; i < s->pr->n_ips; i++) {
 		const struct cni_ip *ip = &s->pr->ips[i];
 		struct ip_prefix gw = {.family = ip->address.family,
@@ -209,8 +209,6 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 	s->pr = ctx->prev_result;
 	r = s->conf.is_layer3 ? podnet_ipam_run(ctx, CNI_CMD_CHECK) : 0;
 	if (r >= 0)
-		r = podnet_open(&s->pn, ctx, PODNET_NEED_NETNS);
-	if (r >= 0)
 		r = find_ifaces(ctx, s);
 	if (r >= 0)
 		r = check_bridge(ctx, s);
@@ -223,17 +221,18 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 	if (r >= 0)
 		r = check_gateways(ctx, s);
 	if (r >= 0)
-		r = podnet_check_addrs(&s->pn, s->cont.ifindex, s->pr);
+		r = podnet_check_addrs(s->pn, s->cont.ifindex, s->pr);
 	if (r >= 0)
-		r = podnet_check_routes(&s->pn, s->pr);
+		r = podnet_check_routes(s->pn, s->pr);
 	if (r >= 0 && (s->conf.macspoofchk || (s->conf.ip_masq && s->conf.is_layer3)))
 		r = check_nft(ctx, s);
 	return r;
 }
 
-int bridge_cmd_check(struct cni_ctx *ctx)
+int bridge_cmd_check(struct podnet *pn)
 {
-	struct check_state s = {.pn = PODNET_INIT};
+	struct cni_ctx *ctx = pn->ctx;
+	struct check_state s = {.pn = pn};
 	int r;
 
 	r = bridge_conf_parse(ctx, &s.conf);
@@ -241,6 +240,5 @@ int bridge_cmd_check(struct cni_ctx *ctx)
 		return r;
 	r = check_steps(ctx, &s);
 	bridge_conf_done(&s.conf);
-	podnet_done(&s.pn);
 	return r;
 }

@@ -82,19 +82,16 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 								  .n_addrs = n});
 		podnet_keep_first(&first, r);
 	}
-	if (first < 0) {
-		first = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, first, "remove nftables elements: %s",
-				   strerror(-first));
-		if (pw_nft_ext_ack(nft))
-			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
-	}
+	if (first < 0)
+		first =
+		    podnet_fail_ack(ctx, pw_nft_ext_ack(nft), first, "remove nftables elements");
 	pw_nft_free(nft);
 	return first;
 }
 
-int bridge_cmd_del(struct cni_ctx *ctx)
+int bridge_cmd_del(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct bridge_conf c;
 	struct del_info d;
 	int r, first = 0;
@@ -103,11 +100,7 @@ int bridge_cmd_del(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	bridge_find_attachment(ctx, &c, d.host_name, d.mac, &d.has_mac);
-	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-	if (r >= 0)
-		r = podnet_veth_del(&pn, d.host_name);
-	podnet_done(&pn);
-	podnet_keep_first(&first, r);
+	podnet_keep_first(&first, podnet_veth_del(pn, d.host_name));
 	if (c.macspoofchk || (c.ip_masq && c.is_layer3))
 		podnet_keep_first(&first, del_nft(ctx, &c, &d));
 	if (c.is_layer3)
@@ -122,25 +115,17 @@ static bool gc_keep(const char *container_id, const char *ifname, void *userdata
 }
 
 /* Host veths on the bridge tagged for this network whose attachment is gone. */
-static int gc_host_veths(struct cni_ctx *ctx, const struct bridge_conf *c)
+static int gc_host_veths(struct podnet *pn, const struct bridge_conf *c)
 {
-	struct podnet pn = PODNET_INIT;
 	struct nlw_link br;
-	int r;
+	int r = nlw_link_get_by_name(pn->host, c->bridge, &br);
 
-	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-	if (r >= 0) {
-		r = nlw_link_get_by_name(pn.host, c->bridge, &br);
-		if (r == -ENODEV)
-			r = 0; /* no bridge, no port */
-		else if (r < 0)
-			r = podnet_fail(ctx, pn.host, r, "look up bridge '%s'", c->bridge);
-		else
-			r = podnet_gc_host_links(
-			    &pn, &(struct nlw_link_filter){.master = br.ifindex, .kind = "veth"});
-	}
-	podnet_done(&pn);
-	return r;
+	if (r == -ENODEV)
+		return 0; /* no bridge, no port */
+	if (r < 0)
+		return podnet_fail(pn->ctx, pn->host, r, "look up bridge '%s'", c->bridge);
+	return podnet_gc_host_links(
+	    pn, &(struct nlw_link_filter){.master = br.ifindex, .kind = "veth"});
 }
 
 /*
@@ -181,8 +166,9 @@ static int gc_nft(struct cni_ctx *ctx)
  * is nothing to compare with, so veths and nftables state are left alone
  * (cnitool's GC DELs cached attachments first).
  */
-int bridge_cmd_gc(struct cni_ctx *ctx)
+int bridge_cmd_gc(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct bridge_conf c;
 	int r, first = 0;
 
@@ -190,7 +176,7 @@ int bridge_cmd_gc(struct cni_ctx *ctx)
 	if (r < 0)
 		return r;
 	if (ctx->conf.has_valid_attachments) {
-		podnet_keep_first(&first, gc_host_veths(ctx, &c));
+		podnet_keep_first(&first, gc_host_veths(pn, &c));
 		podnet_keep_first(&first, gc_nft(ctx));
 	}
 	if (c.is_layer3)

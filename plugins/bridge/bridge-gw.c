@@ -40,9 +40,9 @@ static int clear_conflicts(struct cni_ctx *ctx, struct bridge_add *a, const stru
 	int r, removed = 0;
 
 	*ret_present = false;
-	r = nlw_addr_list(a->pn.host, link->ifindex, gw->family, &list, &n);
+	r = nlw_addr_list(a->pn->host, link->ifindex, gw->family, &list, &n);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "list addresses of '%s'", link->name);
+		return podnet_fail(ctx, a->pn->host, r, "list addresses of '%s'", link->name);
 	ip_prefix_fmt(gw, want);
 	for (unsigned i = 0; i < n; i++) {
 		const struct ip_prefix *p = &list[i].prefix;
@@ -60,9 +60,9 @@ static int clear_conflicts(struct cni_ctx *ctx, struct bridge_add *a, const stru
 			    "\"%s\" already has an IP address different from %s (%s); "
 			    "set forceAddress to replace it",
 			    link->name, want, ip_prefix_fmt(p, have));
-		r = nlw_addr_del(a->pn.host, link->ifindex, p);
+		r = nlw_addr_del(a->pn->host, link->ifindex, p);
 		if (r < 0 && r != -EADDRNOTAVAIL)
-			return podnet_fail(ctx, a->pn.host, r, "remove address %s from '%s'",
+			return podnet_fail(ctx, a->pn->host, r, "remove address %s from '%s'",
 					   ip_prefix_fmt(p, have), link->name);
 		removed++;
 	}
@@ -91,13 +91,13 @@ static int pin_mac(struct cni_ctx *ctx, struct bridge_add *a, const struct nlw_l
 	struct nlw_link now;
 	int r;
 
-	r = nlw_link_get_by_index(a->pn.host, link->ifindex, &now);
+	r = nlw_link_get_by_index(a->pn->host, link->ifindex, &now);
 	if (r >= 0 && link->ifindex == a->br.ifindex && !mac_is_zero(a->br_mac_before))
 		memcpy(now.mac, a->br_mac_before, 6);
 	if (r >= 0 && now.has_mac && !mac_is_zero(now.mac))
-		r = nlw_link_set_mac(a->pn.host, link->ifindex, now.mac);
+		r = nlw_link_set_mac(a->pn->host, link->ifindex, now.mac);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "pin MAC of '%s'", link->name);
+		return podnet_fail(ctx, a->pn->host, r, "pin MAC of '%s'", link->name);
 	return 0;
 }
 
@@ -115,15 +115,15 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 		 * Steady state without a dump: IPv4 answers EEXIST only for the same
 		 * address and mask. Conflicts are looked for after a fresh add.
 		 */
-		r = add_gw_addr(a->pn.host, link->ifindex, gw);
+		r = add_gw_addr(a->pn->host, link->ifindex, gw);
 		if (r == -EEXIST)
 			return 0; /* already there: nothing to do, MAC pin included */
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want,
+			return podnet_fail(ctx, a->pn->host, r, "add gateway %s to '%s'", want,
 					   link->name);
 		r = clear_conflicts(ctx, a, link, gw, &present);
 		if (r < 0) {
-			(void)nlw_addr_del(a->pn.host, link->ifindex, gw);
+			(void)nlw_addr_del(a->pn->host, link->ifindex, gw);
 			return r;
 		}
 		/*
@@ -132,9 +132,9 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 		 * we just added may be one of them, so put it back.
 		 */
 		if (r > 0)
-			r = add_gw_addr(a->pn.host, link->ifindex, gw);
+			r = add_gw_addr(a->pn->host, link->ifindex, gw);
 		if (r < 0 && r != -EEXIST)
-			return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want,
+			return podnet_fail(ctx, a->pn->host, r, "add gateway %s to '%s'", want,
 					   link->name);
 		return pin_mac(ctx, a, link);
 	}
@@ -142,9 +142,9 @@ static int ensure_addr(struct cni_ctx *ctx, struct bridge_add *a, const struct n
 	r = clear_conflicts(ctx, a, link, gw, &present);
 	if (r < 0 || present)
 		return r;
-	r = add_gw_addr(a->pn.host, link->ifindex, gw);
+	r = add_gw_addr(a->pn->host, link->ifindex, gw);
 	if (r < 0 && r != -EEXIST)
-		return podnet_fail(ctx, a->pn.host, r, "add gateway %s to '%s'", want, link->name);
+		return podnet_fail(ctx, a->pn->host, r, "add gateway %s to '%s'", want, link->name);
 	return pin_mac(ctx, a, link);
 }
 
@@ -161,31 +161,32 @@ static int ensure_vlan_gw_link(struct cni_ctx *ctx, struct bridge_add *a, struct
 				  "bridge: '%s' + VLAN %u gives gateway link name '%s', longer "
 				  "than 15 bytes",
 				  a->conf.bridge, a->conf.vlan, name);
-	r = nlw_link_get_by_name(a->pn.host, name, ret);
+	r = nlw_link_get_by_name(a->pn->host, name, ret);
 	if (r == -ENODEV) {
 		(void)podnet_host_ifname(BRIDGE_VETH_PREFIX, BRIDGE_VETH_HEX, a->conf.bridge, name,
 					 0, peer);
-		r = nlw_link_add_veth(a->pn.host, &(struct nlw_veth_params){.name = peer,
-									    .master = a->br.ifindex,
-									    .up = true,
-									    .peer_name = name,
-									    .peer_netns_fd = -1});
+		r = nlw_link_add_veth(a->pn->host,
+				      &(struct nlw_veth_params){.name = peer,
+								.master = a->br.ifindex,
+								.up = true,
+								.peer_name = name,
+								.peer_netns_fd = -1});
 		/* No undo step: shared by every pod of the VLAN, like the bridge. */
 		if (r >= 0)
-			r = nlw_link_get_by_name(a->pn.host, peer, &p);
+			r = nlw_link_get_by_name(a->pn->host, peer, &p);
 		if (r >= 0)
-			r = nlw_bridge_vlan_add(a->pn.host, p.ifindex,
+			r = nlw_bridge_vlan_add(a->pn->host, p.ifindex,
 						&(struct nlw_bridge_vlan){
 						    .vid = (uint16_t)a->conf.vlan,
 						    .flags = NLW_BRVLAN_PVID | NLW_BRVLAN_UNTAGGED},
 						1);
 		if (r >= 0)
-			r = nlw_link_get_by_name(a->pn.host, name, ret);
+			r = nlw_link_get_by_name(a->pn->host, name, ret);
 		if (r >= 0)
-			r = nlw_link_set_up(a->pn.host, ret->ifindex);
+			r = nlw_link_set_up(a->pn->host, ret->ifindex);
 	}
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "set up VLAN gateway link '%s'", name);
+		return podnet_fail(ctx, a->pn->host, r, "set up VLAN gateway link '%s'", name);
 	r = cni_result_add_iface(a->result, name, nlw_mac_fmt(ret->mac, mac), NULL);
 	return r < 0 ? r : 0;
 }

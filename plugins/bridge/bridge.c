@@ -34,7 +34,6 @@ static void add_state_done(struct bridge_add *a)
 {
 	a->br_lock = podnet_unlock(a->br_lock);
 	bridge_conf_done(&a->conf);
-	podnet_done(&a->pn);
 	a->result = cni_result_free(a->result);
 }
 
@@ -43,23 +42,23 @@ static int create_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	bool vf = a->conf.vlan || a->conf.has_trunk;
 	int r;
 
-	r = nlw_link_add_bridge(a->pn.host, &(struct nlw_bridge_params){
-						.name = a->conf.bridge,
-						.mtu = a->conf.mtu,
-						.has_vlan_filtering = vf,
-						.vlan_filtering = vf,
-					    });
+	r = nlw_link_add_bridge(a->pn->host, &(struct nlw_bridge_params){
+						 .name = a->conf.bridge,
+						 .mtu = a->conf.mtu,
+						 .has_vlan_filtering = vf,
+						 .vlan_filtering = vf,
+					     });
 	if (r == -EEXIST)
 		return 0; /* a concurrent ADD created it first */
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "create bridge '%s'%s", a->conf.bridge,
+		return podnet_fail(ctx, a->pn->host, r, "create bridge '%s'%s", a->conf.bridge,
 				   vf ? " with VLAN filtering (vlan/vlanTrunk)" : "");
 	/*
 	 * The bridge is shared: another ADD may join it the moment the lock is
 	 * released, so the undo step removes it only if, under the same lock,
 	 * it has no port left (podnet's undo rule).
 	 */
-	return bridge_undo_unused_bridge(ctx, a->conf.bridge);
+	return bridge_undo_unused_bridge(a->pn, a->conf.bridge);
 }
 
 static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
@@ -67,31 +66,31 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 	char path[64];
 	int r;
 
-	r = nlw_link_get_by_name(a->pn.host, a->conf.bridge, &a->br);
+	r = nlw_link_get_by_name(a->pn->host, a->conf.bridge, &a->br);
 	if (r == -ENODEV) {
 		r = create_bridge(ctx, a);
 		if (r >= 0)
-			r = nlw_link_get_by_name(a->pn.host, a->conf.bridge, &a->br);
+			r = nlw_link_get_by_name(a->pn->host, a->conf.bridge, &a->br);
 	}
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "look up bridge '%s'", a->conf.bridge);
+		return podnet_fail(ctx, a->pn->host, r, "look up bridge '%s'", a->conf.bridge);
 	memcpy(a->br_mac_before, a->br.mac, 6);
 	if (strcmp(a->br.kind, "bridge") != 0)
 		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
 				  "bridge: \"%s\" already exists but is not a bridge (kind '%s')",
 				  a->conf.bridge, a->br.kind);
 	if (a->conf.promisc_mode && !a->br.promisc) {
-		r = nlw_link_set_promisc(a->pn.host, a->br.ifindex, true);
+		r = nlw_link_set_promisc(a->pn->host, a->br.ifindex, true);
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "set promisc on '%s'",
+			return podnet_fail(ctx, a->pn->host, r, "set promisc on '%s'",
 					   a->conf.bridge);
 	}
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->conf.bridge);
 	podnet_sysctl_try(ctx, path, "0");
 	if (!(a->br.flags & IFF_UP)) {
-		r = nlw_link_set_up(a->pn.host, a->br.ifindex);
+		r = nlw_link_set_up(a->pn->host, a->br.ifindex);
 		if (r < 0)
-			return podnet_fail(ctx, a->pn.host, r, "set bridge '%s' up",
+			return podnet_fail(ctx, a->pn->host, r, "set bridge '%s' up",
 					   a->conf.bridge);
 	}
 	return 0;
@@ -104,7 +103,7 @@ static int ensure_bridge(struct cni_ctx *ctx, struct bridge_add *a)
 static int create_veth(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	(void)ctx;
-	return podnet_veth_add(&a->pn,
+	return podnet_veth_add(a->pn,
 			       &(struct podnet_veth){
 				   .host_prefix = BRIDGE_VETH_PREFIX,
 				   .host_hex = BRIDGE_VETH_HEX,
@@ -127,20 +126,20 @@ static int setup_port_vlans(struct cni_ctx *ctx, struct bridge_add *a)
 
 	if (!a->conf.preserve_default_vlan) {
 		/* A new port only carries the bridge's default PVID (1). */
-		r = nlw_bridge_vlan_del(a->pn.host, a->veth.host.ifindex,
+		r = nlw_bridge_vlan_del(a->pn->host, a->veth.host.ifindex,
 					&(struct nlw_bridge_vlan){.vid = 1}, 1);
 		if (r < 0 && r != -ENOENT && r != -EINVAL)
-			return podnet_fail(ctx, a->pn.host, r, "remove default VLAN from '%s'",
+			return podnet_fail(ctx, a->pn->host, r, "remove default VLAN from '%s'",
 					   a->veth.host_name);
 	}
 	v = calloc(BRIDGE_TRUNK_MAX + 1, sizeof(*v));
 	if (!v)
-		return podnet_fail(ctx, a->pn.host, -ENOMEM, "add VLANs to port '%s'",
+		return podnet_fail(ctx, a->pn->host, -ENOMEM, "add VLANs to port '%s'",
 				   a->veth.host_name);
 	n = bridge_plan_port_vlans(&a->conf, v, BRIDGE_TRUNK_MAX + 1);
-	r = nlw_bridge_vlan_add(a->pn.host, a->veth.host.ifindex, v, n);
+	r = nlw_bridge_vlan_add(a->pn->host, a->veth.host.ifindex, v, n);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r,
+		return podnet_fail(ctx, a->pn->host, r,
 				   "add VLANs to port '%s' (needs bridge VLAN "
 				   "filtering)",
 				   a->veth.host_name);
@@ -154,13 +153,13 @@ static int setup_port(struct cni_ctx *ctx, struct bridge_add *a)
 
 	snprintf(path, sizeof(path), "net/ipv6/conf/%s/accept_ra", a->veth.host_name);
 	podnet_sysctl_try(ctx, path, "0");
-	r = nlw_bridge_port_set(a->pn.host, a->veth.host.ifindex,
+	r = nlw_bridge_port_set(a->pn->host, a->veth.host.ifindex,
 				&(struct nlw_brport_params){.has_hairpin = true,
 							    .hairpin = a->conf.hairpin_mode,
 							    .has_isolated = true,
 							    .isolated = a->conf.port_isolation});
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "set hairpin/isolated on port '%s'",
+		return podnet_fail(ctx, a->pn->host, r, "set hairpin/isolated on port '%s'",
 				   a->veth.host_name);
 	if (!a->conf.vlan && !a->conf.has_trunk)
 		return 0;
@@ -201,15 +200,12 @@ static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
 								 .ifname = ctx->ifname,
 								 .host_ifname = a->veth.host_name,
 								 .mac = a->veth.pod.mac});
-	if (r < 0) {
-		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "macspoofchk: nftables: %s",
-			       strerror(-r));
-		if (nft && pw_nft_ext_ack(nft))
-			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
-	}
+	if (r < 0)
+		r = podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r,
+				    "macspoofchk: nftables");
 	pw_nft_free(nft);
 	podnet_unlock(lock);
-	return r < 0 ? r : bridge_undo_spoof(ctx, a->veth.host_name, a->veth.pod.mac);
+	return r < 0 ? r : bridge_undo_spoof(a->pn, a->veth.host_name, a->veth.pod.mac);
 }
 
 static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
@@ -232,14 +228,11 @@ static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 							       .ifname = ctx->ifname,
 							       .addrs = addrs,
 							       .n_addrs = n});
-	if (r < 0) {
-		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "ipMasq: nftables: %s", strerror(-r));
-		if (nft && pw_nft_ext_ack(nft))
-			cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
-	}
+	if (r < 0)
+		r = podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r, "ipMasq: nftables");
 	pw_nft_free(nft);
 	podnet_unlock(lock);
-	return r < 0 ? r : bridge_undo_masq(ctx, addrs, n);
+	return r < 0 ? r : bridge_undo_masq(a->pn, addrs, n);
 }
 
 /* IPAM ADD and the bridge's completion of its result (gateways, default routes). */
@@ -262,7 +255,7 @@ static int run_ipam(struct cni_ctx *ctx, struct bridge_add *a)
 
 static int configure_pod(struct cni_ctx *ctx, struct bridge_add *a)
 {
-	return podnet_iface_configure(&a->pn,
+	return podnet_iface_configure(a->pn,
 				      &(struct podnet_iface){.ifindex = a->veth.pod.ifindex,
 							     .name = ctx->ifname,
 							     .enable_dad = a->conf.enable_dad},
@@ -275,11 +268,11 @@ static int refresh_macs(struct cni_ctx *ctx, struct bridge_add *a, bool port_fre
 	char mac[18];
 	int r;
 
-	r = nlw_link_get_by_index(a->pn.host, a->br.ifindex, &a->br);
+	r = nlw_link_get_by_index(a->pn->host, a->br.ifindex, &a->br);
 	if (r >= 0 && !port_fresh)
-		r = nlw_link_get_by_index(a->pn.host, a->veth.host.ifindex, &a->veth.host);
+		r = nlw_link_get_by_index(a->pn->host, a->veth.host.ifindex, &a->veth.host);
 	if (r < 0)
-		return podnet_fail(ctx, a->pn.host, r, "look up bridge and port");
+		return podnet_fail(ctx, a->pn->host, r, "look up bridge and port");
 	r = cni_result_set_iface_mac(a->result, 0, nlw_mac_fmt(a->br.mac, mac));
 	if (r >= 0)
 		r = cni_result_set_iface_mac(a->result, 1, nlw_mac_fmt(a->veth.host.mac, mac));
@@ -312,17 +305,15 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	int r;
 
-	r = podnet_open(&a->pn, ctx, PODNET_NEED_NETNS);
 	/* Create-or-join and the veth's enslavement, atomic against a creator's undo. */
-	if (r >= 0)
-		r = podnet_lock(ctx, "bridge", a->conf.bridge, &a->br_lock);
+	r = podnet_lock(ctx, "bridge", a->conf.bridge, &a->br_lock);
 	if (r >= 0)
 		r = ensure_bridge(ctx, a);
 	if (r >= 0)
 		r = create_veth(ctx, a);
 	a->br_lock = podnet_unlock(a->br_lock);
 	if (r >= 0)
-		r = podnet_veth_tag_up(&a->pn, &a->veth);
+		r = podnet_veth_tag_up(a->pn, &a->veth);
 	if (r >= 0)
 		r = setup_port(ctx, a);
 	if (r >= 0)
@@ -332,20 +323,21 @@ static int add_steps(struct cni_ctx *ctx, struct bridge_add *a)
 	if (r >= 0 && a->conf.is_layer3)
 		r = add_l3(ctx, a);
 	else if (r >= 0 && !a->conf.disable_container_interface) {
-		r = nlw_link_set_up(a->pn.pod, a->veth.pod.ifindex);
+		r = nlw_link_set_up(a->pn->pod, a->veth.pod.ifindex);
 		if (r < 0)
-			r = podnet_fail(ctx, a->pn.pod, r, "set '%s' up", ctx->ifname);
+			r = podnet_fail(ctx, a->pn->pod, r, "set '%s' up", ctx->ifname);
 	}
 	if (r >= 0 && !a->conf.disable_container_interface)
-		r = podnet_veth_wait_up(&a->pn, &a->veth);
+		r = podnet_veth_wait_up(a->pn, &a->veth);
 	if (r >= 0)
 		r = refresh_macs(ctx, a, !a->conf.disable_container_interface);
 	return r;
 }
 
-static int cmd_add(struct cni_ctx *ctx)
+static int cmd_add(struct podnet *pn)
 {
-	struct bridge_add a = {.pn = PODNET_INIT, .br_lock = -1};
+	struct cni_ctx *ctx = pn->ctx;
+	struct bridge_add a = {.pn = pn, .br_lock = -1};
 	int r;
 
 	r = bridge_conf_parse(ctx, &a.conf);
@@ -361,8 +353,9 @@ static int cmd_add(struct cni_ctx *ctx)
 	return r;
 }
 
-static int cmd_status(struct cni_ctx *ctx)
+static int cmd_status(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct bridge_conf c;
 	int r = bridge_conf_parse(ctx, &c);
 
@@ -374,14 +367,14 @@ static int cmd_status(struct cni_ctx *ctx)
 	return r;
 }
 
-const struct cni_plugin_ops bridge_ops = {
+const struct podnet_plugin_ops bridge_ops = {
     .name = "bridge",
     .about = "podwire bridge plugin: veth pairs from pods to a Linux bridge "
 	     "(drop-in for the reference bridge)",
     .cni_args_keys = bridge_cni_args_keys,
-    .add = cmd_add,
-    .del = bridge_cmd_del,
-    .check = bridge_cmd_check,
-    .gc = bridge_cmd_gc,
-    .status = cmd_status,
+    .add = {cmd_add, PODNET_POD},
+    .del = {bridge_cmd_del, PODNET_POD},
+    .check = {bridge_cmd_check, PODNET_POD},
+    .gc = {bridge_cmd_gc, PODNET_HOST},
+    .status = {cmd_status, PODNET_NOTHING},
 };

@@ -115,19 +115,19 @@ unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_v
 				unsigned max);
 
 /* ---- handlers (bridge.c) ---- */
-extern const struct cni_plugin_ops bridge_ops;
+extern const struct podnet_plugin_ops bridge_ops;
 
 /* ---- undo steps of the bridge's own resources (bridge-util.c) ---- */
-/* Each copies what it needs. 0 or -ENOMEM. */
-int bridge_undo_spoof(struct cni_ctx *ctx, const char *host_ifname, const unsigned char mac[6]);
-int bridge_undo_masq(struct cni_ctx *ctx, const struct ip_prefix *addrs, size_t n);
+/* Each copies what outlives the handler. 0 or -ENOMEM. */
+int bridge_undo_spoof(struct podnet *pn, const char *host_ifname, const unsigned char mac[6]);
+int bridge_undo_masq(struct podnet *pn, const struct ip_prefix *addrs, size_t n);
 /* Delete the bridge this ADD created, under its lock, only if no port is left. */
-int bridge_undo_unused_bridge(struct cni_ctx *ctx, const char *name);
+int bridge_undo_unused_bridge(struct podnet *pn, const char *name);
 
 /* ---- handler state (bridge.c, bridge-del.c, bridge-check.c) ---- */
 struct bridge_add {
 	struct bridge_conf conf;
-	struct podnet pn;
+	struct podnet *pn;
 	struct nlw_link br;
 	struct podnet_veth_pair veth;
 	unsigned char br_mac_before[6]; /* bridge MAC before our port joined */
@@ -139,9 +139,9 @@ struct bridge_add {
 
 /* Gateway addresses, MAC pin and forwarding (bridge-gw.c). */
 int bridge_setup_gateways(struct cni_ctx *ctx, struct bridge_add *a);
-int bridge_cmd_del(struct cni_ctx *ctx);
-int bridge_cmd_check(struct cni_ctx *ctx);
-int bridge_cmd_gc(struct cni_ctx *ctx);
+int bridge_cmd_del(struct podnet *pn);
+int bridge_cmd_check(struct podnet *pn);
+int bridge_cmd_gc(struct podnet *pn);
 /*
  * Host veth name and pod MAC of this attachment from prevResult; without
  * one the derived name (attempt 0) and no MAC.

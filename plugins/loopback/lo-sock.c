@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/macro.h"
@@ -14,15 +15,27 @@
 /* Large enough for any reply loopback asks for, including extended ACKs. */
 #define LO_RBUF 16384
 
-int lo_enter_netns(const char *path)
+int lo_netns_open(const char *path, int *ret_fd)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	if (setns(fd, CLONE_NEWNET) < 0)
-		return -errno;
+	*ret_fd = fd;
 	return 0;
+}
+
+bool lo_netns_is_own(int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat("/proc/self/ns/net", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int lo_netns_enter(int fd)
+{
+	return setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
 }
 
 /* No bind(): the kernel assigns the port id on the first send. */

@@ -2,21 +2,22 @@
 /* loopback's ADD, DEL and CHECK. */
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cni/log.h"
 
 #include "base/macro.h"
 #include "loopback.h"
+#include "podnet/netns-rule.h"
 
 /* The reference's quirk, kept: CNI_IFNAME is ignored, the interface is always lo. */
 #define LO_NAME "lo"
 #define LO_MAC "00:00:00:00:00:00"
 
+/* podwire's one errno-to-code policy, as podnet_fail applies it. */
 static int kernel_error(struct cni_ctx *ctx, int r, const char *what)
 {
-	return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "%s lo in '%s': %s", what, ctx->netns,
-			  strerror(-r));
+	return cni_errorf(&ctx->err, cni_error_code_for(r), r, "%s lo in '%s': %s", what,
+			  ctx->netns, strerror(-r));
 }
 
 /* The reference refuses an lo carrying anything but loopback addresses. */
@@ -58,13 +59,29 @@ static int build_result(struct cni_ctx *ctx, const struct lo_addrs *a)
 	return 0;
 }
 
+/*
+ * Enter CNI_NETNS by podnet's netns rules (podnet/netns-rule.h), then open
+ * the socket there. Returns 1 entered, 0 no pod netns (DEL), or a negative
+ * errno with ctx->err set.
+ */
 static int enter(struct cni_ctx *ctx, int *ret_fd)
 {
-	int r = lo_enter_netns(ctx->netns);
+	bool required = podnet_netns_required(ctx->command), own = false;
+	_cleanup_close_ int ns = -1;
+	int r;
 
-	if (r < 0)
+	if (!required && isempty(ctx->netns))
+		return 0;
+	r = lo_netns_open(ctx->netns, &ns);
+	if (r >= 0)
+		own = lo_netns_is_own(ns);
+	if (r >= 0 && !own)
+		r = lo_netns_enter(ns);
+	r = podnet_netns_rule(ctx, required, r, own);
+	if (r <= 0)
 		return r;
-	return lo_sock_open(ret_fd);
+	r = lo_sock_open(ret_fd);
+	return r < 0 ? kernel_error(ctx, r, "open netlink for") : 1;
 }
 
 static int cmd_add(struct cni_ctx *ctx)
@@ -77,7 +94,7 @@ static int cmd_add(struct cni_ctx *ctx)
 
 	r = enter(ctx, &fd);
 	if (r < 0)
-		return kernel_error(ctx, r, "open netlink for");
+		return r;
 	len = lo_req_up_dump(req, sizeof(req), 1);
 	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
 	if (r < 0)
@@ -93,19 +110,9 @@ static int cmd_add(struct cni_ctx *ctx)
 	return build_result(ctx, &addrs);
 }
 
-/* Is path the netns this process runs in? (A runtime mistake on DEL.) */
-static bool is_own_netns(const char *path)
-{
-	struct stat a, b;
-
-	return stat(path, &a) == 0 && stat("/proc/self/ns/net", &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
 /*
- * DEL: lo down. No netns (empty, or already gone) is success, as the
- * reference. CNI_NETNS naming the plugin's own netns is treated as gone:
- * setting the host's lo down would cut the node off from itself.
+ * DEL: lo down. No pod netns (empty, gone, or the plugin's own: setting the
+ * host's lo down would cut the node off from itself) is success.
  */
 static int cmd_del(struct cni_ctx *ctx)
 {
@@ -114,18 +121,9 @@ static int cmd_del(struct cni_ctx *ctx)
 	char req[64];
 	int r, len;
 
-	if (isempty(ctx->netns))
-		return 0;
-	if (is_own_netns(ctx->netns)) {
-		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: lo left as it is",
-				ctx->netns);
-		return 0;
-	}
 	r = enter(ctx, &fd);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return kernel_error(ctx, r, "open netlink for");
+	if (r <= 0)
+		return r;
 	len = lo_req_setflags(req, sizeof(req), 1, false);
 	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
 	if (r < 0)
@@ -142,7 +140,7 @@ static int cmd_check(struct cni_ctx *ctx)
 
 	r = enter(ctx, &fd);
 	if (r < 0)
-		return kernel_error(ctx, r, "open netlink for");
+		return r;
 	len = lo_req_getlink(req, sizeof(req), 1);
 	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
 	if (r < 0)

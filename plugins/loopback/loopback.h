@@ -62,12 +62,14 @@ int lo_sock_open(int *ret_fd);
 int lo_sock_transact(int fd, const void *req, size_t len, struct lo_reply *st);
 
 /*
- * Enter the netns at path for the rest of the process (the plugin does all
- * its kernel work there and never needs the host netns again). Returns 0,
- * -ENOENT when the path does not exist, other negative errnos (not a netns:
- * -EINVAL, permission: -EPERM).
+ * The pod netns (lo-sock.c): open it (O_CLOEXEC; 0 or a negative errno),
+ * tell whether it is the netns this process runs in, and enter it for the
+ * rest of the process (the plugin does all its kernel work there and never
+ * needs the host netns again; -EINVAL: not a network namespace).
  */
-int lo_enter_netns(const char *path);
+int lo_netns_open(const char *path, int *ret_fd);
+bool lo_netns_is_own(int fd);
+int lo_netns_enter(int fd);
 
 /* Is this a loopback address (127.0.0.0/8, ::1), as the reference checks? */
 bool lo_addr_is_loopback(const struct ip_prefix *p);

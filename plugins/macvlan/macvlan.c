@@ -4,9 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <linux/netlink.h>
 
 #include "base/macro.h"
 #include "base/parse.h"
@@ -23,7 +20,7 @@
 struct add_state {
 	struct cni_ctx *ctx;
 	struct macvlan_conf c;
-	struct podnet pn;
+	struct podnet *pn;
 	struct nlw_sock *msock; /* where master lives: host, or pod with linkInContainer */
 	const char *where;
 	struct nlw_link master;
@@ -75,7 +72,7 @@ static int resolve_master(struct add_state *s)
 	struct cni_ctx *ctx = s->ctx;
 	int r;
 
-	s->msock = s->c.link_in_container ? s->pn.pod : s->pn.host;
+	s->msock = s->c.link_in_container ? s->pn->pod : s->pn->host;
 	s->where = s->c.link_in_container ? "the pod netns" : "the host netns";
 	if (!s->c.master) {
 		r = default_route_iface(s->msock, s->master_name);
@@ -98,48 +95,6 @@ static int resolve_master(struct add_state *s)
 	return macvlan_check_mtu(ctx, &s->c, s->master.mtu);
 }
 
-/* Undo of a pod link: its own netns handle and socket (podnet is gone by then). */
-struct pod_link_undo {
-	int netns_fd;
-	int ifindex;
-};
-
-static int pod_link_undo_fn(void *arg)
-{
-	struct pod_link_undo *u = arg;
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = nlw_sock_open_in_netns(u->netns_fd, NETLINK_ROUTE, &s);
-
-	if (r >= 0)
-		r = nlw_link_del(s, u->ifindex);
-	return r == -ENODEV ? 0 : r;
-}
-
-static void pod_link_undo_free(void *arg)
-{
-	struct pod_link_undo *u = arg;
-
-	if (u->netns_fd >= 0)
-		close(u->netns_fd);
-	free(u);
-}
-
-static int push_pod_link_undo(struct cni_ctx *ctx, int netns_fd, int ifindex)
-{
-	struct pod_link_undo *u = malloc(sizeof(*u));
-
-	if (!u)
-		return -ENOMEM;
-	u->ifindex = ifindex;
-	u->netns_fd = dup(netns_fd);
-	if (u->netns_fd < 0) {
-		free(u);
-		return -errno;
-	}
-	return cni_undo_push(&ctx->undo, "delete the pod's macvlan", pod_link_undo_fn, u,
-			     pod_link_undo_free);
-}
-
 /* One RTM_NEWLINK: named CNI_IFNAME, created directly in the pod netns. */
 static int create_macvlan(struct add_state *s)
 {
@@ -150,7 +105,7 @@ static int create_macvlan(struct add_state *s)
 	    .mode = s->c.mode,
 	    .mtu = s->c.mtu,
 	    .mac = s->c.has_mac ? s->c.mac : NULL,
-	    .netns_fd = s->c.link_in_container ? -1 : s->pn.netns_fd,
+	    .netns_fd = s->c.link_in_container ? -1 : s->pn->netns_fd,
 	    .bc_queue_len = s->c.bc_queue_len,
 	};
 	int r = nlw_link_add_macvlan(s->msock, &p);
@@ -166,10 +121,10 @@ static int create_macvlan(struct add_state *s)
 	if (r < 0)
 		return podnet_fail(ctx, s->msock, r, "create macvlan '%s' on master '%s' (mode %s)",
 				   ctx->ifname, s->c.master, s->c.mode_str);
-	r = nlw_link_get_by_name(s->pn.pod, ctx->ifname, &s->pod);
+	r = nlw_link_get_by_name(s->pn->pod, ctx->ifname, &s->pod);
 	if (r < 0)
-		return podnet_fail(ctx, s->pn.pod, r, "look up '%s' in the pod", ctx->ifname);
-	return push_pod_link_undo(ctx, s->pn.netns_fd, s->pod.ifindex);
+		return podnet_fail(ctx, s->pn->pod, r, "look up '%s' in the pod", ctx->ifname);
+	return podnet_undo_pod_link(s->pn, s->pod.ifindex);
 }
 
 static int build_result(struct add_state *s)
@@ -193,8 +148,8 @@ static int configure(struct add_state *s)
 	int r;
 
 	if (!s->c.l3) {
-		r = nlw_link_set_up(s->pn.pod, s->pod.ifindex);
-		return r < 0 ? podnet_fail(ctx, s->pn.pod, r, "set '%s' up", ctx->ifname) : 0;
+		r = nlw_link_set_up(s->pn->pod, s->pod.ifindex);
+		return r < 0 ? podnet_fail(ctx, s->pn->pod, r, "set '%s' up", ctx->ifname) : 0;
 	}
 	r = podnet_ipam_add(ctx, &ipam);
 	if (r < 0)
@@ -204,17 +159,16 @@ static int configure(struct add_state *s)
 	for (size_t i = 0; i < s->res->n_ips; i++)
 		s->res->ips[i].interface = 0;
 	return podnet_iface_configure(
-	    &s->pn, &(struct podnet_iface){.ifindex = s->pod.ifindex, .name = ctx->ifname}, s->res);
+	    s->pn, &(struct podnet_iface){.ifindex = s->pod.ifindex, .name = ctx->ifname}, s->res);
 }
 
-static int cmd_add(struct cni_ctx *ctx)
+static int cmd_add(struct podnet *pn)
 {
-	struct add_state s = {.ctx = ctx, .pn = PODNET_INIT};
+	struct cni_ctx *ctx = pn->ctx;
+	struct add_state s = {.ctx = ctx, .pn = pn};
 	int r;
 
 	r = macvlan_conf_parse(ctx, &s.c);
-	if (r >= 0)
-		r = podnet_open(&s.pn, ctx, PODNET_NEED_NETNS);
 	if (r >= 0)
 		r = resolve_master(&s);
 	if (r >= 0)
@@ -228,7 +182,6 @@ static int cmd_add(struct cni_ctx *ctx)
 	if (r >= 0)
 		ctx->result = TAKE_PTR(s.res);
 	cni_result_free(s.res);
-	podnet_done(&s.pn);
 	return r;
 }
 
@@ -256,21 +209,18 @@ static int del_pod_link(struct podnet *pn)
 }
 
 /* IPAM first (it needs no netns), then the link; a missing netns or link is success. */
-static int cmd_del(struct cni_ctx *ctx)
+static int cmd_del(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct macvlan_conf c = {0};
-	int r, first = 0;
+	int first = 0;
 
 	if (macvlan_conf_parse(ctx, &c) < 0)
 		c.l3 = !isempty(ctx->conf.ipam_type);
 	if (c.l3)
 		podnet_keep_first(&first, podnet_ipam_run(ctx, CNI_CMD_DEL));
-	r = podnet_open(&pn, ctx, PODNET_MAY_LACK_NETNS);
-	if (r >= 0 && podnet_has_pod(&pn))
-		r = del_pod_link(&pn);
-	podnet_keep_first(&first, r);
-	podnet_done(&pn);
+	if (podnet_has_pod(pn))
+		podnet_keep_first(&first, del_pod_link(pn));
 	return first;
 }
 
@@ -293,9 +243,9 @@ static int check_iface(struct podnet *pn, const struct macvlan_conf *c, const st
 	return r < 0 ? r : podnet_check_routes(pn, pr);
 }
 
-static int cmd_check(struct cni_ctx *ctx)
+static int cmd_check(struct podnet *pn)
 {
-	struct podnet pn = PODNET_INIT;
+	struct cni_ctx *ctx = pn->ctx;
 	struct macvlan_conf c;
 	int r;
 
@@ -306,16 +256,14 @@ static int cmd_check(struct cni_ctx *ctx)
 		r = cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 			       "prevResult: required for CHECK");
 	if (r >= 0)
-		r = podnet_open(&pn, ctx, PODNET_NEED_NETNS);
-	if (r >= 0)
-		r = check_iface(&pn, &c, ctx->prev_result);
-	podnet_done(&pn);
+		r = check_iface(pn, &c, ctx->prev_result);
 	return r;
 }
 
 /* GC and STATUS concern only IPAM: a macvlan has no state outside the pod. */
-static int cmd_ipam_only(struct cni_ctx *ctx)
+static int cmd_ipam_only(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct macvlan_conf c;
 	int r = macvlan_conf_parse(ctx, &c);
 
@@ -326,13 +274,13 @@ static int cmd_ipam_only(struct cni_ctx *ctx)
 
 static const char *const macvlan_cni_args[] = {"MAC", NULL};
 
-const struct cni_plugin_ops macvlan_ops = {
+const struct podnet_plugin_ops macvlan_ops = {
     .name = "macvlan",
     .about = "podwire macvlan: a macvlan of a host interface as the pod interface",
     .cni_args_keys = macvlan_cni_args,
-    .add = cmd_add,
-    .del = cmd_del,
-    .check = cmd_check,
-    .gc = cmd_ipam_only,
-    .status = cmd_ipam_only,
+    .add = {cmd_add, PODNET_POD},
+    .del = {cmd_del, PODNET_POD},
+    .check = {cmd_check, PODNET_POD},
+    .gc = {cmd_ipam_only, PODNET_NOTHING},
+    .status = {cmd_ipam_only, PODNET_NOTHING},
 };

@@ -11,6 +11,7 @@
 
 #include "cni/plugin.h"
 #include "nlw/link.h"
+#include "podnet/podnet.h"
 
 struct macvlan_conf {
 	const char *master;	    /* borrowed; NULL: the default route's interface */
@@ -43,4 +44,4 @@ const char *macvlan_mode_str(enum nlw_macvlan_mode m);
  */
 int macvlan_check_mtu(struct cni_ctx *ctx, const struct macvlan_conf *c, unsigned master_mtu);
 
-extern const struct cni_plugin_ops macvlan_ops;
+extern const struct podnet_plugin_ops macvlan_ops;

@@ -13,5 +13,5 @@ static const struct podnet_ipam_type ipam_types[] = {
 int main(int argc, char **argv)
 {
 	podnet_set_ipam_types(ipam_types);
-	return cni_plugin_main(&macvlan_ops, argc, argv);
+	return podnet_plugin_main(&macvlan_ops, argc, argv);
 }

@@ -14,8 +14,8 @@
 #include "cni/log.h"
 #include "nlw/link.h"
 #include "nlw/route-get.h"
-#include "nlw/sock.h"
 #include "nlw/sysctl.h"
+#include "podnet/chain.h"
 #include "portmap.h"
 #include "pwnft/portmap.h"
 
@@ -62,18 +62,7 @@ static int run_init(struct cni_ctx *ctx, struct portmap_run *run)
 
 static int nft_fail(struct cni_ctx *ctx, struct pw_nft *nft, int r, const char *what)
 {
-	r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "%s: %s", what, strerror(-r));
-	if (nft && pw_nft_ext_ack(nft))
-		cni_error_add_detail(&ctx->err, pw_nft_ext_ack(nft));
-	return r;
-}
-
-static int require_prev(struct cni_ctx *ctx)
-{
-	if (ctx->prev_result)
-		return 0;
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			  "prevResult: missing; portmap must be called as a chained plugin");
+	return podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r, "%s", what);
 }
 
 /* "runtimeConfig.portMappings[i] (tcp 8080 -> 10.1.2.3:80)" */
@@ -88,35 +77,61 @@ static void describe(const struct portmap_run *run, size_t k, char *buf, size_t 
 		 p->family == AF_INET6 ? "]" : "", p->container_port);
 }
 
-static int undo_elems(void *arg)
+/* The config and the expanded entries are the handler's: the step keeps its own copy. */
+struct elems_undo {
+	size_t n_ports;
+	bool snat, masq_all;
+	struct pw_nft_hostport ports[];
+};
+
+static int undo_elems(struct podnet *pn, void *arg)
 {
-	struct portmap_run *run = arg;
+	const struct cni_ctx *ctx = pn->ctx;
+	struct elems_undo *u = arg;
 	struct pw_nft *nft = NULL;
 	int r = pw_nft_open(&nft);
 
 	if (r >= 0)
-		r = pw_nft_portmap_del(nft, &run->pm);
+		r = pw_nft_portmap_del(nft,
+				       &(struct pw_nft_portmap){.network = ctx->conf.name,
+								.container_id = ctx->container_id,
+								.ifname = ctx->ifname,
+								.ports = u->ports,
+								.n_ports = u->n_ports,
+								.snat = u->snat,
+								.masq_all = u->masq_all});
 	pw_nft_free(nft);
 	return r;
 }
 
-/* route_localnet=1 on the link the host uses to reach the pod (reference behaviour). */
-static int enable_localnet(struct cni_ctx *ctx, const union ip_addr *pod)
+static int push_elems_undo(struct podnet *pn, const struct pw_nft_portmap *pm)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
+	struct elems_undo *u = calloc(1, sizeof(*u) + pm->n_ports * sizeof(*pm->ports));
+
+	if (!u)
+		return -ENOMEM;
+	memcpy(u->ports, pm->ports, pm->n_ports * sizeof(*pm->ports));
+	u->n_ports = pm->n_ports;
+	u->snat = pm->snat;
+	u->masq_all = pm->masq_all;
+	return podnet_undo_push(pn, "portmap elements", undo_elems, u, free);
+}
+
+/* route_localnet=1 on the link the host uses to reach the pod (reference behaviour). */
+static int enable_localnet(struct podnet *pn, const union ip_addr *pod)
+{
+	struct cni_ctx *ctx = pn->ctx;
 	char path[96];
 	struct nlw_link l;
 	int oif = 0, r;
 
-	r = nlw_sock_open(&sock);
-	if (r >= 0)
-		r = nlw_route_get_oif(sock, AF_INET, pod, &oif);
+	r = nlw_route_get_oif(pn->host, AF_INET, pod, &oif);
 	if (r == -ENETUNREACH || r == -EHOSTUNREACH)
 		return 0; /* no route to the pod: nothing to enable (as the reference) */
 	if (r < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "find the link to the pod: %s",
 				  strerror(-r));
-	if (oif <= 0 || nlw_link_get_by_index(sock, oif, &l) < 0)
+	if (oif <= 0 || nlw_link_get_by_index(pn->host, oif, &l) < 0)
 		return 0; /* no routable host link: nothing to enable (as the reference) */
 	snprintf(path, sizeof(path), "net/ipv4/conf/%s/route_localnet", l.name);
 	r = nlw_sysctl_set(ctx->procfs_fd, path, "1");
@@ -125,8 +140,9 @@ static int enable_localnet(struct cni_ctx *ctx, const union ip_addr *pod)
 	return 0;
 }
 
-static int add_elems(struct cni_ctx *ctx, struct portmap_run *run)
+static int add_elems(struct podnet *pn, struct portmap_run *run)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	char owner[PW_NFT_PORTMAP_TAG_MAX + 1] = "", what[160];
 	struct pw_nft *nft = NULL;
 	size_t which = 0;
@@ -144,40 +160,34 @@ static int add_elems(struct cni_ctx *ctx, struct portmap_run *run)
 		r = nft_fail(ctx, nft, r, "add hostPort mappings");
 	}
 	pw_nft_free(nft);
-	if (r < 0)
-		return r;
-	/* run outlives the list: portmap_add runs or commits it before returning. */
-	return cni_undo_push(&ctx->undo, "portmap elements", undo_elems, run, NULL);
+	return r < 0 ? r : push_elems_undo(pn, &run->pm);
 }
 
-static int portmap_add(struct cni_ctx *ctx)
+static int portmap_add(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct portmap_run run;
 	int r;
 
 	r = run_init(ctx, &run);
 	if (r >= 0)
-		r = require_prev(ctx);
+		r = podnet_require_prev(ctx);
 	if (r >= 0) {
 		ctx->result = cni_result_dup(ctx->prev_result);
 		if (!ctx->result)
 			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	}
-	if (r >= 0 && run.n_ports > 0) {
-		r = add_elems(ctx, &run);
-		if (r >= 0 && run.conf.snat && run.addrs.has_v4)
-			r = enable_localnet(ctx, &run.addrs.v4);
-		if (r < 0)
-			cni_undo_run(&ctx->undo);
-		else
-			cni_undo_commit(&ctx->undo);
-	}
+	if (r >= 0 && run.n_ports > 0)
+		r = add_elems(pn, &run);
+	if (r >= 0 && run.n_ports > 0 && run.conf.snat && run.addrs.has_v4)
+		r = enable_localnet(pn, &run.addrs.v4);
 	run_done(&run);
 	return r;
 }
 
-static int portmap_del(struct cni_ctx *ctx)
+static int portmap_del(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct portmap_run run;
 	struct pw_nft *nft = NULL;
 	int r;
@@ -201,8 +211,9 @@ out:
 	return r;
 }
 
-static int portmap_check(struct cni_ctx *ctx)
+static int portmap_check(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct portmap_run run;
 	struct pw_nft *nft = NULL;
 	size_t which = 0;
@@ -211,7 +222,7 @@ static int portmap_check(struct cni_ctx *ctx)
 
 	r = run_init(ctx, &run);
 	if (r >= 0)
-		r = require_prev(ctx);
+		r = podnet_require_prev(ctx);
 	if (r < 0 || run.n_ports == 0)
 		goto out;
 	r = pw_nft_open(&nft);
@@ -244,8 +255,9 @@ static bool gc_keep(const char *container_id, const char *ifname, void *userdata
 }
 
 /* GC: without cni.dev/valid-attachments there is nothing to compare with. */
-static int portmap_gc(struct cni_ctx *ctx)
+static int portmap_gc(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct pw_nft *nft = NULL;
 	int r;
 
@@ -262,11 +274,11 @@ static int portmap_gc(struct cni_ctx *ctx)
 	return r < 0 ? r : 0;
 }
 
-const struct cni_plugin_ops portmap_ops = {
+const struct podnet_plugin_ops portmap_ops = {
     .name = "portmap",
     .about = "podwire portmap: hostPort DNAT through nftables maps (chained plugin)",
-    .add = portmap_add,
-    .del = portmap_del,
-    .check = portmap_check,
-    .gc = portmap_gc,
+    .add = {portmap_add, PODNET_HOST},
+    .del = {portmap_del, PODNET_NOTHING},
+    .check = {portmap_check, PODNET_NOTHING},
+    .gc = {portmap_gc, PODNET_NOTHING},
 };

@@ -12,6 +12,7 @@
 
 #include "base/ipaddr.h"
 #include "cni/plugin.h"
+#include "podnet/podnet.h"
 #include "pwnft/portmap.h"
 
 #define PORTMAP_DEFAULT_MARK_BIT 13
@@ -73,4 +74,4 @@ void portmap_pod_addrs(const struct cni_result *r, const char *ifname, struct po
 size_t portmap_plan(const struct portmap_conf *c, const struct portmap_addrs *a,
 		    struct pw_nft_hostport *out, size_t *src);
 
-extern const struct cni_plugin_ops portmap_ops;
+extern const struct podnet_plugin_ops portmap_ops;

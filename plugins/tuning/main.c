@@ -5,5 +5,5 @@
 
 int main(int argc, char **argv)
 {
-	return cni_plugin_main(&tuning_ops, argc, argv);
+	return podnet_plugin_main(&tuning_ops, argc, argv);
 }

@@ -11,6 +11,7 @@
 #include "base/parse.h"
 #include "cni/log.h"
 #include "nlw/nlw.h"
+#include "podnet/chain.h"
 #include "tuning.h"
 
 #define SYSCTL_VALUE_MAX 4096
@@ -23,26 +24,15 @@ static void fmt_mac(const unsigned char m[TUNING_MAC_LEN], char buf[18])
 /* ---- sysctls ---- */
 
 struct sysctl_undo {
-	int netns_fd; /* owned (dup) */
-	int procfs_fd;
 	char path[TUNING_SYSCTL_PATH_MAX];
 	char old[SYSCTL_VALUE_MAX];
 };
 
-static int sysctl_undo_fn(void *arg)
+static int sysctl_undo_fn(struct podnet *pn, void *arg)
 {
 	struct sysctl_undo *u = arg;
 
-	return nlw_sysctl_set_in_netns(u->netns_fd, u->procfs_fd, u->path, u->old);
-}
-
-static void sysctl_undo_free(void *arg)
-{
-	struct sysctl_undo *u = arg;
-
-	if (u->netns_fd >= 0)
-		close(u->netns_fd);
-	free(u);
+	return nlw_sysctl_set_in_netns(pn->netns_fd, pn->ctx->procfs_fd, u->path, u->old);
 }
 
 /* A kernel refusal of a sysctl is a config error when it is about the key or value. */
@@ -58,16 +48,15 @@ static int sysctl_error(struct cni_ctx *ctx, const struct tuning_sysctl *s, int 
 }
 
 struct sysctl_apply {
-	struct cni_ctx *ctx;
+	struct podnet *pn;
 	const struct tuning_conf *conf;
-	int netns_fd;
 };
 
 /* Runs inside the pod netns: /proc/sys/net shows the netns of whoever opens it. */
 static int sysctl_apply_fn(void *arg)
 {
 	struct sysctl_apply *a = arg;
-	struct cni_ctx *ctx = a->ctx;
+	struct cni_ctx *ctx = a->pn->ctx;
 
 	for (size_t i = 0; i < a->conf->n_sysctls; i++) {
 		const struct tuning_sysctl *s = &a->conf->sysctls[i];
@@ -76,35 +65,33 @@ static int sysctl_apply_fn(void *arg)
 
 		if (!u)
 			return -ENOMEM;
-		u->netns_fd = -1;
-		u->procfs_fd = ctx->procfs_fd;
 		memcpy(u->path, s->path, sizeof(u->path));
 		r = nlw_sysctl_get(ctx->procfs_fd, s->path, u->old, sizeof(u->old));
 		if (r < 0) {
-			sysctl_undo_free(u);
+			free(u);
 			return sysctl_error(ctx, s, r, "read");
 		}
 		r = nlw_sysctl_set(ctx->procfs_fd, s->path, s->value);
 		if (r < 0) {
-			sysctl_undo_free(u);
+			free(u);
 			return sysctl_error(ctx, s, r, "write");
 		}
-		u->netns_fd = dup(a->netns_fd);
-		r = cni_undo_push(&ctx->undo, s->path, sysctl_undo_fn, u, sysctl_undo_free);
+		r = podnet_undo_push(a->pn, s->path, sysctl_undo_fn, u, free);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int apply_sysctls(struct cni_ctx *ctx, const struct tuning_conf *c, int netns_fd)
+static int apply_sysctls(struct podnet *pn, const struct tuning_conf *c)
 {
-	struct sysctl_apply a = {ctx, c, netns_fd};
+	struct cni_ctx *ctx = pn->ctx;
+	struct sysctl_apply a = {pn, c};
 	int r;
 
 	if (c->n_sysctls == 0)
 		return 0;
-	r = nlw_netns_run(netns_fd, sysctl_apply_fn, &a);
+	r = nlw_netns_run(pn->netns_fd, sysctl_apply_fn, &a);
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "enter the pod netns '%s'",
 				  ctx->netns);
@@ -194,32 +181,23 @@ static int restore_link(struct nlw_sock *sock, int ifindex, const struct tuning_
 }
 
 struct link_undo {
-	struct nlw_sock *sock; /* owned */
 	int ifindex;
 	struct tuning_backup orig;
 	char path[PATH_MAX]; /* backup file to remove, "" if none */
 	bool had_file;	     /* an earlier ADD's file: keep it */
 };
 
-static int link_undo_fn(void *arg)
+static int link_undo_fn(struct podnet *pn, void *arg)
 {
 	struct link_undo *u = arg;
 	char err[512] = "";
-	int r = restore_link(u->sock, u->ifindex, &u->orig, err, sizeof(err));
+	int r = restore_link(pn->pod, u->ifindex, &u->orig, err, sizeof(err));
 
 	if (r < 0)
 		cni_log_warning("%s", err);
 	if (u->path[0] && !u->had_file && unlink(u->path) < 0 && errno != ENOENT)
 		r = -errno;
 	return r;
-}
-
-static void link_undo_free(void *arg)
-{
-	struct link_undo *u = arg;
-
-	nlw_sock_free(u->sock);
-	free(u);
 }
 
 static int link_error(struct cni_ctx *ctx, int r, const char *key, const char *value)
@@ -254,38 +232,23 @@ static int set_link(struct cni_ctx *ctx, struct nlw_sock *sock, int ifindex,
 	return 0;
 }
 
-static int open_pod_link(struct cni_ctx *ctx, int netns_fd, struct nlw_sock **ret_sock,
-			 struct nlw_link *ret_link)
-{
-	int r = nlw_sock_open_in_netns(netns_fd, NETLINK_ROUTE, ret_sock);
-
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "netlink socket in '%s'",
-				  ctx->netns);
-	r = nlw_link_get_by_name(*ret_sock, ctx->ifname, ret_link);
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "failed to get '%s' in '%s': %s",
-				  ctx->ifname, ctx->netns,
-				  r == -ENODEV ? "no such interface" : strerror(-r));
-	return 0;
-}
-
 /* Save the originals, push their restore, then change the link. */
-static int apply_link(struct cni_ctx *ctx, const struct tuning_conf *c, int netns_fd)
+static int apply_link(struct podnet *pn, const struct tuning_conf *c)
 {
 	struct link_undo *u = calloc(1, sizeof(*u));
+	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_backup old;
 	struct nlw_link l;
 	int r;
 
 	if (!u)
 		return -ENOMEM;
-	r = open_pod_link(ctx, netns_fd, &u->sock, &l);
+	r = podnet_pod_iface(pn, &l);
 	if (r >= 0)
 		r = tuning_backup_path(c->data_dir, ctx->container_id, ctx->ifname, u->path,
 				       sizeof(u->path));
 	if (r < 0) {
-		link_undo_free(u);
+		free(u);
 		return r == -ENAMETOOLONG ? cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, r,
 						       "dataDir: '%s' is too long", c->data_dir)
 					  : r;
@@ -297,12 +260,12 @@ static int apply_link(struct cni_ctx *ctx, const struct tuning_conf *c, int netn
 		backup_merge(&u->orig, &old);
 	r = tuning_backup_write(c->data_dir, u->path, &u->orig);
 	if (r < 0) {
-		link_undo_free(u);
+		free(u);
 		return cni_errorf(&ctx->err, CNI_ERR_IO, r, "dataDir: cannot save '%s': %s",
 				  c->data_dir, strerror(-r));
 	}
-	r = cni_undo_push(&ctx->undo, "restore link attributes", link_undo_fn, u, link_undo_free);
-	return r < 0 ? r : set_link(ctx, u->sock, u->ifindex, c);
+	r = podnet_undo_push(pn, "restore link attributes", link_undo_fn, u, free);
+	return r < 0 ? r : set_link(ctx, pn->pod, l.ifindex, c);
 }
 
 /* prevResult passes through; the interface named CNI_IFNAME gets the new MAC. */
@@ -329,15 +292,6 @@ static int build_result(struct cni_ctx *ctx, const struct tuning_conf *c)
 	return 0;
 }
 
-static int need_prev_result(struct cni_ctx *ctx)
-{
-	if (ctx->prev_result)
-		return 0;
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			  "prevResult: required: tuning is a chained plugin and configures the "
-			  "interface a previous plugin created");
-}
-
 static const char *allowlist_file(void)
 {
 	const char *f = getenv(TUNING_ALLOWLIST_ENV);
@@ -345,33 +299,22 @@ static const char *allowlist_file(void)
 	return isempty(f) ? TUNING_ALLOWLIST_FILE : f;
 }
 
-static int open_netns(struct cni_ctx *ctx, int *ret_fd)
+static int cmd_add(struct podnet *pn)
 {
-	int r = nlw_netns_open(ctx->netns, ret_fd);
-
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r, "open netns '%s'", ctx->netns);
-	return 0;
-}
-
-static int cmd_add(struct cni_ctx *ctx)
-{
+	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_conf c;
-	_cleanup_close_ int netns_fd = -1;
 	int r;
 
 	r = tuning_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = need_prev_result(ctx);
+	r = podnet_require_prev(ctx);
 	if (r >= 0)
 		r = tuning_allowlist_check(ctx, &c, allowlist_file());
 	if (r >= 0)
-		r = open_netns(ctx, &netns_fd);
-	if (r >= 0)
-		r = apply_sysctls(ctx, &c, netns_fd);
+		r = apply_sysctls(pn, &c);
 	if (r >= 0 && tuning_conf_has_link_attrs(&c))
-		r = apply_link(ctx, &c, netns_fd);
+		r = apply_link(pn, &c);
 	if (r >= 0)
 		r = build_result(ctx, &c);
 	tuning_conf_done(&c);
@@ -391,35 +334,24 @@ static void drop_backup(const char *path, const char *why)
  * Restore what ADD saved. Best effort and never an error, as the
  * reference: a failed restore is logged and the file kept for a later DEL.
  */
-static int restore_from(struct cni_ctx *ctx, const char *path, const struct tuning_backup *b)
+static int restore_from(struct podnet *pn, const char *path, const struct tuning_backup *b)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
-	_cleanup_close_ int netns_fd = -1;
+	struct cni_ctx *ctx = pn->ctx;
 	struct nlw_link l;
 	char err[512] = "";
 	int r;
 
-	r = isempty(ctx->netns) ? -ENOENT : nlw_netns_open(ctx->netns, &netns_fd);
-	/* The plugin's own netns (a runtime mistake): never tune a host link back. */
-	if (r >= 0 && nlw_netns_is_self(netns_fd) > 0) {
-		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: nothing restored",
-				ctx->netns);
-		r = -ENOENT;
-	}
-	if (r == -ENOENT) {
+	if (!podnet_has_pod(pn)) {
 		drop_backup(path, "pod netns gone");
 		return 0;
 	}
-	if (r >= 0)
-		r = nlw_sock_open_in_netns(netns_fd, NETLINK_ROUTE, &sock);
-	if (r >= 0)
-		r = nlw_link_get_by_name(sock, ctx->ifname, &l);
+	r = nlw_link_get_by_name(pn->pod, ctx->ifname, &l);
 	if (r == -ENODEV) {
 		drop_backup(path, "pod interface gone");
 		return 0;
 	}
 	if (r >= 0)
-		r = restore_link(sock, l.ifindex, b, err, sizeof(err));
+		r = restore_link(pn->pod, l.ifindex, b, err, sizeof(err));
 	if (r < 0) {
 		cni_log_warning("restore %s in %s: %s; keeping %s", ctx->ifname, ctx->netns,
 				err[0] ? err : strerror(-r), path);
@@ -429,8 +361,9 @@ static int restore_from(struct cni_ctx *ctx, const char *path, const struct tuni
 	return 0;
 }
 
-static int cmd_del(struct cni_ctx *ctx)
+static int cmd_del(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_conf c = {.data_dir = TUNING_DEFAULT_DATA_DIR};
 	struct tuning_backup b;
 	char path[PATH_MAX];
@@ -447,7 +380,7 @@ static int cmd_del(struct cni_ctx *ctx)
 	else if (r < 0 && r != -ENOENT)
 		cni_log_warning("read backup %s: %s", path, strerror(-r));
 	else if (r >= 0)
-		restore_from(ctx, path, &b);
+		restore_from(pn, path, &b);
 	tuning_conf_done(&c);
 	return 0;
 }
@@ -507,10 +440,9 @@ static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const st
 	return 0;
 }
 
-static int cmd_check(struct cni_ctx *ctx)
+static int cmd_check(struct podnet *pn)
 {
-	_cleanup_nlw_sock_ struct nlw_sock *sock = NULL;
-	_cleanup_close_ int netns_fd = -1;
+	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_conf c;
 	struct nlw_link l;
 	int r;
@@ -518,13 +450,11 @@ static int cmd_check(struct cni_ctx *ctx)
 	r = tuning_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = need_prev_result(ctx);
+	r = podnet_require_prev(ctx);
 	if (r >= 0)
-		r = open_netns(ctx, &netns_fd);
-	if (r >= 0)
-		r = check_sysctls(ctx, &c, netns_fd);
+		r = check_sysctls(ctx, &c, pn->netns_fd);
 	if (r >= 0) {
-		r = open_pod_link(ctx, netns_fd, &sock, &l);
+		r = podnet_pod_iface(pn, &l);
 		if (r < 0)
 			ctx->err.code = CNI_ERR_CHECK_FAILED;
 	}
@@ -536,11 +466,11 @@ static int cmd_check(struct cni_ctx *ctx)
 
 static const char *const tuning_cni_args[] = {"MAC", NULL};
 
-const struct cni_plugin_ops tuning_ops = {
+const struct podnet_plugin_ops tuning_ops = {
     .name = "tuning",
     .about = "podwire tuning: sysctls and interface attributes of a pod interface",
     .cni_args_keys = tuning_cni_args,
-    .add = cmd_add,
-    .del = cmd_del,
-    .check = cmd_check,
+    .add = {cmd_add, PODNET_POD},
+    .del = {cmd_del, PODNET_POD},
+    .check = {cmd_check, PODNET_POD},
 };

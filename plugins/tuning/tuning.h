@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cni/plugin.h"
+#include "podnet/podnet.h"
 
 #define TUNING_DEFAULT_DATA_DIR "/run/cni/tuning"
 #define TUNING_ALLOWLIST_FILE "/etc/cni/tuning/allowlist.conf"
@@ -109,4 +110,4 @@ int tuning_backup_read(const char *path, struct tuning_backup *ret);
 /* Create the directory (0700) and write the file atomically (0600). */
 int tuning_backup_write(const char *dir, const char *path, const struct tuning_backup *b);
 
-extern const struct cni_plugin_ops tuning_ops;
+extern const struct podnet_plugin_ops tuning_ops;

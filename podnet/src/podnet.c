@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Opening an attachment: the pod netns and one netlink socket per netns. */
+/*
+ * The attachment framework: the netns rules, opening the pod netns and one
+ * netlink socket per netns once per invocation, the undo steps that use
+ * them, and the one error helper.
+ */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
 
-#include "cni/log.h"
+#include "base/parse.h"
+#include "nlw/link.h"
 #include "nlw/netns.h"
 #include "nlw/sock.h"
+#include "podnet/netns-rule.h"
 #include "podnet/podnet.h"
 
 static int kernel_open_pod(int netns_fd, struct nlw_sock **ret)
@@ -40,80 +48,68 @@ void podnet_set_ops(const struct podnet_ops *o)
 	ops = &merged;
 }
 
-int podnet_open_host_sock(struct nlw_sock **ret)
+static int failv(struct cni_ctx *ctx, const char *ext_ack, int r, const char *fmt, va_list ap)
 {
-	return ops->open_host(ret);
+	char what[256];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	r = cni_errorf(&ctx->err, cni_error_code_for(r), r, "%s: %s", what, strerror(-r));
+	cni_error_add_detail(&ctx->err, ext_ack);
+	return r;
 }
 
 int podnet_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
 {
-	unsigned code = CNI_ERR_PLUGIN;
-	char what[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	r = failv(ctx, sock ? nlw_sock_ext_ack(sock) : NULL, r, fmt, ap);
 	va_end(ap);
-	if (r == -EAGAIN || r == -EBUSY || r == -ETIMEDOUT)
-		code = CNI_ERR_TRY_AGAIN;
-	r = cni_errorf(&ctx->err, code, r, "%s: %s", what, strerror(-r));
-	if (sock && nlw_sock_ext_ack(sock))
-		cni_error_add_detail(&ctx->err, nlw_sock_ext_ack(sock));
 	return r;
 }
 
-/* ADD/CHECK: CNI_NETNS must be there (the skeleton already refused our own netns). */
-static int open_required(struct podnet *pn)
+int podnet_fail_ack(struct cni_ctx *ctx, const char *ext_ack, int r, const char *fmt, ...)
 {
-	struct cni_ctx *ctx = pn->ctx;
-	int r = ops->open_netns(ctx->netns, &pn->netns_fd);
+	va_list ap;
 
-	if (r == -ENOENT)
-		return cni_errorf(&ctx->err, CNI_ERR_UNKNOWN_CONTAINER, r,
-				  "CNI_NETNS: netns '%s' does not exist", ctx->netns);
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r,
-				  "CNI_NETNS: cannot open netns '%s': %s", ctx->netns,
-				  strerror(-r));
-	return 0;
+	va_start(ap, fmt);
+	r = failv(ctx, ext_ack, r, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
-/* DEL/GC: no netns, a vanished one, or our own are all "no pod netns". */
-static int open_optional(struct podnet *pn)
+/* CNI_NETNS, by the netns rules (podnet/netns-rule.h). */
+static int open_pod_netns(struct podnet *pn, bool required)
 {
 	struct cni_ctx *ctx = pn->ctx;
+	bool own;
 	int r;
 
-	if (!ctx->netns || !ctx->netns[0])
+	if (!required && isempty(ctx->netns))
 		return 0;
 	r = ops->open_netns(ctx->netns, &pn->netns_fd);
-	if (r == -ENOENT)
-		return 0; /* gone, and every device in it with it */
-	if (r < 0)
-		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r,
-				  "CNI_NETNS: cannot open netns '%s': %s", ctx->netns,
-				  strerror(-r));
-	if (ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0) {
-		/* Links "in the pod" would be host links: never delete by CNI_IFNAME here. */
-		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: treating it as gone, "
-				"no link is touched",
-				ctx->netns);
+	own = r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0;
+	r = podnet_netns_rule(ctx, required, r, own);
+	if (r <= 0 && pn->netns_fd >= 0) {
 		close(pn->netns_fd);
 		pn->netns_fd = -1;
 	}
-	return 0;
+	return r < 0 ? r : 0;
 }
 
-int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode)
+/* Open what `needs` names, by the rules above. */
+static int attach(struct podnet *pn, struct cni_ctx *ctx, enum podnet_needs needs, bool required)
 {
 	int r;
 
-	pn->ctx = ctx;
-	pn->netns_fd = -1;
-	pn->host = pn->pod = NULL;
-	r = mode == PODNET_NEED_NETNS ? open_required(pn) : open_optional(pn);
-	if (r < 0)
-		return r;
+	*pn = (struct podnet){.ctx = ctx, .netns_fd = -1};
+	if (needs == PODNET_NOTHING)
+		return 0;
+	if (needs == PODNET_POD) {
+		r = open_pod_netns(pn, required);
+		if (r < 0)
+			return r;
+	}
 	r = ops->open_host(&pn->host);
 	if (r < 0)
 		return podnet_fail(ctx, NULL, r, "open netlink socket");
@@ -125,6 +121,11 @@ int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode)
 	return 0;
 }
 
+int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode)
+{
+	return attach(pn, ctx, PODNET_POD, mode == PODNET_NEED_NETNS);
+}
+
 void podnet_done(struct podnet *pn)
 {
 	pn->host = nlw_sock_free(pn->host);
@@ -132,4 +133,152 @@ void podnet_done(struct podnet *pn)
 	if (pn->netns_fd >= 0)
 		close(pn->netns_fd);
 	pn->netns_fd = -1;
+}
+
+/* ---- undo steps ---- */
+
+struct podnet_step {
+	struct podnet *pn;
+	podnet_undo_fn fn;
+	void *arg;
+	void (*free_arg)(void *arg);
+};
+
+static int step_run(void *p)
+{
+	struct podnet_step *s = p;
+
+	return s->fn(s->pn, s->arg);
+}
+
+static void step_free(void *p)
+{
+	struct podnet_step *s = p;
+
+	if (s->free_arg)
+		s->free_arg(s->arg);
+	free(s);
+}
+
+int podnet_undo_push(struct podnet *pn, const char *what, podnet_undo_fn fn, void *arg,
+		     void (*free_arg)(void *arg))
+{
+	struct podnet_step *s = malloc(sizeof(*s));
+
+	if (!s) {
+		if (free_arg)
+			free_arg(arg);
+		return -ENOMEM;
+	}
+	*s = (struct podnet_step){pn, fn, arg, free_arg};
+	return cni_undo_push(&pn->ctx->undo, what, step_run, s, step_free);
+}
+
+static int undo_host_link(struct podnet *pn, void *name)
+{
+	int r = nlw_link_del_by_name(pn->host, name);
+
+	return r == -ENODEV ? 0 : r; /* already gone with its peer */
+}
+
+int podnet_undo_host_link(struct podnet *pn, const char *name)
+{
+	char *copy = strdup(name);
+	char what[64];
+
+	if (!copy)
+		return -ENOMEM;
+	snprintf(what, sizeof(what), "delete link '%s'", name);
+	return podnet_undo_push(pn, what, undo_host_link, copy, free);
+}
+
+static int undo_pod_link(struct podnet *pn, void *arg)
+{
+	int r = nlw_link_del(pn->pod, *(int *)arg);
+
+	return r == -ENODEV ? 0 : r;
+}
+
+int podnet_undo_pod_link(struct podnet *pn, int ifindex)
+{
+	int *idx = malloc(sizeof(*idx));
+	char what[64];
+
+	if (!idx)
+		return -ENOMEM;
+	*idx = ifindex;
+	snprintf(what, sizeof(what), "delete link %d in the pod", ifindex);
+	return podnet_undo_push(pn, what, undo_pod_link, idx, free);
+}
+
+/* ---- podnet_plugin_main ---- */
+
+/* The skeleton's ops for a podnet plugin: ctx->ops points at .cni. */
+struct podnet_run {
+	struct cni_plugin_ops cni;
+	const struct podnet_plugin_ops *ops;
+};
+
+static const struct podnet_cmd *command_of(const struct podnet_plugin_ops *o, enum cni_command c)
+{
+	switch (c) {
+	case CNI_CMD_ADD:
+		return &o->add;
+	case CNI_CMD_DEL:
+		return &o->del;
+	case CNI_CMD_CHECK:
+		return &o->check;
+	case CNI_CMD_GC:
+		return &o->gc;
+	case CNI_CMD_STATUS:
+		return &o->status;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Open, run the handler, finish (the undo list on failure) with everything
+ * still open, then close.
+ */
+static int dispatch(struct cni_ctx *ctx)
+{
+	const struct podnet_run *run =
+	    (const struct podnet_run *)((const char *)ctx->ops - offsetof(struct podnet_run, cni));
+	const struct podnet_cmd *cmd = command_of(run->ops, ctx->command);
+	struct podnet pn;
+	int r;
+
+	if (!cmd || !cmd->run)
+		return 0;
+	r = attach(&pn, ctx, cmd->needs, podnet_netns_required(ctx->command));
+	if (r >= 0)
+		r = cmd->run(&pn);
+	r = cni_plugin_finish(ctx, r);
+	podnet_done(&pn);
+	return r;
+}
+
+static struct podnet_run run_of(const struct podnet_plugin_ops *o)
+{
+	return (struct podnet_run){.cni = {.name = o->name,
+					   .about = o->about,
+					   .cni_args_keys = o->cni_args_keys,
+					   .dispatch = dispatch},
+				   .ops = o};
+}
+
+int podnet_plugin_main(const struct podnet_plugin_ops *o, int argc, char **argv)
+{
+	struct podnet_run run = run_of(o);
+
+	return cni_plugin_main(&run.cni, argc, argv);
+}
+
+int podnet_plugin_run(const struct podnet_plugin_ops *o, char *const *env, const char *stdin_buf,
+		      size_t stdin_len, FILE *out)
+{
+	struct podnet_run run = run_of(o);
+
+	return cni_plugin_run(&run.cni, env, stdin_buf, stdin_len, out);
 }

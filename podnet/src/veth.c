@@ -16,28 +16,6 @@
 #define WAIT_UP_STEP_NS (2 * 1000 * 1000)
 #define WAIT_UP_MAX_STEPS 1250
 
-static int undo_del_host_link(void *arg)
-{
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r = podnet_open_host_sock(&s);
-
-	if (r < 0)
-		return r;
-	r = nlw_link_del_by_name(s, arg);
-	return r == -ENODEV ? 0 : r; /* already gone with its peer */
-}
-
-int podnet_undo_host_link(struct cni_ctx *ctx, const char *name)
-{
-	char *copy = strdup(name);
-	char what[64];
-
-	if (!copy)
-		return -ENOMEM;
-	snprintf(what, sizeof(what), "delete link '%s'", name);
-	return cni_undo_push(&ctx->undo, what, undo_del_host_link, copy, free);
-}
-
 static int create_pair(struct podnet *pn, const struct podnet_veth *v, const char *host_name)
 {
 	return nlw_link_add_veth(pn->host, &(struct nlw_veth_params){
@@ -80,7 +58,7 @@ int podnet_veth_add(struct podnet *pn, const struct podnet_veth *v, struct podne
 	if (r < 0)
 		return podnet_fail(ctx, pn->host, r, "create veth '%s' (peer '%s' in '%s')",
 				   ret->host_name, ctx->ifname, ctx->netns);
-	r = podnet_undo_host_link(ctx, ret->host_name);
+	r = podnet_undo_host_link(pn, ret->host_name);
 	if (r < 0)
 		return r;
 	r = nlw_link_get_by_name(pn->host, ret->host_name, &ret->host);

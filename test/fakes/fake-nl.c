@@ -27,6 +27,7 @@ struct fake_nl {
 	struct nlmsghdr **req;
 	size_t nreq, reqcap;
 	uint32_t last_seq, portid;
+	size_t nclosed; /* sockets on this fake freed so far */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -135,11 +136,22 @@ static uint32_t fake_portid(void *priv)
 	return ((struct fake_nl *)priv)->portid;
 }
 
+/* The socket never owns the fake: closing only counts. */
+static void fake_close(void *priv)
+{
+	((struct fake_nl *)priv)->nclosed++;
+}
+
+size_t fake_nl_nclosed(const struct fake_nl *f)
+{
+	return f->nclosed;
+}
+
 static const struct nlw_transport_ops fake_ops = {
     .send = fake_send,
     .recv = fake_recv,
     .portid = fake_portid,
-    .close = NULL,
+    .close = fake_close,
 };
 
 int fake_nl_sock(struct fake_nl *f, int protocol, struct nlw_sock **ret)

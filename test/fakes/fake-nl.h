@@ -25,6 +25,9 @@ void fake_nl_free(struct fake_nl *f);
  */
 int fake_nl_sock(struct fake_nl *f, int protocol, struct nlw_sock **ret);
 
+/* How many sockets on this fake have been freed (nlw_sock_free). */
+size_t fake_nl_nclosed(const struct fake_nl *f);
+
 /* Port id the fake reports for its socket (default 0 = unchecked). */
 void fake_nl_set_portid(struct fake_nl *f, uint32_t portid);
 

@@ -237,7 +237,7 @@ static int run(enum cni_command cmd, const char *conf, char **out)
 	int rc;
 
 	assert_non_null(f);
-	rc = cni_plugin_run(&macvlan_ops, env, conf, strlen(conf), f);
+	rc = podnet_plugin_run(&macvlan_ops, env, conf, strlen(conf), f);
 	fclose(f);
 	return rc;
 }

@@ -144,7 +144,7 @@ static char *run(enum cni_command cmd, const char *conf, int *rc)
 
 	assert_non_null(f);
 	snprintf(cmd_env, sizeof(cmd_env), "CNI_COMMAND=%s", cni_command_str(cmd));
-	*rc = cni_plugin_run(&bridge_ops, env, conf, strlen(conf), f);
+	*rc = podnet_plugin_run(&bridge_ops, env, conf, strlen(conf), f);
 	fclose(f);
 	return out;
 }

@@ -60,9 +60,13 @@ int cni_error_wrapf(struct cni_error *e, int r, const char *fmt, ...) _printf_(3
 void cni_error_add_detail(struct cni_error *e, const char *detail);
 
 /*
- * Fill an unset error from a bare negative errno: EAGAIN/EBUSY/ETIMEDOUT -> 11,
- * EIO -> 5, anything else -> CNI_ERR_PLUGIN with strerror as msg.
+ * The code of a failed operation from its negative errno, podwire's one
+ * policy: EAGAIN, EBUSY, ETIMEDOUT -> 11 (try again), EIO -> 5, anything
+ * else -> CNI_ERR_PLUGIN.
  */
+unsigned cni_error_code_for(int r);
+
+/* Fill an unset error from a bare negative errno (cni_error_code_for, strerror as msg). */
 void cni_error_from_errno(struct cni_error *e, int r);
 
 /* Take over another error (moves strings). dst must be unset. */

@@ -85,6 +85,14 @@ struct cni_plugin_ops {
 	int (*check)(struct cni_ctx *ctx);
 	int (*gc)(struct cni_ctx *ctx);	    /* NULL: GC succeeds doing nothing */
 	int (*status)(struct cni_ctx *ctx); /* NULL: STATUS succeeds */
+	/*
+	 * A layer above libcni that holds resources for the whole call
+	 * (podnet_plugin_main: the pod netns and its sockets) sets this; the
+	 * handlers above are then unused. It runs the command and must end
+	 * with cni_plugin_finish() while what the undo steps use is still
+	 * open, and only then release it. Returns 0 or a negative errno.
+	 */
+	int (*dispatch)(struct cni_ctx *ctx);
 };
 
 /*
@@ -109,6 +117,16 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
  * the text is dropped and the error printed instead. 0 or -errno.
  */
 int cni_plugin_render_result(struct cni_ctx *ctx);
+
+/*
+ * The end of every dispatched command, given the handler's return r: on an
+ * ADD that succeeded, render the result (see above); on an ADD that failed
+ * (or whose result cannot be rendered), run the undo list in reverse. The
+ * list is empty afterwards. The skeleton calls it after a plain handler; a
+ * dispatch hook calls it itself, before it closes what the undo steps use.
+ * Returns r, or the rendering's error.
+ */
+int cni_plugin_finish(struct cni_ctx *ctx, int r);
 
 typedef int (*cni_handler_fn)(struct cni_ctx *ctx);
 /* The handler of ops for command c, or NULL (none, or not a dispatched command). */

@@ -56,6 +56,3 @@ int podnet_veth_wait_up(struct podnet *pn, struct podnet_veth_pair *p);
  * A missing netns or link is success.
  */
 int podnet_veth_del(struct podnet *pn, const char *host_name);
-
-/* The undo step "delete host link `name`" (a missing link is success). */
-int podnet_undo_host_link(struct cni_ctx *ctx, const char *name);

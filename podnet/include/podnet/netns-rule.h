@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The netns rules, once: what the outcome of opening CNI_NETNS means for
+ * the command. podnet applies them for every plugin on podnet_plugin_main;
+ * loopback, a static binary without libmnl, opens the netns itself and
+ * applies the same rules through this (it links only libcni).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cni/plugin.h"
+
+/* ADD and CHECK need the pod netns; DEL, GC and STATUS make do without. */
+static inline bool podnet_netns_required(enum cni_command c)
+{
+	return c == CNI_CMD_ADD || c == CNI_CMD_CHECK;
+}
+
+/*
+ * required: podnet_netns_required(command), or PODNET_NEED_NETNS.
+ * r: 0 when CNI_NETNS was opened, else the negative errno of opening or
+ * entering it (-EINVAL: not a network namespace). own: it is the plugin's
+ * own netns. Returns 1 "use it", 0 "no pod netns" or a negative errno with
+ * ctx->err set:
+ * - required (ADD, CHECK): -ENOENT (vanished since the skeleton's check) is code 3,
+ *   any other failure code 4; own is the skeleton's to refuse (it passes
+ *   only with CNI_NETNS_OVERRIDE).
+ * - otherwise (DEL, GC, STATUS): an empty CNI_NETNS (r ignored), -ENOENT, -EINVAL (an
+ *   unmounted bind mount) and own all mean "no pod netns", the last two
+ *   with a warning; any other failure is code 4.
+ */
+int podnet_netns_rule(struct cni_ctx *ctx, bool required, int r, bool own);
