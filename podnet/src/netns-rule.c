@@ -9,8 +9,8 @@
 
 static int cannot_open(struct cni_ctx *ctx, int r)
 {
-	return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r, "CNI_NETNS: cannot open netns '%s': %s",
-			  ctx->netns, strerror(-r));
+	return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, r,
+			  "CNI_NETNS: cannot open netns '%s': %s", ctx->netns, strerror(-r));
 }
 
 int podnet_netns_rule(struct cni_ctx *ctx, bool required, int r, bool own)
