@@ -9,9 +9,9 @@
 
 #include "bandwidth.h"
 #include "base/codec.h"
+#include "base/sha512.h"
 #include "base/macro.h"
 #include "cni/log.h"
-#include "sha512.h"
 
 static const char *const known_keys[] = {
     "ingressRate",     "ingressBurst",	"egressRate", "egressBurst",

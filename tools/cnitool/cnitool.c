@@ -15,13 +15,13 @@
 #include <jansson.h>
 
 #include "base/codec.h"
+#include "base/sha512.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/log.h"
 #include "cni/result.h"
 #include "cni/runtime.h"
 #include "cnitool.h"
-#include "sha512.h"
 
 #define DEFAULT_NETCONFPATH "/etc/cni/net.d"
 #define DEFAULT_IFNAME "eth0"
