@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "cni/log.h"
 #include "cni/result.h"
 #include "cni/runtime.h"
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cni_cache_entry *e = NULL;
 	struct cni_error err = {0};
-	char *text, *decoded = NULL;
+	char *decoded = NULL;
 	size_t n;
 
 	cni_log_set_level(CNI_LOG_ERROR);
@@ -52,14 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cni_error_done(&err);
 
-	/* NUL-terminated copy for the base64 decoder. */
-	text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	if (cni_base64_decode(text, &decoded, &n) == 0)
+	if (b64_decode_dup((const char *)data, size, &decoded, &n) == 0)
 		free(decoded);
-	free(text);
 	return 0;
 }

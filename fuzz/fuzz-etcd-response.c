@@ -1,4 +1,4 @@
-/* fuzz-libs: pwetcd */
+/* fuzz-libs: pwetcd cni_base */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * etcd JSON-gateway responses (untrusted: whatever answers on the etcd
@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/codec.h"
 #include "pwetcd/etcd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,10 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pwetcd_parse_error(s, size, &code, &msg) == 0)
 		free(msg);
 	{
-		char *out = malloc(size / 4 * 3 + 4);
+		char *out = malloc(B64_DECODED_MAX(size) + 1);
 
 		if (out)
-			(void)pwetcd_b64_decode(s, size, out);
+			(void)b64_decode(s, size, out);
 		free(out);
 	}
 	return 0;

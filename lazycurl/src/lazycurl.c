@@ -1,52 +1,40 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libcurl through dlopen, on first use. */
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "base/dl.h"
 #include "lazycurl/lazycurl.h"
 
 static struct lazycurl api;
 static bool tried, loaded;
-static const char *load_error;
+static char load_error[256];
 
-#define LOAD(field, name)                                                                          \
-	do {                                                                                       \
-		*(void **)&api.field = dlsym(h, name);                                             \
-		if (!api.field)                                                                    \
-			return false;                                                              \
-	} while (0)
-
-static bool load_syms(void *h)
-{
-	LOAD(global_init, "curl_global_init");
-	LOAD(easy_init, "curl_easy_init");
-	LOAD(easy_setopt, "curl_easy_setopt");
-	LOAD(easy_perform, "curl_easy_perform");
-	LOAD(easy_getinfo, "curl_easy_getinfo");
-	LOAD(easy_cleanup, "curl_easy_cleanup");
-	LOAD(easy_strerror, "curl_easy_strerror");
-	LOAD(slist_append, "curl_slist_append");
-	LOAD(slist_free_all, "curl_slist_free_all");
-	return true;
-}
+static const struct dl_sym syms[] = {
+    DL_SYM("curl_global_init", api.global_init),
+    DL_SYM("curl_easy_init", api.easy_init),
+    DL_SYM("curl_easy_setopt", api.easy_setopt),
+    DL_SYM("curl_easy_perform", api.easy_perform),
+    DL_SYM("curl_easy_getinfo", api.easy_getinfo),
+    DL_SYM("curl_easy_cleanup", api.easy_cleanup),
+    DL_SYM("curl_easy_strerror", api.easy_strerror),
+    DL_SYM("curl_slist_append", api.slist_append),
+    DL_SYM("curl_slist_free_all", api.slist_free_all),
+};
 
 const struct lazycurl *lazycurl_get(const char **why)
 {
-	if (!tried) {
-		void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	static const char *const sonames[] = {"libcurl.so.4", NULL};
 
+	if (!tried) {
 		tried = true;
-		if (!h)
-			load_error = dlerror();
-		else if (!load_syms(h))
-			load_error = "libcurl.so.4 lacks a curl_easy_* symbol";
-		else if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			load_error = "curl_global_init failed";
-		else
-			loaded = true;
+		if (dl_load(sonames, syms, sizeof(syms) / sizeof(syms[0]), load_error,
+			    sizeof(load_error)) &&
+		    !(loaded = api.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK))
+			snprintf(load_error, sizeof(load_error), "curl_global_init failed");
 	}
 	if (!loaded && why)
-		*why = load_error ? load_error : "libcurl could not be loaded";
+		*why = load_error;
 	return loaded ? &api : NULL;
 }

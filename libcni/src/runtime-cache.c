@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "base/codec.h"
 #include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
@@ -24,80 +25,6 @@
 
 #define CACHE_KIND "cniCacheV1"
 #define CACHE_FILE_MAX (16u << 20)
-
-/* ---- base64 ---- */
-
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *cni_base64_encode(const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	size_t out_len = (len + 2) / 3 * 4;
-	char *out, *o;
-
-	if (len > SIZE_MAX / 2)
-		return NULL;
-	out = malloc(out_len + 1);
-	if (!out)
-		return NULL;
-	o = out;
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		size_t left = len - i;
-
-		if (left > 1)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (left > 2)
-			v |= p[i + 2];
-		*o++ = b64_alphabet[(v >> 18) & 63];
-		*o++ = b64_alphabet[(v >> 12) & 63];
-		*o++ = left > 1 ? b64_alphabet[(v >> 6) & 63] : '=';
-		*o++ = left > 2 ? b64_alphabet[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
-static int b64_value(char c)
-{
-	const char *p = c ? strchr(b64_alphabet, c) : NULL;
-
-	return p ? (int)(p - b64_alphabet) : -1;
-}
-
-int cni_base64_decode(const char *s, char **ret, size_t *ret_len)
-{
-	size_t len = strlen(s), n = 0;
-	_cleanup_free_ char *out = NULL;
-
-	if (len % 4)
-		return -EINVAL;
-	out = malloc(len / 4 * 3 + 1);
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < len; i += 4) {
-		int a = b64_value(s[i]), b = b64_value(s[i + 1]);
-		int c = b64_value(s[i + 2]), d = b64_value(s[i + 3]);
-		bool last = i + 4 == len;
-
-		if (a < 0 || b < 0)
-			return -EINVAL;
-		/* Padding only at the very end, and "x=y=" is malformed. */
-		if ((c < 0 && (!last || s[i + 2] != '=' || s[i + 3] != '=')) ||
-		    (d < 0 && (!last || s[i + 3] != '=')))
-			return -EINVAL;
-		out[n++] = (char)((a << 2) | (b >> 4));
-		if (c >= 0)
-			out[n++] = (char)(((b & 15) << 4) | (c >> 2));
-		if (c >= 0 && d >= 0)
-			out[n++] = (char)(((c & 3) << 6) | d);
-	}
-	out[n] = '\0';
-	*ret = TAKE_PTR(out);
-	*ret_len = n;
-	return 0;
-}
 
 /* ---- entries ---- */
 
@@ -187,7 +114,7 @@ static int cache_add_optional(json_t *o, const struct cni_runtime_conf *rc, cons
 static json_t *cache_build(const struct cni_netconf_list *list, const struct cni_runtime_conf *rc,
 			   const json_t *result)
 {
-	_cleanup_free_ char *b64 = cni_base64_encode(list->bytes, list->n_bytes);
+	_cleanup_free_ char *b64 = b64_encode_dup(list->bytes, list->n_bytes);
 	json_t *o;
 
 	if (!b64)
@@ -312,7 +239,8 @@ static int cache_entry_parse(const json_t *o, struct cni_cache_entry *e)
 	if (r < 0)
 		return r;
 	if (json_is_string(cfg)) {
-		r = cni_base64_decode(json_string_value(cfg), &e->config, &e->n_config);
+		r = b64_decode_dup(json_string_value(cfg), json_string_length(cfg), &e->config,
+				   &e->n_config);
 		if (r < 0)
 			return r;
 	}

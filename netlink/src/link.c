@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "base/fmt.h"
 #include "base/macro.h"
 #include "base/parse.h"
@@ -325,16 +326,6 @@ const char *nlw_mac_fmt(const unsigned char mac[NLW_MAC_LEN], char buf[18])
 	return buf;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = ascii_tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int nlw_mac_parse(const char *s, unsigned char mac[NLW_MAC_LEN])
 {
 	unsigned char m[NLW_MAC_LEN];
@@ -342,11 +333,9 @@ int nlw_mac_parse(const char *s, unsigned char mac[NLW_MAC_LEN])
 	if (!s || strlen(s) != 17)
 		return -EINVAL;
 	for (int i = 0; i < NLW_MAC_LEN; i++) {
-		int hi = hexval(s[3 * i]), lo = hexval(s[3 * i + 1]);
-
-		if (hi < 0 || lo < 0 || (i < NLW_MAC_LEN - 1 && s[3 * i + 2] != ':'))
+		if (hex_decode(s + 3 * i, 1, &m[i]) < 0 ||
+		    (i < NLW_MAC_LEN - 1 && s[3 * i + 2] != ':'))
 			return -EINVAL;
-		m[i] = (unsigned char)(hi << 4 | lo);
 	}
 	memcpy(mac, m, NLW_MAC_LEN);
 	return 0;

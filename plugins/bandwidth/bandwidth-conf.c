@@ -8,9 +8,10 @@
 #include <jansson.h>
 
 #include "bandwidth.h"
+#include "base/codec.h"
+#include "base/sha512.h"
 #include "base/macro.h"
 #include "cni/log.h"
-#include "sha512.h"
 
 static const char *const known_keys[] = {
     "ingressRate",     "ingressBurst",	"egressRate", "egressBurst",
@@ -193,7 +194,6 @@ void bandwidth_tbf(uint64_t rate_bits, uint64_t burst_bits, struct nlw_tbf *ret)
 
 int bandwidth_ifb_name(const char *network, const char *container_id, char buf[IFNAMSIZ])
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t digest[SHA512_DIGEST_SIZE];
 	size_t nl = strlen(network), cl = strlen(container_id);
 	char *in = malloc(nl + cl + 1);
@@ -206,11 +206,7 @@ int bandwidth_ifb_name(const char *network, const char *container_id, char buf[I
 	memcpy(in + nl, container_id, cl);
 	sha512(in, nl + cl, digest);
 	free(in);
-	for (size_t i = 0; o < IFNAMSIZ - 1; i++) {
-		buf[o++] = hex[digest[i] >> 4];
-		buf[o++] = hex[digest[i] & 15];
-	}
-	buf[IFNAMSIZ - 1] = '\0';
+	*hex_encode(buf + o, digest, (IFNAMSIZ - 1 - o) / 2) = '\0';
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "base/ipaddr.h"
 #include "base/macro.h"
 #include "base/parse.h"
@@ -47,14 +48,6 @@ bool mn_dns_label(const char *s)
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = ascii_tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 bool mn_valid_hwaddr(const char *s)
 {
 	size_t n = s ? strlen(s) : 0, bytes;
@@ -72,7 +65,7 @@ bool mn_valid_hwaddr(const char *s)
 		if (i % 3 == 2) {
 			if (s[i] != sep)
 				return false;
-		} else if (hexval(s[i]) < 0) {
+		} else if (hex_digit(s[i]) < 0) {
 			return false;
 		}
 	}

@@ -14,6 +14,7 @@
 
 #include <yaml.h>
 
+#include "base/codec.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "multinet.h"
@@ -104,7 +105,7 @@ static int decode_data(const struct kc *k, const char *key, const char *b64, cha
 		if (!ascii_isspace(*s))
 			clean[n++] = *s;
 	clean[n] = '\0';
-	if (cni_base64_decode(clean, ret, ret_len) < 0 || *ret_len == 0)
+	if (b64_decode_dup(clean, n, ret, ret_len) < 0 || *ret_len == 0)
 		return cni_errorf(k->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "kubeconfig %s: %s is not valid base64", k->what, key);
 	return 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
@@ -30,7 +31,7 @@ bool sr_bdf_valid(const char *s)
 	for (size_t i = 0; shape[i]; i++) {
 		char c = ascii_tolower(s[i]);
 
-		if (shape[i] == 'x' && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+		if (shape[i] == 'x' && hex_digit(c) < 0)
 			return false;
 		if (shape[i] == 'f' && !(c >= '0' && c <= '7'))
 			return false;

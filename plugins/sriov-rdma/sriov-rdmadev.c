@@ -15,6 +15,7 @@
 
 #include <linux/netlink.h>
 
+#include "base/dl.h"
 #include "base/parse.h"
 #include "cni/log.h"
 #include "nlw/netns.h"
@@ -107,18 +108,20 @@ struct verbs {
 	int err;
 };
 
-static bool verbs_load(struct verbs *v)
+static bool verbs_load(struct verbs *v, char *why, size_t why_len)
 {
-	v->lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!v->lib)
-		return false;
-	*(void **)&v->get_list = dlsym(v->lib, "ibv_get_device_list");
-	*(void **)&v->free_list = dlsym(v->lib, "ibv_free_device_list");
-	*(void **)&v->name = dlsym(v->lib, "ibv_get_device_name");
-	*(void **)&v->open = dlsym(v->lib, "ibv_open_device");
-	*(void **)&v->close = dlsym(v->lib, "ibv_close_device");
-	*(void **)&v->query_port = dlsym(v->lib, "ibv_query_port");
-	return v->get_list && v->free_list && v->name && v->open && v->close && v->query_port;
+	static const char *const sonames[] = {"libibverbs.so.1", NULL};
+	const struct dl_sym syms[] = {
+	    DL_SYM("ibv_get_device_list", v->get_list),
+	    DL_SYM("ibv_free_device_list", v->free_list),
+	    DL_SYM("ibv_get_device_name", v->name),
+	    DL_SYM("ibv_open_device", v->open),
+	    DL_SYM("ibv_close_device", v->close),
+	    DL_SYM("ibv_query_port", v->query_port),
+	};
+
+	v->lib = dl_load(sonames, syms, sizeof(syms) / sizeof(syms[0]), why, why_len);
+	return v->lib != NULL;
 }
 
 /* Runs inside the pod netns: rdma-core enumerates devices through netlink there. */
@@ -155,15 +158,13 @@ static int verbs_probe(void *arg)
 static int verify_verbs(struct sr_run *r)
 {
 	struct verbs v = {.want = r->st.vf.rdma_dev};
+	char why[256];
 	int e;
 
 	if (r->pod_ns_fd < 0 || rdma_open != open_real)
 		return 0; /* the test seam: no real device to open */
-	if (!verbs_load(&v)) {
-		const char *why = dlerror();
-
-		cni_log_debug("rdma: libibverbs not available (%s): nldev verification only",
-			      why ? why : "symbols missing");
+	if (!verbs_load(&v, why, sizeof(why))) {
+		cni_log_debug("rdma: libibverbs not available (%s): nldev verification only", why);
 		goto out;
 	}
 	e = nlw_netns_run(r->pod_ns_fd, verbs_probe, &v);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/log.h"
@@ -111,27 +112,6 @@ int tuning_sysctl_path(const char *key, const char *ifname, char *buf, size_t le
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* n hex digit pairs from s into out; false on a non-hex digit. */
-static bool hex_bytes(const char *s, size_t n, unsigned char *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(s[2 * i]), lo = hi < 0 ? -1 : hexval(s[2 * i + 1]);
-
-		if (lo < 0)
-			return false;
-		out[i] = (unsigned char)(hi << 4 | lo);
-	}
-	return true;
-}
-
 int tuning_mac_parse(const char *s, unsigned char mac[TUNING_MAC_LEN])
 {
 	unsigned char m[TUNING_MAC_LEN];
@@ -140,11 +120,11 @@ int tuning_mac_parse(const char *s, unsigned char mac[TUNING_MAC_LEN])
 		return -EINVAL;
 	if (strlen(s) == 17 && (s[2] == ':' || s[2] == '-')) {
 		for (size_t i = 0; i < TUNING_MAC_LEN; i++)
-			if (!hex_bytes(s + 3 * i, 1, &m[i]) || (i < 5 && s[3 * i + 2] != s[2]))
+			if (hex_decode(s + 3 * i, 1, &m[i]) < 0 || (i < 5 && s[3 * i + 2] != s[2]))
 				return -EINVAL;
 	} else if (strlen(s) == 14 && s[4] == '.' && s[9] == '.') {
 		for (size_t i = 0; i < 3; i++)
-			if (!hex_bytes(s + 5 * i, 2, &m[2 * i]))
+			if (hex_decode(s + 5 * i, 2, &m[2 * i]) < 0)
 				return -EINVAL;
 	} else {
 		return -EINVAL;

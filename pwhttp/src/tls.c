@@ -7,7 +7,6 @@
  * name or IP address against the certificate, TLS 1.2 at least.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "base/dl.h"
 #include "internal.h"
 
 /* Every libssl/libcrypto function used, typed from OpenSSL's own prototypes. */
@@ -149,25 +149,21 @@ static char err_text[256];
 
 static const char *ssl_load(void)
 {
+	static const char *const sonames[] = {"libssl.so.3", NULL};
+	static const struct dl_sym syms[] = {
+#define SYM(name) DL_SYM(#name, ssl.name),
+	    SSL_FUNCS(SYM)
+#undef SYM
+	};
+	static char load_why[256];
 	static bool tried;
 	static const char *why;
-	void *h;
 
 	if (tried)
 		return why;
 	tried = true;
-	h = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(err_text, sizeof(err_text), "%s", dlerror());
-		return why = err_text;
-	}
-#define LOAD(name)                                                                                 \
-	if (!(*(void **)&ssl.name = dlsym(h, #name))) {                                            \
-		snprintf(err_text, sizeof(err_text), "libssl.so.3 lacks %s", #name);               \
-		return why = err_text;                                                             \
-	}
-	SSL_FUNCS(LOAD)
-#undef LOAD
+	if (!dl_load(sonames, syms, sizeof(syms) / sizeof(syms[0]), load_why, sizeof(load_why)))
+		return why = load_why;
 	/*
 	 * openssl.cnf is not read (0.4 ms per call): the policy is ours, as a
 	 * Go client's (Multus, kubelet) is crypto/tls's. Nor is the legacy

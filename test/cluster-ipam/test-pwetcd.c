@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pwetcd: base64, request bodies and the parsers, against responses
+ * pwetcd: request bodies and the parsers, against responses
  * recorded from etcd 3.4.23 (including the omitted-default cases).
  */
 #include <errno.h>
@@ -19,25 +19,6 @@
 #define HDR                                                                                        \
 	"\"header\":{\"cluster_id\":\"13551787383666069607\",\"member_id\":"                       \
 	"\"6094581469650864925\",\"revision\":\"3\",\"raft_term\":\"2\"}"
-
-static void test_b64(void **state)
-{
-	char out[16], dec[16];
-	(void)state;
-
-	assert_int_equal(pwetcd_b64_encode("foo", 3, out), 4);
-	assert_string_equal(out, "Zm9v");
-	assert_int_equal(pwetcd_b64_encode("foo1", 4, out), 8);
-	assert_string_equal(out, "Zm9vMQ==");
-	assert_int_equal(pwetcd_b64_encode("", 0, out), 0);
-	assert_int_equal(pwetcd_b64_decode("Zm9vMQ==", 8, dec), 4);
-	assert_memory_equal(dec, "foo1", 4);
-	assert_int_equal(pwetcd_b64_decode("Zm9vMQ=", 7, dec), -EINVAL);
-	assert_int_equal(pwetcd_b64_decode("Zm=vMQ==", 8, dec), -EINVAL);
-	assert_int_equal(pwetcd_b64_decode("!!!!", 4, dec), -EINVAL);
-	assert_int_equal(pwetcd_b64_decode("AA==", 4, dec), 1);
-	assert_int_equal(dec[0], 0);
-}
 
 static void test_prefix_end(void **state)
 {
@@ -400,7 +381,6 @@ static void test_set_deadline(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_b64),
 	    cmocka_unit_test(test_prefix_end),
 	    cmocka_unit_test(test_range_found),
 	    cmocka_unit_test(test_range_empty_omits_kvs),

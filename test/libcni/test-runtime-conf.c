@@ -405,29 +405,6 @@ static void test_runtime_env(void **state)
 
 /* ---- cache helpers ---- */
 
-static void test_base64(void **state)
-{
-	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-	static const char *const enc[] = {"",	      "Zg==",	  "Zm8=",    "Zm9v",
-					  "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
-	static const char *const bad[] = {"Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=Zg="};
-	char *out;
-	size_t n;
-
-	(void)state;
-	for (size_t i = 0; i < 7; i++) {
-		out = cni_base64_encode(plain[i], strlen(plain[i]));
-		assert_string_equal(out, enc[i]);
-		free(out);
-		assert_int_equal(cni_base64_decode(enc[i], &out, &n), 0);
-		assert_int_equal(n, strlen(plain[i]));
-		assert_string_equal(out, plain[i]);
-		free(out);
-	}
-	for (size_t i = 0; i < 5; i++)
-		assert_int_equal(cni_base64_decode(bad[i], &out, &n), -EINVAL);
-}
-
 static void test_cache_path(void **state)
 {
 	struct cni_error err = {0};
@@ -532,7 +509,6 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_load_sibling_plugins, dir_setup, dir_teardown),
 	    cmocka_unit_test(test_build_request),
 	    cmocka_unit_test(test_runtime_env),
-	    cmocka_unit_test(test_base64),
 	    cmocka_unit_test(test_cache_path),
 	    cmocka_unit_test_setup_teardown(test_cache_roundtrip_and_list, dir_setup, dir_teardown),
 	};

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "base/codec.h"
 #include "cni/runtime.h"
 #include "inspect.h"
 
@@ -239,7 +240,7 @@ static void test_multinet_over_runtime_cache(void **state)
 {
 	const char *conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"mn\",\"plugins\":[{\"type\":"
 			   "\"multinet\"}]}";
-	_cleanup_free_ char *b64 = cni_base64_encode(conf, strlen(conf));
+	_cleanup_free_ char *b64 = b64_encode_dup(conf, strlen(conf));
 	_cleanup_free_ char *entry = NULL;
 	const char *mn =
 	    "{\"kind\":\"multinetCacheV1\",\"containerId\":\"c1\",\"delegates\":["

@@ -14,13 +14,14 @@
 
 #include <jansson.h>
 
+#include "base/codec.h"
+#include "base/sha512.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/log.h"
 #include "cni/result.h"
 #include "cni/runtime.h"
 #include "cnitool.h"
-#include "sha512.h"
 
 #define DEFAULT_NETCONFPATH "/etc/cni/net.d"
 #define DEFAULT_IFNAME "eth0"
@@ -86,17 +87,11 @@ int cnitool_abs_path(const char *path, char **ret)
 
 void cnitool_container_id(const char *abs_netns, char ret[CNITOOL_CONTAINER_ID_LEN])
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t digest[SHA512_DIGEST_SIZE];
-	char *p = ret + strlen("cnitool-");
 
 	sha512(abs_netns, strlen(abs_netns), digest);
 	memcpy(ret, "cnitool-", strlen("cnitool-"));
-	for (int i = 0; i < 10; i++) {
-		*p++ = hex[digest[i] >> 4];
-		*p++ = hex[digest[i] & 15];
-	}
-	*p = '\0';
+	*hex_encode(ret + strlen("cnitool-"), digest, 10) = '\0';
 }
 
 void cnitool_args_free(struct cni_runtime_arg *args, size_t n)

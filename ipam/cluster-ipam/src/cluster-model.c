@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "base/codec.h"
 #include "base/macro.h"
 #include "ipam/cluster-ipam.h"
 #include "ipam/range.h"
@@ -105,26 +106,13 @@ uint64_t cipam_hash(const char *s)
 
 const char *cipam_keypart(const struct ip_prefix *p, char buf[CIPAM_KEYPART_LEN])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0, len = ip_addr_len(p->family);
+	size_t n;
 
-	buf[n++] = p->family == AF_INET6 ? '6' : '4';
-	buf[n++] = '/';
-	for (size_t i = 0; i < len; i++) { /* a key of every block touched: no printf per byte */
-		buf[n++] = hex[p->addr.bytes[i] >> 4];
-		buf[n++] = hex[p->addr.bytes[i] & 15];
-	}
+	buf[0] = p->family == AF_INET6 ? '6' : '4';
+	buf[1] = '/';
+	n = (size_t)(hex_encode(buf + 2, p->addr.bytes, ip_addr_len(p->family)) - buf);
 	snprintf(buf + n, CIPAM_KEYPART_LEN - n, "-%u", p->prefixlen);
 	return buf;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 int cipam_keypart_parse(const char *s, struct ip_prefix *ret)
@@ -138,13 +126,9 @@ int cipam_keypart_parse(const char *s, struct ip_prefix *ret)
 	p.family = s[0] == '6' ? AF_INET6 : AF_INET;
 	len = ip_addr_len(p.family);
 	s += 2;
-	for (size_t i = 0; i < len; i++) {
-		int hi = hexval(s[2 * i]), lo = hi < 0 ? -1 : hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		p.addr.bytes[i] = (uint8_t)(hi << 4 | lo);
-	}
+	/* lower case only: one block, one key */
+	if (strspn(s, "0123456789abcdef") < 2 * len || hex_decode(s, len, p.addr.bytes) < 0)
+		return -EINVAL;
 	s += 2 * len;
 	if (*s != '-' || safe_atou32_max(s + 1, ip_family_bits(p.family), &plen) < 0)
 		return -EINVAL;

@@ -11,16 +11,16 @@
 
 #include <jansson.h>
 
+#include "base/codec.h"
 #include "pwetcd-internal.h"
 
 json_t *pwetcd_json_b64(const char *data, size_t len)
 {
-	char *buf = malloc((len + 2) / 3 * 4 + 1);
+	char *buf = b64_encode_dup(data, len);
 	json_t *s;
 
 	if (!buf)
 		return NULL;
-	pwetcd_b64_encode(data, len, buf);
 	s = json_string(buf);
 	free(buf);
 	return s;
@@ -185,7 +185,7 @@ int pwetcd_text_json_str(struct pwetcd_text *b, const char *str)
 static void tb_b64(struct pwetcd_text *b, bool first, const char *name, const char *data,
 		   size_t len)
 {
-	size_t n = (len + 2) / 3 * 4;
+	size_t n = B64_ENCODED_LEN(len);
 	char *p;
 
 	pwetcd_text_str(b, first ? "\"" : ",\"");
@@ -194,7 +194,7 @@ static void tb_b64(struct pwetcd_text *b, bool first, const char *name, const ch
 	p = tb_room(b, n);
 	if (!p)
 		return;
-	b->len += pwetcd_b64_encode(data, len, p); /* writes the NUL too */
+	b->len += b64_encode(data, len, p); /* writes the NUL too */
 	pwetcd_text_put(b, "\"", 1);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pwetcd: base64 and the parsers of etcd 3.4's JSON gateway responses.
+ * pwetcd: the parsers of etcd 3.4's JSON gateway responses.
  * Every field with a default value may be absent (failed txn: no
  * "succeeded"; empty range: no "kvs", no "count"; PUT events: no "type"),
  * int64 values come as strings (numbers are accepted too).
@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "base/codec.h"
 #include "pwetcd/etcd.h"
 
 #define BAD(msg)                                                                                   \
@@ -20,79 +21,6 @@
 			*why = (msg);                                                              \
 		return -EBADMSG;                                                                   \
 	} while (0)
-
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-size_t pwetcd_b64_encode(const void *in, size_t len, char *out)
-{
-	const unsigned char *p = in;
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-
-		if (i + 1 < len)
-			v |= (unsigned)p[i + 1] << 8;
-		if (i + 2 < len)
-			v |= p[i + 2];
-		out[o++] = b64_alphabet[(v >> 18) & 63];
-		out[o++] = b64_alphabet[(v >> 12) & 63];
-		out[o++] = i + 1 < len ? b64_alphabet[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < len ? b64_alphabet[v & 63] : '=';
-	}
-	out[o] = '\0';
-	return o;
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-long pwetcd_b64_decode(const char *in, size_t len, void *out)
-{
-	unsigned char *o = out;
-	size_t n = 0;
-
-	if (len % 4 != 0)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i += 4) {
-		int v[4];
-		unsigned pad = 0;
-
-		for (int k = 0; k < 4; k++) {
-			if (in[i + k] == '=' && i + 4 == len && k >= 2) {
-				v[k] = 0;
-				pad++;
-				continue;
-			}
-			if (pad) /* data after padding */
-				return -EINVAL;
-			v[k] = b64_value(in[i + k]);
-			if (v[k] < 0)
-				return -EINVAL;
-		}
-		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
-			     (unsigned)v[3];
-		o[n++] = (unsigned char)(w >> 16);
-		if (pad < 2)
-			o[n++] = (unsigned char)(w >> 8);
-		if (pad < 1)
-			o[n++] = (unsigned char)w;
-	}
-	return (long)n;
-}
 
 char *pwetcd_prefix_end(const char *key, size_t key_len, size_t *ret_len)
 {
@@ -160,9 +88,7 @@ static int get_bool(const json_t *obj, const char *key, bool *ret)
 static int get_b64(const json_t *obj, const char *key, char **ret, size_t *ret_len)
 {
 	const json_t *v = json_object_get(obj, key);
-	size_t len;
-	long n;
-	char *buf;
+	int r;
 
 	*ret = NULL;
 	*ret_len = 0;
@@ -170,19 +96,8 @@ static int get_b64(const json_t *obj, const char *key, char **ret, size_t *ret_l
 		return 0;
 	if (!json_is_string(v))
 		return -EBADMSG;
-	len = json_string_length(v);
-	buf = malloc(len / 4 * 3 + 4);
-	if (!buf)
-		return -ENOMEM;
-	n = pwetcd_b64_decode(json_string_value(v), len, buf);
-	if (n < 0) {
-		free(buf);
-		return -EBADMSG;
-	}
-	buf[n] = '\0';
-	*ret = buf;
-	*ret_len = (size_t)n;
-	return 0;
+	r = b64_decode_dup(json_string_value(v), json_string_length(v), ret, ret_len);
+	return r == -EINVAL ? -EBADMSG : r;
 }
 
 void pwetcd_kv_done(struct pwetcd_kv *kv)

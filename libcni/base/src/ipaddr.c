@@ -8,22 +8,12 @@
  * whole by the kernel's fault-around and counts in its RSS.
  */
 #include "base/ipaddr.h"
+#include "base/codec.h"
 #include "base/fmt.h"
 
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -71,7 +61,7 @@ static int parse_v6(const char *s, uint8_t out[16])
 	if (s[0] == ':')
 		s++; /* the first ':' of a leading "::" */
 	for (; *s; s++) {
-		int h = hex_value(*s);
+		int h = hex_digit(*s);
 
 		if (h >= 0) {
 			if (++digits > 4)

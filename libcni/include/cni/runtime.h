@@ -304,8 +304,3 @@ int cni_cache_list(const char *cache_dir, const char *container_id, struct cni_c
 
 struct cni_cache_entry *cni_cache_entry_free(struct cni_cache_entry *e);
 void cni_cache_entries_free(struct cni_cache_entry **v, size_t n);
-
-/* Base64 (RFC 4648, padded) as Go's encoding/json writes []byte. */
-char *cni_base64_encode(const void *buf, size_t len);
-/* Returns 0 and an owned NUL-terminated buffer, or -EINVAL for bad input. */
-int cni_base64_decode(const char *s, char **ret, size_t *ret_len);

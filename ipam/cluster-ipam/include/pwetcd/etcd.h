@@ -270,8 +270,5 @@ int pwetcd_parse_watch_message(const char *body, size_t len, struct pwetcd_watch
  */
 int pwetcd_parse_error(const char *body, size_t len, int *ret_code, char **ret_msg);
 
-/* Standard padded base64. decode returns the length or -EINVAL; out must hold 3*len/4+3. */
-size_t pwetcd_b64_encode(const void *in, size_t len, char *out);
-long pwetcd_b64_decode(const char *in, size_t len, void *out);
 /* The prefix end of key (last byte + 1, trailing 0xff dropped): owned, *ret_len set. */
 char *pwetcd_prefix_end(const char *key, size_t key_len, size_t *ret_len);

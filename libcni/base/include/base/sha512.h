@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * SHA-512 (FIPS 180-4), only for cnitool's container ID derivation; not a
- * general crypto API (no streaming, no side-channel hardening needed here).
+ * SHA-512 (FIPS 180-4) for names derived from IDs, as the reference plugins
+ * derive them: cnitool's container ID, bandwidth's IFB device. Not a general
+ * crypto API (no streaming, no side-channel hardening needed here).
  */
 #pragma once
 

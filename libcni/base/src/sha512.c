@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "sha512.h"
+#include "base/sha512.h"
 
 /* The first 64 bits of the fractional parts of the cube roots of the first 80 primes. */
 static const uint64_t K[80] = {
