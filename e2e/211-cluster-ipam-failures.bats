@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # cluster-ipam GC, STATUS and failures: etcd stopped, slow, answering 5xx or
-# garbage -> code 11 within timeoutMs and nothing half-done; restart
-# resumes; a SIGKILLed ADD followed by GC leaves `ipam check` clean.
+# garbage -> ADD code 11 within timeoutMs and nothing half-done, DEL a
+# success that leaves a pending release, replayed once etcd is back;
+# restart resumes; a SIGKILLed ADD followed by GC leaves `ipam check` clean.
 
 load cluster-ipam-helpers
 
@@ -73,7 +74,12 @@ gc_conf() { # gc_conf NODE VALID-JSON-ARRAY [JQ]
 	assert_error 50 "etcd unreachable"
 }
 
-@test "etcd slow (stopped process): ADD and DEL are code 11 within timeoutMs, nothing half-done" {
+# pending_file CID: the pending release of CID/eth0 on node n1.
+pending_file() {
+	echo "$STATE/data-n1/pending/$1:eth0"
+}
+
+@test "etcd slow (stopped process): ADD code 11 within timeoutMs, DEL pending, nothing half-done" {
 	# (an ADD's txn already sent may be applied late, whole: the retry answers it)
 	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
 	local before routes t0 t1
@@ -86,41 +92,103 @@ gc_conf() { # gc_conf NODE VALID-JSON-ARRAY [JQ]
 	assert_json .code 11
 	# the budget bounds the whole call (slack for a loaded machine)
 	[ $(((t1 - t0) / 1000000)) -lt 2500 ]
-	run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
-	assert_json .code 11
+	# DEL succeeds within the bound and leaves its release pending
+	t0=$(date +%s%N)
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 2500 ]
+	[ -f "$(pending_file c1)" ]
+	grep -q "handle $CI_PREFIX/ipam/handles/n1/c1/eth0" "$(pending_file c1)"
 	kill -CONT "$CI_ETCD_PID"
 	# ADD's one txn (from the node cache) was already sent: etcd may still apply it
 	# when it wakes up, whole (handle and ordinal together) or not at all, never a
-	# part; DEL's first request only reads, so c1 is still there
+	# part; DEL's first request only reads, so c1 is still there (pending)
 	local ip
 	sleep 0.5
 	ci_check "$HOST_NS" n1
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c1/eth0"* ]]
 	if [ "$(ci_dump)" != "$before" ]; then
 		run ci_dump
-		[[ "$output" == *"/handles/n1/c2/eth0"* && "$output" == *"/handles/n1/c1/eth0"* ]]
+		[[ "$output" == *"/handles/n1/c2/eth0"* ]]
 		ip=$(ci_dump | grep -A1 '/handles/n1/c2/eth0' | tail -1 | jq -r '.ips[0]')
 		# the runtime's retry gets exactly that allocation; its DEL frees it
 		run_plugin cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
 		assert_json '.ips[0].address' "$ip"
-		run_plugin cluster-ipam DEL eth0 c2 <<<"$(ci_conf n1)"
-		run ci_dump
-		[[ "$output" != *"/handles/n1/c2/"* && "$output" == *"/handles/n1/c1/eth0"* ]]
-		ci_check "$HOST_NS" n1
 	fi
+	# the next call that reaches etcd (this DEL) replays c1's release
+	run_plugin cluster-ipam DEL eth0 c2 <<<"$(ci_conf n1)"
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c2/"* && "$output" != *"/handles/n1/c1/"* ]]
+	[ ! -e "$(pending_file c1)" ]
+	ci_check "$HOST_NS" n1
 	[ "$(ip -n "$HOST_NS" route show table all)" = "$routes" ]
 }
 
-@test "etcd down: code 11 at once; restarted: ADD and DEL resume" {
+@test "etcd down: ADD code 11 at once, DEL pending; restarted: ADD replays, resumes" {
 	run_plugin cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1)"
 	ci_etcd_stop
 	run_plugin -e 1 cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
 	assert_error 11 "etcd"
-	run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1)"
-	assert_error 11 "etcd"
+	local t0 t1
+	t0=$(date +%s%N)
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 2500 ]
+	grep -q "release of n1/c1/eth0 is pending" "$STATE/stderr"
+	[ -f "$(pending_file c1)" ]
+	# the second DEL (containerd's RemovePodSandbox) too
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 '.ipam.etcd.timeoutMs=500')"
+	[ -f "$(pending_file c1)" ]
 	ci_etcd_start
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c1/eth0"* ]]
 	run_plugin cluster-ipam ADD eth0 c2 <<<"$(ci_conf n1)"
 	assert_json '.ips | length' 2
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c1/"* && "$output" == *"/handles/n1/c2/eth0"* ]]
+	[ ! -e "$(pending_file c1)" ]
 	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1)"
+	ci_check "$HOST_NS" n1
+}
+
+@test "pending releases: GC replays them; an ADD of the same handle gets a fresh allocation" {
+	local i
+	for i in 1 2 3; do
+		run_plugin cluster-ipam ADD eth0 c$i <<<"$(ci_conf n1)"
+	done
+	ci_etcd_stop
+	run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1)"
+	run_plugin cluster-ipam DEL eth0 c2 <<<"$(ci_conf n1)"
+	[ -f "$(pending_file c1)" ] && [ -f "$(pending_file c2)" ]
+	# GC while etcd is down: a warning, success, the entries stay
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[]' '.ipam.etcd.timeoutMs=500')"
+	grep -q "the next GC releases the rest" "$STATE/stderr"
+	[ -f "$(pending_file c1)" ] && [ -f "$(pending_file c2)" ]
+	ci_etcd_start
+	# GC listing every attachment still releases the pending ones (their DEL came)
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[{"containerID":"c3","ifname":"eth0"}]')"
+	run ci_dump
+	[[ "$output" != *"/handles/n1/c1/"* && "$output" != *"/handles/n1/c2/"* ]]
+	[[ "$output" == *"/handles/n1/c3/eth0"* ]]
+	[ ! -e "$(pending_file c1)" ] && [ ! -e "$(pending_file c2)" ]
+	ci_check "$HOST_NS" n1
+	# the same handle added again after its DEL went pending: the old
+	# allocation is released first, the ADD gets its own, nothing is left pending
+	ci_etcd_stop
+	run_plugin cluster-ipam DEL eth0 c3 <<<"$(ci_conf n1)"
+	[ -f "$(pending_file c3)" ]
+	ci_etcd_start
+	run_plugin cluster-ipam ADD eth0 c3 <<<"$(ci_conf n1)"
+	assert_json '.ips | length' 2
+	[ ! -e "$(pending_file c3)" ]
+	run ci_dump
+	[[ "$output" == *"/handles/n1/c3/eth0"* ]]
+	ci_check "$HOST_NS" n1
+	# ... and a later DEL frees it for good
+	run_plugin cluster-ipam DEL eth0 c3 <<<"$(ci_conf n1)"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
 	ci_check "$HOST_NS" n1
 }
 
@@ -170,7 +238,7 @@ stop_fake() {
 	CI_FAKE_PID=
 }
 
-@test "etcd answering 5xx, garbage, malformed JSON or nothing: code 11, nothing on the host" {
+@test "etcd answering 5xx, garbage, malformed JSON or nothing: ADD code 11, DEL pending, nothing on the host" {
 	touch "$STATE/snapshot.after"
 	# the node lock file (dataDir/lock) is the one thing created on first use
 	mkdir -p "$STATE/data-n1" && touch "$STATE/data-n1/lock"
@@ -180,8 +248,9 @@ stop_fake() {
 		pw_snapshot before
 		run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"$CI_FAKE_EP\"] | .ipam.etcd.timeoutMs=400")"
 		assert_json .code 11
-		run_plugin -e 1 cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"$CI_FAKE_EP\"] | .ipam.etcd.timeoutMs=400")"
-		assert_json .code 11
+		run_plugin cluster-ipam DEL eth0 c1 <<<"$(ci_conf n1 ".ipam.etcd.endpoints=[\"$CI_FAKE_EP\"] | .ipam.etcd.timeoutMs=400")"
+		[ -f "$(pending_file c1)" ]
+		rm -r "$STATE/data-n1/pending"
 		assert_snapshot_same before
 		stop_fake
 	done
@@ -238,8 +307,9 @@ start_broken() {
 }
 
 # calls_within BOUND_MS CONF-FILE CMD:ID...: start the calls at once (each
-# timed from its own exec, in the host netns); every one must end with code
-# 11 within BOUND_MS. CI_PLUGIN: the plugin (default cluster-ipam).
+# timed from its own exec, in the host netns); every one must end within
+# BOUND_MS, an ADD with code 11, a DEL with success (its release pending).
+# CI_PLUGIN: the plugin (default cluster-ipam).
 calls_within() {
 	local bound=$1 conf=$2 line cmd cid rc ms code bad=0
 	shift 2
@@ -252,7 +322,10 @@ calls_within() {
 	for line in "${lines[@]}"; do
 		read -r cmd cid rc ms code <<<"$line"
 		echo "# $cmd $cid: exit $rc, code $code, $ms ms" >&3
-		if [ "$rc" -ne 1 ] || [ "$code" != 11 ] || [ "$ms" -ge "$bound" ]; then
+		if [ "$cmd" = DEL ] && { [ "$rc" -ne 0 ] || [ "$ms" -ge "$bound" ]; }; then
+			echo "# DEL over the bound or failed: $line" >&2
+			bad=1
+		elif [ "$cmd" != DEL ] && { [ "$rc" -ne 1 ] || [ "$code" != 11 ] || [ "$ms" -ge "$bound" ]; }; then
 			echo "# over the bound or not code 11: $line" >&2
 			bad=1
 		fi
@@ -282,6 +355,15 @@ bounded_against() {
 	calls_within 1600 "$STATE/broken.json" DEL:d1
 	calls_within 1600 "$STATE/broken.json" ADD:a1
 	stop_fake
+	for i in 1 2 3; do
+		[ -f "$(pending_file d$i)" ]
+	done
+	# etcd is back: the next call replays the three releases
+	run_plugin cluster-ipam GC <<<"$(gc_conf n1 '[{"containerID":"d1","ifname":"eth0"}]')"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	[ ! -e "$(pending_file d1)" ]
+	ci_check "$HOST_NS" n1
 }
 
 @test "timeoutMs bounds the whole call: a server that accepts and never answers" {
@@ -315,6 +397,11 @@ bounded_against() {
 	CI_PLUGIN=bgp-route calls_within 1600 "$STATE/broken.json" ADD:a1 DEL:d1 ADD:a2
 	CI_PLUGIN=bgp-route calls_within 1600 "$STATE/broken.json" DEL:d1
 	stop_fake
+	[ -f "$(pending_file d1)" ]
+	run_plugin bgp-route DEL eth0 a9 <"$STATE/bgp.json"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	[ ! -e "$(pending_file d1)" ]
 }
 
 @test "DEL and GC with a config that names no usable etcd: warn, succeed, release nothing" {

@@ -12,6 +12,7 @@
 #include "base/macro.h"
 #include "cni/log.h"
 #include "cluster-add.h"
+#include "cluster-pending.h"
 #include "cluster-queue.h"
 
 static int handle_names(struct cni_ctx *ctx, const struct cipam_conf *c, char **ret_key,
@@ -186,7 +187,20 @@ static void batch_done(struct batch *b)
 		cni_error_done(&b->outs[i].err);
 }
 
-/* One queued request as request b->n, or answered at once (out of memory). */
+/*
+ * The ADD of a handle whose earlier DEL is still pending (its replay just
+ * failed, usually etcd unreachable): allocating now would let that release, replayed
+ * later, free the new allocation. Code 11, the runtime retries.
+ */
+static int pending_busy(struct cni_error *err, const char *container_id, const char *ifname)
+{
+	return cni_errorf(err, CNI_ERR_TRY_AGAIN, -EAGAIN,
+			  "cluster-ipam: the release of %s/%s by an earlier DEL is still pending "
+			  "(its replay failed); retry",
+			  container_id, ifname);
+}
+
+/* One queued request as request b->n, or answered at once (out of memory, release pending). */
 static void batch_add(struct batch *b, const struct cipam_session *s, struct cipam_qreq *q)
 {
 	const struct cipam_conf *c = s->c;
@@ -201,6 +215,18 @@ static void batch_add(struct batch *b, const struct cipam_session *s, struct cip
 		(void)cipam_queue_answer(s->queue_fd, q->tag,
 					 cni_errorf(&e, CNI_ERR_PLUGIN, -ENOMEM, "out of memory"),
 					 &e, &none);
+		cni_error_done(&e);
+		cipam_qreq_done(q);
+		return;
+	}
+	if (cipam_pending_exists(c->data_dir, q->container_id, q->ifname)) {
+		struct cni_error e = {0};
+		struct cipam_add_out none = {0};
+
+		free(key);
+		free(id);
+		(void)cipam_queue_answer(s->queue_fd, q->tag,
+					 pending_busy(&e, q->container_id, q->ifname), &e, &none);
 		cni_error_done(&e);
 		cipam_qreq_done(q);
 		return;
@@ -247,6 +273,11 @@ static int lead(struct cipam_session *s, const char *qkey, const struct cipam_ad
 
 	if (!b)
 		return -ENOMEM;
+	cipam_pending_replay(s); /* old releases first: a re-ADDed handle gets fresh addresses */
+	if (cipam_pending_exists(s->c->data_dir, self->container_id, self->ifname)) {
+		free(b);
+		return pending_busy(s->err, self->container_id, self->ifname);
+	}
 	b->reqs[0] = *self;
 	b->n = 1;
 	n = qkey ? cipam_queue_take(s->queue_fd, qkey, b->q, CIPAM_MAX_BATCH - 1) : 0;
@@ -352,6 +383,33 @@ static int del_session_open(struct cipam_session *s, const struct cipam_conf *c,
 	return r;
 }
 
+/*
+ * The release could not be done in etcd (unreachable, frozen, 5xx, node
+ * lock busy: code 11): record it in <dataDir>/pending, warn and succeed;
+ * the next call of the node that reaches etcd replays it. When it cannot
+ * be recorded, the code-11 error stands (the runtime retries).
+ */
+static int del_pending(struct cni_ctx *ctx, const struct cipam_conf *c, const char *key,
+		       const char *id, int r)
+{
+	_cleanup_free_ char *path = NULL;
+	int k;
+
+	if (!cipam_pending_wanted(ctx->err.code, r))
+		return r;
+	k = cipam_pending_record(c->data_dir, ctx->container_id, ctx->ifname, key, id, &path);
+	if (k < 0) {
+		cni_log_warning("cannot record the pending release of %s in '%s/pending': %s", id,
+				c->data_dir, strerror(-k));
+		return r;
+	}
+	cni_log_warning("%s; the release of %s is pending in '%s': replayed by the node's next "
+			"call that reaches etcd",
+			ctx->err.msg ? ctx->err.msg : strerror(-r), id, path ? path : c->data_dir);
+	cni_error_done(&ctx->err);
+	return 0;
+}
+
 static int cluster_del(struct cni_ctx *ctx)
 {
 	_cleanup_(cipam_conf_done) struct cipam_conf c = {0};
@@ -370,10 +428,14 @@ static int cluster_del(struct cni_ctx *ctx)
 	r = del_session_open(&s, &c, ctx);
 	if (r >= 0)
 		r = cipam_release_handle(&s, key, &released);
+	if (r >= 0 && s.locked) { /* etcd answered: its own entry is done, replay the others */
+		(void)cipam_pending_remove(c.data_dir, ctx->container_id, ctx->ifname);
+		cipam_pending_replay(&s);
+	}
 	cipam_session_close(&s);
 	if (r >= 0 && released)
 		cni_log_info("released the addresses of %s", id);
-	return r;
+	return r < 0 ? del_pending(ctx, &c, key, id, r) : r;
 }
 
 #define check_fail(ctx, ...) cni_errorf(&(ctx)->err, CNI_ERR_CHECK_FAILED, -ENOENT, __VA_ARGS__)
@@ -523,10 +585,19 @@ static int cluster_gc(struct cni_ctx *ctx)
 	if (r >= 0)
 		gc_queue(&c);
 	if (r >= 0)
+		cipam_pending_replay(&s);
+	if (r >= 0)
 		r = gc_handles(ctx, &s);
 	if (r >= 0)
 		r = cipam_release_empty_blocks(&s, c.grace_s, NULL, 0);
 	cipam_session_close(&s);
+	/* etcd unreachable or the lock busy: warn, the next GC does the rest */
+	if (r < 0 && ctx->err.code == CNI_ERR_TRY_AGAIN) {
+		cni_log_warning("%s; GC stopped there, the next GC releases the rest",
+				ctx->err.msg);
+		cni_error_done(&ctx->err);
+		return 0;
+	}
 	return r;
 }
 
