@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sriov-rdma: an SR-IOV VF and its RDMA device into the pod, restored on DEL. */
-#include "cni/plugin.h"
 #include "podnet/ipam-local.h"
 #include "sriov-rdma.h"
 
@@ -13,5 +12,5 @@ static const struct podnet_ipam_type ipam_types[] = {
 int main(int argc, char **argv)
 {
 	podnet_set_ipam_types(ipam_types);
-	return cni_plugin_main(&sriov_rdma_ops, argc, argv);
+	return podnet_plugin_main(&sriov_rdma_ops, argc, argv);
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ADD, in order, every step on ctx->undo: resolve the VF in sysfs, check the
- * RDMA prerequisites, take the per-VF lock, check the ownership record (a
- * stale one is restored and taken over), record the original state in the
- * state file before the first change, apply the PF-side keys the config
- * asks for, move the netdev into the pod (renamed, MAC, MTU), IPAM,
+ * ADD, in order, every step on podnet's undo list: resolve the VF in sysfs,
+ * check the RDMA prerequisites, take the per-VF lock, check the ownership
+ * record (a stale one is restored and taken over), record the original
+ * state in the state file before the first change, apply the PF-side keys
+ * the config asks for, move the netdev into the pod (renamed, MAC, MTU), IPAM,
  * addresses, up, routes, move and verify the RDMA device, then mark the
  * state complete. A failure unwinds in reverse: the VF is restored, the
  * state removed and the lock released.
@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <linux/netlink.h>
 
 #include "base/macro.h"
 #include "base/parse.h"
@@ -26,36 +24,36 @@
 
 #define LOCK_TIMEOUT_MS 30000
 
-static int noop(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
 static void run_free(void *arg)
 {
 	sr_run_done(arg);
 	free(arg);
 }
 
-/* The working set lives until the skeleton has run or dropped the undo list. */
-int sr_run_new(struct cni_ctx *ctx, struct sr_run **ret)
+/* The VF's record and lock: the state file once written; the lock goes with the working set. */
+static int undo_record(struct podnet *pn, void *arg)
+{
+	struct sr_run *r = arg;
+
+	(void)pn;
+	return r->recorded ? sr_state_remove(r->dir_fd, r->st.vf.bdf) : 0;
+}
+
+/*
+ * The working set lives on the heap: the undo step of the VF's record owns
+ * it, pushed first so it runs last and frees it after every other step.
+ * On failure the push has freed it.
+ */
+static int run_new(struct podnet *pn, struct sr_run **ret)
 {
 	struct sr_run *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
-	r->ctx = ctx;
-	r->dir_fd = r->lock_fd = r->host_ns_fd = r->pod_ns_fd = -1;
-	*ret = r; /* on failure the push has freed it: callers stop at once */
-	return cni_undo_push(&ctx->undo, "release the working set", noop, r, run_free);
-}
-
-static int undo_remove_state(void *arg)
-{
-	struct sr_run *r = arg;
-
-	return sr_state_remove(r->dir_fd, r->st.vf.bdf);
+	*r = (struct sr_run)SR_RUN_INIT(pn);
+	*ret = r;
+	return podnet_undo_push(pn, "remove the state file, unlock the VF", undo_record, r,
+				run_free);
 }
 
 struct pf_undo {
@@ -63,20 +61,23 @@ struct pf_undo {
 	unsigned key;
 };
 
-static int undo_pf(void *arg)
+static int undo_pf(struct podnet *pn, void *arg)
 {
 	struct pf_undo *u = arg;
 
+	(void)pn;
 	return sr_pf_restore(u->r, u->key);
 }
 
-static int undo_netdev(void *arg)
+static int undo_netdev(struct podnet *pn, void *arg)
 {
+	(void)pn;
 	return sr_netdev_release(arg);
 }
 
-static int undo_rdma(void *arg)
+static int undo_rdma(struct podnet *pn, void *arg)
 {
+	(void)pn;
 	return sr_rdma_release(arg);
 }
 
@@ -84,32 +85,33 @@ static int undo_rdma(void *arg)
 static int check_owner(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	struct sr_run old = {.ctx = ctx,
-			     .sysfs_fd = r->sysfs_fd,
-			     .dir_fd = r->dir_fd,
-			     .lock_fd = -1,
-			     .host_ns_fd = r->host_ns_fd,
-			     .pod_ns_fd = -1,
-			     .host = r->host,
-			     .conf.vf_return_timeout_ms = r->conf.vf_return_timeout_ms};
-	int e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
+	struct podnet pn = {.ctx = ctx, .netns_fd = -1, .host = r->pn->host};
+	struct sr_run old = SR_RUN_INIT(&pn);
+	int fd, e;
 
+	old.sysfs_fd = r->sysfs_fd;
+	old.dir_fd = r->dir_fd;
+	old.host_ns_fd = r->host_ns_fd;
+	old.conf.vf_return_timeout_ms = r->conf.vf_return_timeout_ms;
+	e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
 	if (e == -ENOENT)
 		return 0;
 	if (e < 0)
-		return sr_fail(ctx, NULL, e, "read the state of VF %s", r->conf.device_id);
+		return podnet_fail(ctx, NULL, e, "read the state of VF %s", r->conf.device_id);
 	if (streq(old.st.container_id, ctx->container_id) && streq(old.st.ifname, ctx->ifname))
 		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EEXIST,
 				  "VF %s is already attached to this container as '%s'",
 				  r->conf.device_id, ctx->ifname);
-	if (nlw_netns_open(old.st.netns, &old.pod_ns_fd) >= 0) {
-		close(old.pod_ns_fd);
+	if (nlw_netns_open(old.st.netns, &fd) >= 0) {
+		close(fd);
 		return cni_errorf(&ctx->err, CNI_ERR_EXISTS, -EBUSY, "VF %s is in use by %s",
 				  r->conf.device_id, old.st.container_id);
 	}
 	cni_log_info("VF %s: taking over the stale record of %s (netns '%s' is gone)",
 		     r->conf.device_id, old.st.container_id, old.st.netns);
 	e = sr_teardown(&old);
+	podnet_close_pod(&pn); /* the stale owner's netns, if teardown found it */
+	old.rdma = nlw_sock_free(old.rdma);
 	if (e < 0)
 		return cni_error_wrapf(&ctx->err, e, "VF %s: restore after the stale owner %s",
 				       r->conf.device_id, old.st.container_id);
@@ -131,8 +133,8 @@ static int take_lost(struct sr_run *r)
 		return 0;
 	}
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "stateDir: read the lost record of VF %s",
-			       r->conf.device_id);
+		return podnet_fail(r->ctx, NULL, e, "stateDir: read the lost record of VF %s",
+				   r->conf.device_id);
 	e = sr_lost_restore(r, &l);
 	if (e == -ENODEV)
 		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, -ENODEV,
@@ -156,7 +158,7 @@ static int lock_and_record(struct sr_run *r)
 				  r->conf.state_dir, strerror(-e));
 	e = sr_state_lock(r->dir_fd, r->conf.device_id, LOCK_TIMEOUT_MS, &r->lock_fd);
 	if (e < 0)
-		return sr_fail(ctx, NULL, e, "lock VF %s", r->conf.device_id);
+		return podnet_fail(ctx, NULL, e, "lock VF %s", r->conf.device_id);
 	e = check_owner(r);
 	if (e >= 0 && !r->st.vf.dpdk)
 		e = take_lost(r);
@@ -174,11 +176,11 @@ static int lock_and_record(struct sr_run *r)
 	r->st.applied = r->conf.pf_keys;
 	sr_plan_want(&r->conf, r->st.vf.index, &r->st.want);
 	r->st.has_ipam = ctx->conf.ipam_type != NULL;
-	e = cni_undo_push(&ctx->undo, "remove the state file", undo_remove_state, r, NULL);
-	if (e >= 0)
-		e = sr_state_save(r->dir_fd, &r->st);
+	r->recorded = true; /* a half-written file is removed too */
+	e = sr_state_save(r->dir_fd, &r->st);
 	if (e < 0)
-		return sr_fail(ctx, NULL, e, "stateDir: write the state of VF %s", r->st.vf.bdf);
+		return podnet_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
+				   r->st.vf.bdf);
 	return 0;
 }
 
@@ -198,7 +200,7 @@ static int apply_pf(struct sr_run *r)
 		if (!u)
 			return -ENOMEM;
 		*u = (struct pf_undo){r, key};
-		e = cni_undo_push(&r->ctx->undo, sr_pf_key_name(key), undo_pf, u, free);
+		e = podnet_undo_push(r->pn, sr_pf_key_name(key), undo_pf, u, free);
 		if (e < 0)
 			return e;
 	}
@@ -229,7 +231,7 @@ static int pod_side(struct sr_run *r)
 	if (!r->st.vf.dpdk) {
 		e = sr_netdev_name_free(r);
 		if (e >= 0)
-			e = cni_undo_push(&ctx->undo, "return the VF netdev", undo_netdev, r, NULL);
+			e = podnet_undo_push(r->pn, "return the VF netdev", undo_netdev, r, NULL);
 		if (e >= 0)
 			e = sr_netdev_to_pod(r);
 		if (e < 0)
@@ -289,16 +291,17 @@ static int resolve(struct sr_run *r)
 	return 0;
 }
 
-int sr_cmd_add(struct cni_ctx *ctx)
+int sr_cmd_add(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct sr_run *r = NULL;
-	int e = sr_run_new(ctx, &r);
+	int e = run_new(pn, &r);
 
 	if (e < 0)
 		return e;
 	e = resolve(r);
 	if (e >= 0)
-		e = sr_open(r, true);
+		e = sr_host_ns_open(r);
 	if (e >= 0)
 		e = sr_rdma_precheck(r);
 	if (e >= 0)
@@ -311,7 +314,7 @@ int sr_cmd_add(struct cni_ctx *ctx)
 	if (e >= 0)
 		e = pod_side(r);
 	if (e >= 0 && r->st.rdma_move) {
-		e = cni_undo_push(&ctx->undo, "return the RDMA device", undo_rdma, r, NULL);
+		e = podnet_undo_push(pn, "return the RDMA device", undo_rdma, r, NULL);
 		if (e >= 0)
 			e = sr_rdma_to_pod(r);
 		if (e >= 0)
@@ -323,14 +326,14 @@ int sr_cmd_add(struct cni_ctx *ctx)
 		r->st.complete = true;
 		e = sr_state_save(r->dir_fd, &r->st);
 		if (e < 0)
-			e = sr_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
-				    r->st.vf.bdf);
+			e = podnet_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
+					r->st.vf.bdf);
 	}
 	if (e >= 0 && r->conf.devinfo_file) {
 		e = sr_devinfo_write(r->conf.devinfo_file, &r->st);
 		if (e < 0)
-			e = sr_fail(ctx, NULL, e, "runtimeConfig.CNIDeviceInfoFile: write '%s'",
-				    r->conf.devinfo_file);
+			e = podnet_fail(ctx, NULL, e, "runtimeConfig.CNIDeviceInfoFile: write '%s'",
+					r->conf.devinfo_file);
 	}
 	if (e < 0)
 		return e;

@@ -18,7 +18,6 @@
 #include "cni/log.h"
 #include "nlw/addr.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
 #include "nlw/rdma.h"
 #include "nlw/sock.h"
 #include "nlw/vf.h"
@@ -33,15 +32,13 @@ static int differs(struct cni_ctx *ctx, const char *what, const char *bdf)
 /* prevResult's addresses on the pod netdev and its routes in the pod (podnet's CHECK helpers). */
 static int check_l3(struct sr_run *r, int ifindex)
 {
-	struct podnet pn = {
-	    .ctx = r->ctx, .netns_fd = r->pod_ns_fd, .host = r->host, .pod = r->pod};
 	const struct cni_result *pr = r->ctx->prev_result;
 	int e;
 
 	if (!pr)
 		return 0;
-	e = podnet_check_addrs(&pn, ifindex, pr);
-	return e < 0 ? e : podnet_check_routes(&pn, pr);
+	e = podnet_check_addrs(r->pn, ifindex, pr);
+	return e < 0 ? e : podnet_check_routes(r->pn, pr);
 }
 
 static int check_netdev(struct sr_run *r)
@@ -49,7 +46,8 @@ static int check_netdev(struct sr_run *r)
 	struct nlw_link l;
 	const char *bdf = r->st.vf.bdf;
 
-	if (nlw_link_get_by_name(r->pod, r->ctx->ifname, &l) < 0 || l.ifindex != r->st.pod_ifindex)
+	if (nlw_link_get_by_name(r->pn->pod, r->ctx->ifname, &l) < 0 ||
+	    l.ifindex != r->st.pod_ifindex)
 		return differs(r->ctx, "netdev is not in the pod under CNI_IFNAME", bdf);
 	if (memcmp(l.mac, r->st.pod_mac, 6) != 0)
 		return differs(r->ctx, "netdev MAC differs from the one ADD set", bdf);
@@ -67,10 +65,10 @@ static int check_pf(struct sr_run *r)
 
 	if (!r->st.applied)
 		return 0;
-	e = nlw_vf_get(r->host, r->st.pf_ifindex, r->st.vf.index, &have);
+	e = nlw_vf_get(r->pn->host, r->st.pf_ifindex, r->st.vf.index, &have);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "read VF %d of PF '%s'", r->st.vf.index,
-			       r->st.vf.pf_name);
+		return podnet_fail(r->ctx, r->pn->host, e, "read VF %d of PF '%s'", r->st.vf.index,
+				   r->st.vf.pf_name);
 	for (size_t i = 0; i < ARRAY_SIZE(sr_pf_order); i++) {
 		unsigned key = sr_pf_order[i];
 
@@ -82,14 +80,11 @@ static int check_pf(struct sr_run *r)
 	return 0;
 }
 
-int sr_cmd_check(struct cni_ctx *ctx)
+static int check(struct sr_run *r)
 {
-	struct sr_run *r = NULL;
-	int e = sr_run_new(ctx, &r);
+	struct cni_ctx *ctx = r->ctx;
+	int e = sr_conf_parse(ctx, &r->conf);
 
-	if (e < 0)
-		return e;
-	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_state_dir_open(r->conf.state_dir, &r->dir_fd);
 	if (e >= 0)
@@ -100,10 +95,7 @@ int sr_cmd_check(struct cni_ctx *ctx)
 				  "VF %s: no complete attachment of %s/%s", r->conf.device_id,
 				  ctx->container_id, ctx->ifname);
 	if (e < 0)
-		return cni_error_isset(&ctx->err) ? e : sr_fail(ctx, NULL, e, "stateDir: read");
-	e = sr_open(r, true);
-	if (e < 0)
-		return e;
+		return cni_error_isset(&ctx->err) ? e : podnet_fail(ctx, NULL, e, "stateDir: read");
 	if (!r->st.vf.dpdk)
 		e = check_netdev(r);
 	if (e >= 0)
@@ -112,6 +104,15 @@ int sr_cmd_check(struct cni_ctx *ctx)
 		e = differs(ctx, "RDMA device is not in the pod netns", r->st.vf.bdf);
 	if (e >= 0 && ctx->conf.ipam_type)
 		e = sr_ipam_run(ctx, CNI_CMD_CHECK);
+	return e;
+}
+
+int sr_cmd_check(struct podnet *pn)
+{
+	struct sr_run r = SR_RUN_INIT(pn);
+	int e = check(&r);
+
+	sr_run_done(&r);
 	return e;
 }
 
@@ -138,8 +139,9 @@ static int status_rdma(struct cni_ctx *ctx, enum sr_rdma_mode mode)
 	return 0;
 }
 
-int sr_cmd_status(struct cni_ctx *ctx)
+int sr_cmd_status(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct sr_conf c;
 	int e = sr_conf_parse(ctx, &c), fd = -1, tmp;
 

@@ -18,46 +18,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/netlink.h>
-
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/log.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
 #include "nlw/sock.h"
 #include "sriov-rdma.h"
 
 #define DEL_LOCK_TIMEOUT_MS 30000
 #define GC_LOCK_TIMEOUT_MS 1000
 
-static void keep_first(int *first, int e)
-{
-	if (e < 0 && *first == 0)
-		*first = e;
-}
-
 /* The PF may have been renamed or re-created: find it by name again. */
 static void refresh_pf(struct sr_run *r)
 {
 	struct nlw_link pf;
 
-	if (r->st.applied && nlw_link_get_by_name(r->host, r->st.vf.pf_name, &pf) >= 0)
+	if (r->st.applied && nlw_link_get_by_name(r->pn->host, r->st.vf.pf_name, &pf) >= 0)
 		r->st.pf_ifindex = pf.ifindex;
-}
-
-/* Pod netns of the record: CNI_NETNS, else the recorded path; gone or our own = none. */
-static void open_pod(struct sr_run *r, const char *path)
-{
-	if (r->pod_ns_fd < 0 && !isempty(path) && nlw_netns_open(path, &r->pod_ns_fd) < 0)
-		r->pod_ns_fd = -1;
-	if (r->pod_ns_fd >= 0 && nlw_netns_is_self(r->pod_ns_fd) > 0) {
-		close(r->pod_ns_fd);
-		r->pod_ns_fd = -1;
-	}
-	if (r->pod_ns_fd >= 0 && !r->pod &&
-	    nlw_sock_open_in_netns(r->pod_ns_fd, NETLINK_ROUTE, &r->pod) < 0)
-		r->pod = NULL;
 }
 
 static int64_t mono_ns(void)
@@ -143,7 +120,7 @@ static int restore_pf(struct sr_run *r, bool vf_lost)
 	refresh_pf(r);
 	for (size_t i = ARRAY_SIZE(sr_pf_order); i-- > 0;)
 		if (r->st.applied & sr_pf_order[i])
-			keep_first(&first, restore_key(r, sr_pf_order[i], vf_lost));
+			podnet_keep_first(&first, restore_key(r, sr_pf_order[i], vf_lost));
 	return first;
 }
 
@@ -155,13 +132,13 @@ static int record_lost(struct sr_run *r)
 	int e;
 
 	snprintf(why, sizeof(why), "netdev %s within %u ms of DEL",
-		 r->pod_ns_fd < 0 ? "not back in the host (netns gone)"
-				  : "found neither in the pod nor in the host",
+		 r->pn->netns_fd < 0 ? "not back in the host (netns gone)"
+				     : "found neither in the pod nor in the host",
 		 r->conf.vf_return_timeout_ms);
 	sr_lost_from_state(&r->st, (int64_t)time(NULL), why, &l);
 	e = sr_lost_save(r->dir_fd, &l);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "stateDir: record VF %s as lost", r->st.vf.bdf);
+		return podnet_fail(r->ctx, NULL, e, "stateDir: record VF %s as lost", r->st.vf.bdf);
 	cni_log_warning("VF %s: %s; recorded as lost (stateDir %s/%s.json): GC or the next "
 			"ADD of the VF restores '%s' when it is back",
 			r->st.vf.bdf, why, SR_LOST_DIR, r->st.vf.bdf, r->st.orig.netdev);
@@ -173,17 +150,17 @@ int sr_teardown(struct sr_run *r)
 	int first = 0, e;
 	bool lost;
 
-	open_pod(r, r->st.netns);
-	keep_first(&first, release_rdma(r));
+	(void)podnet_open_recorded(r->pn, r->st.netns); /* CNI_NETNS, else the record's */
+	podnet_keep_first(&first, release_rdma(r));
 	lost = !netdev_present(r);
-	keep_first(&first, restore_pf(r, lost));
-	keep_first(&first, lost ? record_lost(r) : sr_netdev_release(r));
+	podnet_keep_first(&first, restore_pf(r, lost));
+	podnet_keep_first(&first, lost ? record_lost(r) : sr_netdev_release(r));
 	if (first < 0)
 		return first;
 	e = sr_state_remove(r->dir_fd, r->st.vf.bdf);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "stateDir: remove the state of VF %s",
-			       r->st.vf.bdf);
+		return podnet_fail(r->ctx, NULL, e, "stateDir: remove the state of VF %s",
+				   r->st.vf.bdf);
 	cni_log_debug("VF %s %s", r->st.vf.bdf,
 		      lost ? "recorded as lost" : "restored and released");
 	return 0;
@@ -214,12 +191,12 @@ static int lock_state(struct sr_run *r, const char *bdf, unsigned timeout_ms)
 	int e = sr_state_lock(r->dir_fd, bdf, timeout_ms, &r->lock_fd);
 
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "lock VF %s", bdf);
+		return podnet_fail(r->ctx, NULL, e, "lock VF %s", bdf);
 	e = sr_state_load(r->dir_fd, bdf, &r->st);
 	if (e == -ENOENT)
 		return 1;
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "stateDir: read the state of VF %s", bdf);
+		return podnet_fail(r->ctx, NULL, e, "stateDir: read the state of VF %s", bdf);
 	return 0;
 }
 
@@ -227,7 +204,7 @@ static int dir_open_existing(struct sr_run *r)
 {
 	int e = sr_state_dir_open(r->conf.state_dir, &r->dir_fd);
 
-	return e < 0 ? sr_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
+	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
 /*
@@ -246,15 +223,12 @@ static int ipam_del(struct cni_ctx *ctx)
 	return 0;
 }
 
-int sr_cmd_del(struct cni_ctx *ctx)
+static int del(struct sr_run *r)
 {
-	struct sr_run *r = NULL;
+	struct cni_ctx *ctx = r->ctx;
 	char bdf[SR_BDF_LEN];
-	int e = sr_run_new(ctx, &r);
+	int e = sr_conf_parse(ctx, &r->conf);
 
-	if (e < 0)
-		return e;
-	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_sysfs_root(ctx, &r->sysfs_fd);
 	if (e >= 0)
@@ -275,8 +249,17 @@ int sr_cmd_del(struct cni_ctx *ctx)
 		if (e < 0)
 			return e;
 	}
-	e = sr_open(r, false);
+	e = sr_host_ns_open(r);
 	return e < 0 ? e : sr_teardown(r);
+}
+
+int sr_cmd_del(struct podnet *pn)
+{
+	struct sr_run r = SR_RUN_INIT(pn);
+	int e = del(&r);
+
+	sr_run_done(&r);
+	return e;
 }
 
 static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s)
@@ -291,17 +274,16 @@ static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s
 /* One record of GC: restore it unless valid or busy. */
 static int gc_one(struct sr_run *base, const char *bdf)
 {
-	struct sr_run r = {.ctx = base->ctx,
-			   .sysfs_fd = base->sysfs_fd,
-			   .dir_fd = base->dir_fd,
-			   .lock_fd = -1,
-			   .host_ns_fd = base->host_ns_fd,
-			   .pod_ns_fd = -1,
-			   .host = base->host,
-			   .conf.vf_return_timeout_ms = base->conf.vf_return_timeout_ms,
-			   .return_deadline_ns = base->return_deadline_ns};
-	int e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
+	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
+	struct sr_run r = SR_RUN_INIT(&pn);
+	int e;
 
+	r.sysfs_fd = base->sysfs_fd;
+	r.dir_fd = base->dir_fd;
+	r.host_ns_fd = base->host_ns_fd;
+	r.conf.vf_return_timeout_ms = base->conf.vf_return_timeout_ms;
+	r.return_deadline_ns = base->return_deadline_ns;
+	e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
 	if (e == -ETIMEDOUT) { /* an ADD or DEL is at work on it: the next GC looks again */
 		cni_log_info("GC: VF %s is busy, skipped", bdf);
 		return 0;
@@ -311,7 +293,7 @@ static int gc_one(struct sr_run *base, const char *bdf)
 	if (e == -ENOENT || e == -EBADMSG)
 		e = 1; /* gone meanwhile, or not a record of ours */
 	if (e < 0)
-		e = sr_fail(base->ctx, NULL, e, "GC: VF %s", bdf);
+		e = podnet_fail(base->ctx, NULL, e, "GC: VF %s", bdf);
 	if (e == 0 && streq(r.st.network, base->ctx->conf.name) &&
 	    !valid_attachment(base->ctx, &r.st)) {
 		cni_log_info("GC: VF %s of %s/%s is not a valid attachment: restoring", bdf,
@@ -321,9 +303,7 @@ static int gc_one(struct sr_run *base, const char *bdf)
 	base->return_deadline_ns = r.return_deadline_ns; /* one bound for the whole GC */
 	if (r.lock_fd >= 0)
 		close(r.lock_fd);
-	if (r.pod_ns_fd >= 0)
-		close(r.pod_ns_fd);
-	nlw_sock_free(r.pod);
+	podnet_close_pod(&pn); /* the record's netns, if teardown opened it */
 	nlw_sock_free(r.rdma);
 	return e < 0 ? e : 0;
 }
@@ -355,7 +335,7 @@ static int gc_lost_one(struct sr_run *base, const char *bdf)
 	if (e == -ENOENT || e == -EBADMSG || e == -ENODEV)
 		return 0;
 	return e < 0 && !cni_error_isset(&base->ctx->err)
-		   ? sr_fail(base->ctx, NULL, e, "GC: lost VF %s", bdf)
+		   ? podnet_fail(base->ctx, NULL, e, "GC: lost VF %s", bdf)
 		   : e;
 }
 
@@ -368,7 +348,7 @@ static int gc_scan(struct sr_run *r, int dir_fd, int (*fn)(struct sr_run *, cons
 	DIR *d;
 
 	if (fd < 0 || !(d = fdopendir(fd)))
-		return sr_fail(r->ctx, NULL, negative_errno(), "stateDir: list");
+		return podnet_fail(r->ctx, NULL, negative_errno(), "stateDir: list");
 	fd = -1;
 	rewinddir(d);
 	while ((de = readdir(d))) {
@@ -380,7 +360,7 @@ static int gc_scan(struct sr_run *r, int dir_fd, int (*fn)(struct sr_run *, cons
 		memcpy(bdf, de->d_name, SR_BDF_LEN - 1);
 		bdf[SR_BDF_LEN - 1] = '\0';
 		if (sr_bdf_valid(bdf))
-			keep_first(&first, fn(r, bdf));
+			podnet_keep_first(&first, fn(r, bdf));
 	}
 	closedir(d);
 	return first;
@@ -393,30 +373,36 @@ static int gc_lost(struct sr_run *r)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0
-				       : sr_fail(r->ctx, NULL, negative_errno(),
-						 "stateDir: open %s/", SR_LOST_DIR);
+				       : podnet_fail(r->ctx, NULL, negative_errno(),
+						     "stateDir: open %s/", SR_LOST_DIR);
 	return gc_scan(r, fd, gc_lost_one);
 }
 
-int sr_cmd_gc(struct cni_ctx *ctx)
+static int gc(struct sr_run *r)
 {
-	struct sr_run *r = NULL;
-	int e = sr_run_new(ctx, &r), first;
+	struct cni_ctx *ctx = r->ctx;
+	int e = sr_conf_parse(ctx, &r->conf), first;
 
-	if (e < 0)
-		return e;
-	e = sr_conf_parse(ctx, &r->conf);
 	if (e >= 0)
 		e = sr_sysfs_root(ctx, &r->sysfs_fd);
 	if (e >= 0)
 		e = dir_open_existing(r);
 	if (e >= 0)
-		e = sr_open(r, false);
+		e = sr_host_ns_open(r);
 	if (e < 0)
 		return e;
 	first = gc_scan(r, r->dir_fd, gc_one);
-	keep_first(&first, gc_lost(r));
+	podnet_keep_first(&first, gc_lost(r));
 	if (ctx->conf.ipam_type)
-		keep_first(&first, sr_ipam_run(ctx, CNI_CMD_GC));
+		podnet_keep_first(&first, sr_ipam_run(ctx, CNI_CMD_GC));
 	return first;
+}
+
+int sr_cmd_gc(struct podnet *pn)
+{
+	struct sr_run r = SR_RUN_INIT(pn);
+	int e = gc(&r);
+
+	sr_run_done(&r);
+	return e;
 }

@@ -247,17 +247,15 @@ int sr_lost_remove(int dir_fd, const char *bdf)
 
 int sr_lost_restore(struct sr_run *base, const struct sr_lost *l)
 {
-	struct sr_run r = {.ctx = base->ctx,
-			   .sysfs_fd = base->sysfs_fd,
-			   .dir_fd = base->dir_fd,
-			   .lock_fd = -1,
-			   .host_ns_fd = base->host_ns_fd,
-			   .pod_ns_fd = -1,
-			   .host = base->host};
+	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
+	struct sr_run r = SR_RUN_INIT(&pn);
 	struct nlw_link link;
 	bool in_pod;
 	int e;
 
+	r.sysfs_fd = base->sysfs_fd;
+	r.dir_fd = base->dir_fd;
+	r.host_ns_fd = base->host_ns_fd;
 	sr_lost_to_state(l, &r.st);
 	if (sr_netdev_locate(&r, &link, &in_pod) < 0)
 		return -ENODEV;
@@ -266,8 +264,8 @@ int sr_lost_restore(struct sr_run *base, const struct sr_lost *l)
 		return e;
 	e = sr_lost_remove(base->dir_fd, l->bdf);
 	if (e < 0)
-		return sr_fail(base->ctx, NULL, e, "stateDir: remove the lost record of VF %s",
-			       l->bdf);
+		return podnet_fail(base->ctx, NULL, e, "stateDir: remove the lost record of VF %s",
+				   l->bdf);
 	cni_log_info("VF %s: netdev back in the host as '%s' (lost since the DEL of %s/%s), "
 		     "restored",
 		     l->bdf, l->netdev, l->container_id, l->ifname);

@@ -20,7 +20,7 @@
 int sr_netdev_record(struct sr_run *r)
 {
 	struct nlw_link l;
-	int e = nlw_link_get_by_name(r->host, r->st.vf.netdev, &l);
+	int e = nlw_link_get_by_name(r->pn->host, r->st.vf.netdev, &l);
 
 	if (e == -ENODEV)
 		return cni_errorf(&r->ctx->err, CNI_ERR_PLUGIN, e,
@@ -28,7 +28,8 @@ int sr_netdev_record(struct sr_run *r)
 				  "namespace (already in a pod?)",
 				  r->st.vf.bdf, r->st.vf.netdev);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "look up VF netdev '%s'", r->st.vf.netdev);
+		return podnet_fail(r->ctx, r->pn->host, e, "look up VF netdev '%s'",
+				   r->st.vf.netdev);
 	snprintf(r->st.orig.netdev, sizeof(r->st.orig.netdev), "%s", l.name);
 	r->st.orig.ifindex = l.ifindex;
 	r->st.orig.mtu = l.mtu;
@@ -41,7 +42,7 @@ int sr_netdev_name_free(struct sr_run *r)
 {
 	struct nlw_link l;
 
-	if (nlw_link_get_by_name(r->pod, r->ctx->ifname, &l) >= 0)
+	if (nlw_link_get_by_name(r->pn->pod, r->ctx->ifname, &l) >= 0)
 		return cni_errorf(&r->ctx->err, CNI_ERR_EXISTS, -EEXIST,
 				  "CNI_IFNAME: '%s' already exists in netns '%s'", r->ctx->ifname,
 				  r->ctx->netns);
@@ -54,34 +55,35 @@ int sr_netdev_to_pod(struct sr_run *r)
 	struct nlw_link l;
 	int e;
 	if (r->st.orig.up) {
-		e = nlw_link_set_down(r->host, r->st.orig.ifindex);
+		e = nlw_link_set_down(r->pn->host, r->st.orig.ifindex);
 		if (e < 0)
-			return sr_fail(r->ctx, r->host, e, "set VF netdev '%s' down",
-				       r->st.orig.netdev);
+			return podnet_fail(r->ctx, r->pn->host, e, "set VF netdev '%s' down",
+					   r->st.orig.netdev);
 	}
-	e = nlw_link_set_netns(r->host, r->st.orig.ifindex, r->pod_ns_fd, ifname);
+	e = nlw_link_set_netns(r->pn->host, r->st.orig.ifindex, r->pn->netns_fd, ifname);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "move VF netdev '%s' into netns '%s' as '%s'",
-			       r->st.orig.netdev, r->ctx->netns, ifname);
-	e = nlw_link_get_by_name(r->pod, ifname, &l);
+		return podnet_fail(r->ctx, r->pn->host, e,
+				   "move VF netdev '%s' into netns '%s' as '%s'", r->st.orig.netdev,
+				   r->ctx->netns, ifname);
+	e = nlw_link_get_by_name(r->pn->pod, ifname, &l);
 	if (e < 0)
-		return sr_fail(r->ctx, r->pod, e, "look up '%s' in the pod", ifname);
+		return podnet_fail(r->ctx, r->pn->pod, e, "look up '%s' in the pod", ifname);
 	r->st.pod_ifindex = l.ifindex;
 	if (r->conf.pf_keys & SR_PF_MAC) {
-		e = nlw_link_set_mac(r->pod, l.ifindex, r->conf.mac);
+		e = nlw_link_set_mac(r->pn->pod, l.ifindex, r->conf.mac);
 		if (e < 0)
-			return sr_fail(r->ctx, r->pod, e, "mac: set %s on '%s'", r->conf.mac_str,
-				       ifname);
+			return podnet_fail(r->ctx, r->pn->pod, e, "mac: set %s on '%s'",
+					   r->conf.mac_str, ifname);
 	}
 	if (r->conf.mtu) {
-		e = nlw_link_set_mtu(r->pod, l.ifindex, r->conf.mtu);
+		e = nlw_link_set_mtu(r->pn->pod, l.ifindex, r->conf.mtu);
 		if (e < 0)
-			return sr_fail(r->ctx, r->pod, e, "mtu: set %u on '%s'", r->conf.mtu,
-				       ifname);
+			return podnet_fail(r->ctx, r->pn->pod, e, "mtu: set %u on '%s'",
+					   r->conf.mtu, ifname);
 	}
-	e = nlw_link_get_by_index(r->pod, l.ifindex, &l);
+	e = nlw_link_get_by_index(r->pn->pod, l.ifindex, &l);
 	if (e < 0)
-		return sr_fail(r->ctx, r->pod, e, "look up '%s' in the pod", ifname);
+		return podnet_fail(r->ctx, r->pn->pod, e, "look up '%s' in the pod", ifname);
 	memcpy(r->st.pod_mac, l.mac, 6);
 	r->st.pod_mtu = l.mtu;
 	return 0;
@@ -118,18 +120,18 @@ static int restore_attrs(struct sr_run *r, struct nlw_sock *s, const struct nlw_
 	if (e >= 0 && r->st.orig.mtu && l->mtu != r->st.orig.mtu)
 		e = nlw_link_set_mtu(s, l->ifindex, r->st.orig.mtu);
 	if (e < 0)
-		return sr_fail(r->ctx, s, e, "restore MAC/MTU of VF netdev '%s'", l->name);
+		return podnet_fail(r->ctx, s, e, "restore MAC/MTU of VF netdev '%s'", l->name);
 	return 0;
 }
 
 /* In the pod as CNI_IFNAME, or renamed there but still under its pod ifindex. */
 static int find_in_pod(struct sr_run *r, struct nlw_link *ret)
 {
-	if (!r->pod)
+	if (!r->pn->pod)
 		return -ENODEV;
-	if (nlw_link_get_by_name(r->pod, r->st.ifname, ret) >= 0 && ours(r, ret->ifindex))
+	if (nlw_link_get_by_name(r->pn->pod, r->st.ifname, ret) >= 0 && ours(r, ret->ifindex))
 		return 0;
-	if (r->st.pod_ifindex > 0 && nlw_link_get_by_index(r->pod, r->st.pod_ifindex, ret) >= 0)
+	if (r->st.pod_ifindex > 0 && nlw_link_get_by_index(r->pn->pod, r->st.pod_ifindex, ret) >= 0)
 		return 0;
 	return -ENODEV;
 }
@@ -137,15 +139,15 @@ static int find_in_pod(struct sr_run *r, struct nlw_link *ret)
 /* In the pod: restore and move home under the original name. */
 static int release_from_pod(struct sr_run *r, const struct nlw_link *l)
 {
-	int e = restore_attrs(r, r->pod, l);
+	int e = restore_attrs(r, r->pn->pod, l);
 
 	if (e < 0)
 		return e;
-	drop_old_altname(r, r->pod, l->ifindex);
-	e = nlw_link_set_netns(r->pod, l->ifindex, r->host_ns_fd, r->st.orig.netdev);
+	drop_old_altname(r, r->pn->pod, l->ifindex);
+	e = nlw_link_set_netns(r->pn->pod, l->ifindex, r->host_ns_fd, r->st.orig.netdev);
 	if (e < 0)
-		return sr_fail(r->ctx, r->pod, e, "move '%s' back to the host as '%s'", l->name,
-			       r->st.orig.netdev);
+		return podnet_fail(r->ctx, r->pn->pod, e, "move '%s' back to the host as '%s'",
+				   l->name, r->st.orig.netdev);
 	return 0;
 }
 
@@ -161,16 +163,16 @@ static int find_in_host(struct sr_run *r, struct nlw_link *ret)
 	char dev[2][IFNAMSIZ];
 
 	for (int i = 0; i < n; i++)
-		if (nlw_link_get_by_name(r->host, names[i], ret) >= 0)
+		if (nlw_link_get_by_name(r->pn->host, names[i], ret) >= 0)
 			return 0;
-	if (nlw_link_get_by_name(r->host, r->st.orig.netdev, ret) >= 0 && ours(r, ret->ifindex))
+	if (nlw_link_get_by_name(r->pn->host, r->st.orig.netdev, ret) >= 0 && ours(r, ret->ifindex))
 		return 0;
-	if (nlw_link_get_by_name(r->host, r->st.ifname, ret) >= 0 && ours(r, ret->ifindex))
+	if (nlw_link_get_by_name(r->pn->host, r->st.ifname, ret) >= 0 && ours(r, ret->ifindex))
 		return 0;
 	snprintf(dev[0], IFNAMSIZ, "dev%d", r->st.pod_ifindex);
 	snprintf(dev[1], IFNAMSIZ, "dev%d", r->st.orig.ifindex);
 	for (int i = 0; i < 2; i++)
-		if (nlw_link_get_by_name(r->host, dev[i], ret) >= 0)
+		if (nlw_link_get_by_name(r->pn->host, dev[i], ret) >= 0)
 			return 0;
 	return -ENODEV;
 }
@@ -183,7 +185,7 @@ int sr_netdev_locate(struct sr_run *r, struct nlw_link *ret, bool *in_pod)
 
 static int not_found(struct sr_run *r)
 {
-	if (r->pod_ns_fd < 0)
+	if (r->pn->netns_fd < 0)
 		return cni_errorf(&r->ctx->err, CNI_ERR_TRY_AGAIN, -EAGAIN,
 				  "VF %s: netdev not back in the host yet (netns '%s' gone, the "
 				  "kernel returns it when the last reference drops); retry DEL",
@@ -196,14 +198,14 @@ static int not_found(struct sr_run *r)
 /* Found in the host: original MAC and MTU, then the original name. */
 static int restore_in_host(struct sr_run *r, const struct nlw_link *l)
 {
-	int e = restore_attrs(r, r->host, l);
+	int e = restore_attrs(r, r->pn->host, l);
 
 	if (e >= 0 && !streq(l->name, r->st.orig.netdev)) {
-		drop_old_altname(r, r->host, l->ifindex);
-		e = nlw_link_set_name(r->host, l->ifindex, r->st.orig.netdev);
+		drop_old_altname(r, r->pn->host, l->ifindex);
+		e = nlw_link_set_name(r->pn->host, l->ifindex, r->st.orig.netdev);
 		if (e < 0)
-			return sr_fail(r->ctx, r->host, e, "rename '%s' back to '%s'", l->name,
-				       r->st.orig.netdev);
+			return podnet_fail(r->ctx, r->pn->host, e, "rename '%s' back to '%s'",
+					   l->name, r->st.orig.netdev);
 	}
 	return e;
 }
@@ -224,10 +226,10 @@ int sr_netdev_release(struct sr_run *r)
 		return e;
 	if (!r->st.orig.up)
 		return 0;
-	e = nlw_link_get_by_name(r->host, r->st.orig.netdev, &l);
+	e = nlw_link_get_by_name(r->pn->host, r->st.orig.netdev, &l);
 	if (e >= 0 && !(l.flags & IFF_UP))
-		e = nlw_link_set_up(r->host, l.ifindex);
+		e = nlw_link_set_up(r->pn->host, l.ifindex);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "set '%s' up again", r->st.orig.netdev);
+		return podnet_fail(r->ctx, r->pn->host, e, "set '%s' up again", r->st.orig.netdev);
 	return 0;
 }

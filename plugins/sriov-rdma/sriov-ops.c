@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plugin's handler table. */
+/* The plugin's handler table: each command and what podnet opens for it. */
 #include "sriov-rdma.h"
 
 static const char *const args_keys[] = {
     "IgnoreUnknown", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_INFRA_CONTAINER_ID",
     "K8S_POD_UID",   NULL};
 
-const struct cni_plugin_ops sriov_rdma_ops = {
+const struct podnet_plugin_ops sriov_rdma_ops = {
     .name = "sriov-rdma",
     .about = "podwire sriov-rdma: an SR-IOV VF and its RDMA device into the pod, restored on DEL",
     .cni_args_keys = args_keys,
-    .add = sr_cmd_add,
-    .del = sr_cmd_del,
-    .check = sr_cmd_check,
-    .gc = sr_cmd_gc,
-    .status = sr_cmd_status,
+    .add = {sr_cmd_add, PODNET_POD},
+    /* DEL and GC: without a pod netns, teardown opens the one the record names. */
+    .del = {sr_cmd_del, PODNET_POD},
+    .check = {sr_cmd_check, PODNET_POD},
+    .gc = {sr_cmd_gc, PODNET_POD},
+    .status = {sr_cmd_status, PODNET_NOTHING},
 };

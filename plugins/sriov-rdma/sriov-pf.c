@@ -38,12 +38,12 @@ int sr_pf_read(struct sr_run *r)
 	struct nlw_link pf;
 	int e;
 
-	e = nlw_link_get_by_name(r->host, r->st.vf.pf_name, &pf);
+	e = nlw_link_get_by_name(r->pn->host, r->st.vf.pf_name, &pf);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "PF netdev '%s' of VF %s", r->st.vf.pf_name,
-			       r->st.vf.bdf);
+		return podnet_fail(r->ctx, r->pn->host, e, "PF netdev '%s' of VF %s",
+				   r->st.vf.pf_name, r->st.vf.bdf);
 	r->st.pf_ifindex = pf.ifindex;
-	e = nlw_vf_get(r->host, pf.ifindex, r->st.vf.index, &r->st.orig.pf);
+	e = nlw_vf_get(r->pn->host, pf.ifindex, r->st.vf.index, &r->st.orig.pf);
 	if (e == -ENOENT || e == -ENODEV) {
 		/* Virtio-style PFs (and the test fakes) report no VF list. */
 		cni_log_info("PF %s does not report VF %d: original PF-side state unknown, "
@@ -55,8 +55,8 @@ int sr_pf_read(struct sr_run *r)
 		return 0;
 	}
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "read VF %d of PF '%s'", r->st.vf.index,
-			       r->st.vf.pf_name);
+		return podnet_fail(r->ctx, r->pn->host, e, "read VF %d of PF '%s'", r->st.vf.index,
+				   r->st.vf.pf_name);
 	r->st.orig.pf_known = true;
 	return 0;
 }
@@ -68,11 +68,11 @@ int sr_pf_apply(struct sr_run *r, unsigned key)
 	int e;
 
 	sr_plan_apply(&r->conf, r->st.vf.index, key, &p);
-	e = nlw_vf_set(r->host, r->st.pf_ifindex, &p);
+	e = nlw_vf_set(r->pn->host, r->st.pf_ifindex, &p);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "%s: PF '%s' refused %s on VF %d",
-			       sr_pf_key_name(key), r->st.vf.pf_name,
-			       params_fmt(&p, what, sizeof(what)), r->st.vf.index);
+		return podnet_fail(r->ctx, r->pn->host, e, "%s: PF '%s' refused %s on VF %d",
+				   sr_pf_key_name(key), r->st.vf.pf_name,
+				   params_fmt(&p, what, sizeof(what)), r->st.vf.index);
 	return 0;
 }
 
@@ -83,10 +83,10 @@ int sr_pf_restore(struct sr_run *r, unsigned key)
 	int e;
 
 	sr_plan_restore(&r->st.orig, r->st.vf.index, key, &p);
-	e = nlw_vf_set(r->host, r->st.pf_ifindex, &p);
+	e = nlw_vf_set(r->pn->host, r->st.pf_ifindex, &p);
 	if (e < 0)
-		return sr_fail(r->ctx, r->host, e, "%s: restore %s on VF %d of PF '%s'",
-			       sr_pf_key_name(key), params_fmt(&p, what, sizeof(what)),
-			       r->st.vf.index, r->st.vf.pf_name);
+		return podnet_fail(r->ctx, r->pn->host, e, "%s: restore %s on VF %d of PF '%s'",
+				   sr_pf_key_name(key), params_fmt(&p, what, sizeof(what)),
+				   r->st.vf.index, r->st.vf.pf_name);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "cni/plugin.h"
 #include "nlw/rdma.h"
+#include "podnet/podnet.h"
 #include "nlw/vf.h"
 
 struct nlw_link;
@@ -215,31 +216,36 @@ bool sr_plan_restore_fatal(int err, bool vf_lost);
  */
 unsigned sr_plan_poll_ms(unsigned prev_ms, int64_t left_ms);
 
-/* Per-invocation working set of ADD/DEL/CHECK. */
+/* Per-invocation working set of ADD/DEL/CHECK/GC. */
 struct sr_run {
 	struct cni_ctx *ctx;
+	/*
+	 * Borrowed: the host socket, the pod netns and its socket (podnet's for
+	 * the invocation; for another attachment's record, one with only the
+	 * host socket, whose recorded netns teardown opens).
+	 */
+	struct podnet *pn;
 	struct sr_conf conf;
 	struct sr_state st;
 	int sysfs_fd;	       /* borrowed */
 	int dir_fd;	       /* state directory */
 	int lock_fd;	       /* per-VF lock */
 	int host_ns_fd;	       /* our own netns */
-	int pod_ns_fd;	       /* -1 when gone */
-	struct nlw_sock *host; /* NETLINK_ROUTE in the host netns */
-	struct nlw_sock *pod;  /* NETLINK_ROUTE in the pod netns */
 	struct nlw_sock *rdma; /* NETLINK_RDMA in the host netns (ADD with a device to move) */
 	uint32_t rdma_index;
 	struct cni_result *result;
+	bool recorded;		    /* ADD: the state file is (being) written */
 	int64_t return_deadline_ns; /* DEL: end of the vfReturnTimeoutMs wait, 0 = not started */
 };
+/* A working set on pn that owns nothing yet. */
+#define SR_RUN_INIT(p)                                                                             \
+	{                                                                                          \
+		.ctx = (p)->ctx, .pn = (p), .dir_fd = -1, .lock_fd = -1, .host_ns_fd = -1          \
+	}
+/* Close what the working set owns (not what pn holds). */
 void sr_run_done(struct sr_run *r);
-/* A working set on the heap, freed by the first undo step pushed (after all others ran). */
-int sr_run_new(struct cni_ctx *ctx, struct sr_run **ret);
-/*
- * Open our own netns, CNI_NETNS and both sockets (podnet_open): required on
- * ADD and CHECK; on DEL and GC a missing netns leaves pod_ns_fd -1.
- */
-int sr_open(struct sr_run *r, bool need_netns);
+/* Open our own netns (r->host_ns_fd), where VF netdevs go back to. */
+int sr_host_ns_open(struct sr_run *r);
 
 /* sriov-netdev.c */
 int sr_netdev_record(struct sr_run *r);
@@ -294,15 +300,13 @@ int sr_ipam_run(struct cni_ctx *ctx, enum cni_command cmd);
 /* sriov-pod.c: addresses (no DAD), up, routes of the IPAM result on the pod netdev. */
 int sr_pod_configure(struct sr_run *r, int ifindex);
 
-/* The verbs (sriov-add.c, sriov-del.c, sriov-check.c). */
-int sr_cmd_add(struct cni_ctx *ctx);
-int sr_cmd_del(struct cni_ctx *ctx);
-int sr_cmd_check(struct cni_ctx *ctx);
-int sr_cmd_gc(struct cni_ctx *ctx);
-int sr_cmd_status(struct cni_ctx *ctx);
+/* The verbs (sriov-add.c, sriov-del.c, sriov-check.c), on podnet_plugin_main. */
+int sr_cmd_add(struct podnet *pn);
+int sr_cmd_del(struct podnet *pn);
+int sr_cmd_check(struct podnet *pn);
+int sr_cmd_gc(struct podnet *pn);
+int sr_cmd_status(struct podnet *pn);
 /* Restore everything a state records and remove it (DEL, GC, stale takeover). */
 int sr_teardown(struct sr_run *r);
-/* Error helper: record code 100 with the socket's extended ACK as detail. */
-int sr_fail(struct cni_ctx *ctx, struct nlw_sock *s, int r, const char *fmt, ...) _printf_(4, 5);
 
-extern const struct cni_plugin_ops sriov_rdma_ops;
+extern const struct podnet_plugin_ops sriov_rdma_ops;

@@ -57,10 +57,10 @@ int sr_rdma_precheck(struct sr_run *r)
 		return 0;
 	e = rdma_open(-1, &r->rdma);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e,
-			       "rdma: VF %s has RDMA device '%s' but RDMA netlink "
-			       "is unavailable (kernel without ib_core?)",
-			       r->st.vf.bdf, dev);
+		return podnet_fail(r->ctx, NULL, e,
+				   "rdma: VF %s has RDMA device '%s' but RDMA netlink "
+				   "is unavailable (kernel without ib_core?)",
+				   r->st.vf.bdf, dev);
 	e = nlw_rdma_netns_mode(r->rdma);
 	if (e == 1)
 		return cni_errorf(
@@ -69,12 +69,12 @@ int sr_rdma_precheck(struct sr_run *r)
 		    "needs \"exclusive\": " EXCLUSIVE_HINT,
 		    dev);
 	if (e < 0)
-		return sr_fail(r->ctx, r->rdma, e, "rdma: read the RDMA netns mode");
+		return podnet_fail(r->ctx, r->rdma, e, "rdma: read the RDMA netns mode");
 	e = nlw_rdma_dev_get_by_name(r->rdma, dev, &d);
 	if (e < 0)
-		return sr_fail(r->ctx, r->rdma, e,
-			       "rdma: RDMA device '%s' of VF %s in the host netns", dev,
-			       r->st.vf.bdf);
+		return podnet_fail(r->ctx, r->rdma, e,
+				   "rdma: RDMA device '%s' of VF %s in the host netns", dev,
+				   r->st.vf.bdf);
 	r->rdma_index = d.index;
 	r->st.rdma_move = true;
 	return 0;
@@ -82,11 +82,12 @@ int sr_rdma_precheck(struct sr_run *r)
 
 int sr_rdma_to_pod(struct sr_run *r)
 {
-	int e = nlw_rdma_dev_set_netns(r->rdma, r->rdma_index, r->pod_ns_fd);
+	int e = nlw_rdma_dev_set_netns(r->rdma, r->rdma_index, r->pn->netns_fd);
 
 	if (e < 0)
-		return sr_fail(r->ctx, r->rdma, e, "rdma: move RDMA device '%s' into netns '%s'",
-			       r->st.vf.rdma_dev, r->ctx->netns);
+		return podnet_fail(r->ctx, r->rdma, e,
+				   "rdma: move RDMA device '%s' into netns '%s'", r->st.vf.rdma_dev,
+				   r->ctx->netns);
 	return 0;
 }
 
@@ -161,13 +162,13 @@ static int verify_verbs(struct sr_run *r)
 	char why[256];
 	int e;
 
-	if (r->pod_ns_fd < 0 || rdma_open != open_real)
+	if (r->pn->netns_fd < 0 || rdma_open != open_real)
 		return 0; /* the test seam: no real device to open */
 	if (!verbs_load(&v, why, sizeof(why))) {
 		cni_log_debug("rdma: libibverbs not available (%s): nldev verification only", why);
 		goto out;
 	}
-	e = nlw_netns_run(r->pod_ns_fd, verbs_probe, &v);
+	e = nlw_netns_run(r->pn->netns_fd, verbs_probe, &v);
 	if (e < 0 || v.state < 0)
 		cni_log_info("rdma: libibverbs does not list '%s' in the pod (provider missing?): "
 			     "verified by nldev only",
@@ -191,9 +192,9 @@ int sr_rdma_in_pod(struct sr_run *r)
 	struct nlw_rdma_dev d;
 	int e;
 
-	if (r->pod_ns_fd < 0)
+	if (r->pn->netns_fd < 0)
 		return 0;
-	e = rdma_open(r->pod_ns_fd, &s);
+	e = rdma_open(r->pn->netns_fd, &s);
 	if (e >= 0)
 		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
 	nlw_sock_free(s);
@@ -209,7 +210,8 @@ int sr_rdma_verify(struct sr_run *r)
 				  "rdma: '%s' moved but nldev does not show it in netns '%s'",
 				  r->st.vf.rdma_dev, r->ctx->netns);
 	if (e < 0)
-		return sr_fail(r->ctx, NULL, e, "rdma: verify '%s' in the pod", r->st.vf.rdma_dev);
+		return podnet_fail(r->ctx, NULL, e, "rdma: verify '%s' in the pod",
+				   r->st.vf.rdma_dev);
 	return verify_verbs(r);
 }
 
@@ -223,13 +225,13 @@ int sr_rdma_release(struct sr_run *r)
 	if (!r->st.rdma_move)
 		return 0;
 	/* No RDMA netlink in the pod netns: no device there either. */
-	if (r->pod_ns_fd >= 0 && rdma_open(r->pod_ns_fd, &s) >= 0) {
+	if (r->pn->netns_fd >= 0 && rdma_open(r->pn->netns_fd, &s) >= 0) {
 		e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
 		if (e >= 0)
 			e = nlw_rdma_dev_set_netns(s, d.index, r->host_ns_fd);
 		if (e < 0 && e != -ENODEV)
-			e = sr_fail(r->ctx, s, e, "rdma: move '%s' back to the host",
-				    r->st.vf.rdma_dev);
+			e = podnet_fail(r->ctx, s, e, "rdma: move '%s' back to the host",
+					r->st.vf.rdma_dev);
 		nlw_sock_free(s);
 		if (e != -ENODEV)
 			return e;
@@ -241,7 +243,7 @@ int sr_rdma_release(struct sr_run *r)
 	e = nlw_rdma_dev_get_by_name(s, r->st.vf.rdma_dev, &d);
 	nlw_sock_free(s);
 	if (e < 0 && e != -ENODEV)
-		return sr_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host",
-			       r->st.vf.rdma_dev);
+		return podnet_fail(r->ctx, NULL, e, "rdma: look up '%s' in the host",
+				   r->st.vf.rdma_dev);
 	return e < 0 ? e : 0;
 }

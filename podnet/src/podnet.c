@@ -15,6 +15,7 @@
 #include <linux/netlink.h>
 
 #include "base/parse.h"
+#include "cni/log.h"
 #include "nlw/link.h"
 #include "nlw/netns.h"
 #include "nlw/sock.h"
@@ -121,18 +122,63 @@ static int attach(struct podnet *pn, struct cni_ctx *ctx, enum podnet_needs need
 	return 0;
 }
 
-int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode)
+/* Why a recorded netns cannot be used, in DEL's words. */
+static void log_recorded_none(const char *path, int r)
 {
-	return attach(pn, ctx, PODNET_POD, mode == PODNET_NEED_NETNS);
+	if (r == -ENOENT)
+		cni_log_debug("recorded netns '%s' is gone", path);
+	else if (r == -ELOOP)
+		cni_log_warning("recorded netns '%s' is the plugin's own netns: treating it as "
+				"gone, no link is touched",
+				path);
+	else if (r == -EINVAL)
+		cni_log_warning("recorded netns '%s' is not a network namespace (any more): "
+				"treating it as gone",
+				path);
+	else
+		cni_log_warning("recorded netns '%s': cannot open it: %s, treating it as gone",
+				path, strerror(-r));
+}
+
+int podnet_open_recorded(struct podnet *pn, const char *path)
+{
+	int r;
+
+	if (pn->netns_fd < 0) {
+		if (isempty(path))
+			return 0;
+		r = ops->open_netns(path, &pn->netns_fd);
+		if (r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0)
+			r = -ELOOP; /* links "in the pod" would be host links */
+		if (r < 0) {
+			log_recorded_none(path, r);
+			podnet_close_pod(pn);
+			return 0;
+		}
+	}
+	if (!pn->pod) {
+		r = ops->open_pod(pn->netns_fd, &pn->pod);
+		if (r < 0) {
+			cni_log_warning("recorded netns '%s': no netlink socket in it: %s", path,
+					strerror(-r));
+			pn->pod = NULL;
+		}
+	}
+	return 1;
+}
+
+void podnet_close_pod(struct podnet *pn)
+{
+	pn->pod = nlw_sock_free(pn->pod);
+	if (pn->netns_fd >= 0)
+		close(pn->netns_fd);
+	pn->netns_fd = -1;
 }
 
 void podnet_done(struct podnet *pn)
 {
 	pn->host = nlw_sock_free(pn->host);
-	pn->pod = nlw_sock_free(pn->pod);
-	if (pn->netns_fd >= 0)
-		close(pn->netns_fd);
-	pn->netns_fd = -1;
+	podnet_close_pod(pn);
 }
 
 /* ---- undo steps ---- */

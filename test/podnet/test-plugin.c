@@ -3,7 +3,8 @@
  * The attachment framework (podnet_plugin_run) on the fake transports: what
  * each command's needs open, the netns rules and their codes, undo steps
  * that run in reverse with the netns and both sockets still open, and the
- * close after them; the one error helper's code policy.
+ * close after them; the one error helper's code policy; reopening a recorded
+ * netns for DEL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +31,14 @@
 /* ---- the seam: fake netns and sockets, with counters ---- */
 
 static struct fake_nl *fh, *fp;
-static int netns_ret;	  /* what open_netns answers (0: a /dev/null fd) */
-static int netns_opened;  /* open_netns calls */
-static int last_netns_fd; /* the fd it handed out */
+static int netns_ret;	   /* what open_netns answers (0: a /dev/null fd) */
+static int netns_opened;   /* open_netns calls */
+static int last_netns_fd;  /* the fd it handed out */
+static char last_path[64]; /* the path it was asked for */
 
 static int t_open_netns(const char *path, int *fd)
 {
-	(void)path;
+	snprintf(last_path, sizeof(last_path), "%s", path);
 	netns_opened++;
 	if (netns_ret < 0)
 		return netns_ret;
@@ -332,6 +334,51 @@ static void test_fail_codes(void **state)
 	}
 }
 
+/* A DEL that reopens the netns its plugin recorded at ADD, when CNI_NETNS gave none. */
+static void test_open_recorded(void **state)
+{
+	struct cni_ctx ctx = {.netns = ""};
+	struct podnet pn = {.ctx = &ctx, .netns_fd = -1};
+
+	(void)state;
+	assert_int_equal(t_open_host(&pn.host), 0);
+	/* nothing recorded: nothing opened */
+	assert_int_equal(podnet_open_recorded(&pn, ""), 0);
+	assert_int_equal(podnet_open_recorded(&pn, NULL), 0);
+	assert_int_equal(netns_opened, 0);
+	/* gone, or no longer a netns: none, never an error */
+	netns_ret = -ENOENT;
+	assert_int_equal(podnet_open_recorded(&pn, "/run/netns/gone"), 0);
+	netns_ret = -EINVAL;
+	assert_int_equal(podnet_open_recorded(&pn, "/run/netns/unmounted"), 0);
+	netns_ret = -EACCES;
+	assert_int_equal(podnet_open_recorded(&pn, "/run/netns/denied"), 0);
+	assert_int_equal(netns_opened, 3);
+	assert_int_equal(pn.netns_fd, -1);
+	assert_null(pn.pod);
+	assert_false(cni_error_isset(&ctx.err));
+	/* there: the netns and a socket in it */
+	netns_ret = 0;
+	assert_int_equal(podnet_open_recorded(&pn, "/run/netns/pod"), 1);
+	assert_string_equal(last_path, "/run/netns/pod");
+	assert_int_equal(pn.netns_fd, last_netns_fd);
+	assert_non_null(pn.pod);
+	/* closing the pod side keeps the host socket */
+	podnet_close_pod(&pn);
+	assert_int_equal(pn.netns_fd, -1);
+	assert_null(pn.pod);
+	assert_non_null(pn.host);
+	assert_int_equal(fake_nl_nclosed(fp), 1);
+	/* CNI_NETNS already opened wins over the record: only its socket is added */
+	pn.netns_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(podnet_open_recorded(&pn, "/run/netns/other"), 1);
+	assert_int_equal(netns_opened, 4);
+	assert_non_null(pn.pod);
+	podnet_done(&pn);
+	assert_null(pn.host);
+	assert_int_equal(pn.netns_fd, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +391,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_del_netns_unreadable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_add_netns_codes, setup, teardown),
 	    cmocka_unit_test(test_fail_codes),
+	    cmocka_unit_test_setup_teardown(test_open_recorded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("podnet-plugin", tests, NULL, NULL);

@@ -16,8 +16,12 @@ static inline int test_ctx(struct cni_ctx *ctx, enum cni_command cmd, const char
 {
 	json_t *root;
 
+	static struct cni_plugin_ops ops;
+
+	ops.name = sriov_rdma_ops.name;
+	ops.cni_args_keys = sriov_rdma_ops.cni_args_keys;
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->ops = &sriov_rdma_ops;
+	ctx->ops = &ops; /* as podnet_plugin_run hands the skeleton */
 	ctx->command = cmd;
 	ctx->command_str = cni_command_str(cmd);
 	ctx->container_id = "ctr1";

@@ -221,7 +221,7 @@ static void test_add_fails_last_undo_in_reverse(void **state)
 		 dir);
 	script();
 	f = open_memstream(&out, &len);
-	assert_int_equal(cni_plugin_run(&sriov_rdma_ops, env, conf, strlen(conf), f), 1);
+	assert_int_equal(podnet_plugin_run(&sriov_rdma_ops, env, conf, strlen(conf), f), 1);
 	fclose(f);
 	unsetenv("PODWIRE_SYSFS_ROOT");
 	assert_non_null(strstr(out, "rdma: move RDMA device 'mlx5_7' into netns"));

@@ -35,6 +35,7 @@
 struct fx {
 	struct fake_nl *f;
 	struct cni_ctx ctx;
+	struct podnet pn;
 	struct sr_run r;
 };
 
@@ -43,10 +44,10 @@ static int setup(void **state)
 	struct fx *x = calloc(1, sizeof(*x));
 
 	x->f = fake_nl_new();
-	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->r.host), 0);
+	assert_int_equal(fake_nl_sock(x->f, NETLINK_ROUTE, &x->pn.host), 0);
 	x->ctx.command = CNI_CMD_ADD;
-	x->r.ctx = &x->ctx;
-	x->r.dir_fd = x->r.lock_fd = x->r.host_ns_fd = x->r.pod_ns_fd = -1;
+	x->pn = (struct podnet){.ctx = &x->ctx, .netns_fd = -1, .host = x->pn.host};
+	x->r = (struct sr_run)SR_RUN_INIT(&x->pn);
 	x->r.st.vf.index = VF;
 	x->r.st.pf_ifindex = PF_IFINDEX;
 	strcpy(x->r.st.vf.pf_name, "ens1f0");
@@ -60,6 +61,7 @@ static int teardown(void **state)
 	struct fx *x = *state;
 
 	sr_run_done(&x->r);
+	podnet_done(&x->pn);
 	cni_error_done(&x->ctx.err);
 	fake_nl_free(x->f);
 	free(x);
@@ -259,7 +261,7 @@ static void test_teardown_order(void **state)
 	strcpy(x->r.st.vf.rdma_dev, "mlx5_3");
 	x->r.st.applied = SR_PF_VLAN | SR_PF_TRUST | SR_PF_LINK_STATE;
 	/* Any fd that is not our own netns stands for the pod's (the fake ignores it). */
-	x->r.pod_ns_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	x->pn.netns_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	x->r.host_ns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(sr_state_save(x->r.dir_fd, &x->r.st), 0);
 	/* One transport for both protocols records the global order. */
@@ -485,7 +487,7 @@ static void test_altname_request(void **state)
 	const struct nlattr *list, *a;
 
 	fake_nl_reply_error(x->f, -ENOENT, NULL);
-	assert_int_equal(nlw_link_del_altname(x->r.host, 12, "ens1f0v2"), -ENOENT);
+	assert_int_equal(nlw_link_del_altname(x->pn.host, 12, "ens1f0v2"), -ENOENT);
 	req = fake_nl_request(x->f, 0);
 	assert_int_equal(req->nlmsg_type, RTM_DELLINKPROP);
 	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
@@ -495,9 +497,9 @@ static void test_altname_request(void **state)
 	a = fake_nl_nested(list, IFLA_ALT_IFNAME);
 	assert_int_equal(mnl_attr_get_payload_len(a), 9);
 	assert_string_equal(mnl_attr_get_str(a), "ens1f0v2");
-	assert_int_equal(nlw_link_del_altname(x->r.host, 12, ""), -EINVAL);
+	assert_int_equal(nlw_link_del_altname(x->pn.host, 12, ""), -EINVAL);
 	fake_nl_reply_ack(x->f);
-	assert_int_equal(nlw_link_add_altname(x->r.host, 12, "x"), 0);
+	assert_int_equal(nlw_link_add_altname(x->pn.host, 12, "x"), 0);
 	req = fake_nl_request(x->f, 1);
 	assert_int_equal(req->nlmsg_type, RTM_NEWLINKPROP);
 	assert_int_equal(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);

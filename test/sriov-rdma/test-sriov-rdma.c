@@ -34,6 +34,7 @@ static int open_fake(int netns_fd, struct nlw_sock **ret)
 
 struct fx {
 	struct cni_ctx ctx;
+	struct podnet pn;
 	struct sr_run r;
 };
 
@@ -46,8 +47,8 @@ static int setup(void **state)
 	sr_rdma_set_open(open_fake);
 	x->ctx.command = CNI_CMD_ADD;
 	x->ctx.netns = "/var/run/netns/pod";
-	x->r.ctx = &x->ctx;
-	x->r.dir_fd = x->r.lock_fd = x->r.host_ns_fd = x->r.pod_ns_fd = -1;
+	x->pn = (struct podnet){.ctx = &x->ctx, .netns_fd = -1, .host = x->pn.host};
+	x->r = (struct sr_run)SR_RUN_INIT(&x->pn);
 	strcpy(x->r.st.vf.bdf, "0000:3b:00.2");
 	strcpy(x->r.st.vf.rdma_dev, "mlx5_3");
 	strcpy(x->r.st.netns, "/var/run/netns/pod");
@@ -61,6 +62,7 @@ static int teardown(void **state)
 
 	sr_rdma_set_open(NULL);
 	sr_run_done(&x->r);
+	podnet_done(&x->pn);
 	cni_error_done(&x->ctx.err);
 	fake_nl_free(fake);
 	free(x);
@@ -108,7 +110,7 @@ static void test_precheck_and_move(void **state)
 	assert_int_equal(req->nlmsg_type, 0x1401);
 	assert_true(req->nlmsg_flags & NLM_F_DUMP);
 	/* The move: SET with the index and the pod's netns fd. */
-	x->r.pod_ns_fd = 42;
+	x->pn.netns_fd = 42;
 	fake_nl_reply_ack(fake);
 	assert_int_equal(sr_rdma_to_pod(&x->r), 0);
 	req = fake_nl_request(fake, 2);
@@ -120,7 +122,7 @@ static void test_precheck_and_move(void **state)
 	queue_devs((const char *[]){"mlx5_3", NULL});
 	assert_int_equal(sr_rdma_verify(&x->r), 0);
 	assert_int_equal(opened_in[1], 42);
-	x->r.pod_ns_fd = -1;
+	x->pn.netns_fd = -1;
 }
 
 static void test_shared_mode(void **state)
@@ -167,11 +169,11 @@ static void test_verify_missing(void **state)
 {
 	struct fx *x = *state;
 
-	x->r.pod_ns_fd = 42;
+	x->pn.netns_fd = 42;
 	queue_devs((const char *[]){NULL});
 	assert_int_equal(sr_rdma_verify(&x->r), -ENODEV);
 	assert_non_null(strstr(x->ctx.err.msg, "moved but nldev does not show it"));
-	x->r.pod_ns_fd = -1;
+	x->pn.netns_fd = -1;
 }
 
 static void test_release(void **state)
@@ -180,7 +182,7 @@ static void test_release(void **state)
 	const struct nlmsghdr *req;
 
 	x->r.st.rdma_move = true;
-	x->r.pod_ns_fd = 42;
+	x->pn.netns_fd = 42;
 	x->r.host_ns_fd = 7;
 	/* In the pod: moved back on a socket opened there, to the host's netns fd. */
 	queue_devs((const char *[]){"mlx5_3", NULL});
@@ -196,7 +198,7 @@ static void test_release(void **state)
 	assert_int_equal(sr_rdma_release(&x->r), 0);
 	assert_int_equal(opened_in[2], -1);
 	/* Netns gone and not back yet: -ENODEV and no error, DEL decides how long to wait. */
-	x->r.pod_ns_fd = -1;
+	x->pn.netns_fd = -1;
 	x->r.host_ns_fd = -1;
 	queue_devs((const char *[]){NULL});
 	assert_int_equal(sr_rdma_release(&x->r), -ENODEV);
@@ -220,12 +222,12 @@ static void test_release_without_rdma_netlink(void **state)
 	struct fx *x = *state;
 
 	x->r.st.rdma_move = true;
-	x->r.pod_ns_fd = 42;
+	x->pn.netns_fd = 42;
 	sr_rdma_set_open(open_none);
 	assert_int_equal(sr_rdma_release(&x->r), -ENODEV);
 	assert_false(cni_error_isset(&x->ctx.err));
 	assert_int_equal(fake_nl_nrequests(fake), 0);
-	x->r.pod_ns_fd = -1;
+	x->pn.netns_fd = -1;
 }
 
 int main(void)

@@ -18,7 +18,7 @@ static inline bool podnet_netns_required(enum cni_command c)
 }
 
 /*
- * required: podnet_netns_required(command), or PODNET_NEED_NETNS.
+ * required: podnet_netns_required(command).
  * r: 0 when CNI_NETNS was opened, else the negative errno of opening or
  * entering it (-EINVAL: not a network namespace). own: it is the plugin's
  * own netns. Returns 1 "use it", 0 "no pod netns" or a negative errno with

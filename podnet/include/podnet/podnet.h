@@ -113,23 +113,20 @@ struct podnet_ops {
 void podnet_set_ops(const struct podnet_ops *ops);
 
 /*
- * For a plugin not yet on podnet_plugin_main: open the host socket, the pod
- * netns and its socket as PODNET_POD does for ADD/CHECK (PODNET_NEED_NETNS)
- * or DEL/GC (PODNET_MAY_LACK_NETNS). Its undo steps then run after
- * podnet_done and must not use pn.
+ * DEL and GC of a plugin that records the pod netns path at ADD (sriov-rdma):
+ * when pn has no pod netns (CNI_NETNS empty or gone, or a GC), open the
+ * recorded one, with its socket. By DEL's netns rules it never fails: an
+ * empty path, a vanished netns, a path that is no longer a netns and the
+ * plugin's own netns all mean none (the last two logged as warnings), and so
+ * does any other failure to open it (logged). A netns whose socket cannot be
+ * opened is kept without pn->pod (logged). Returns 1 when pn has a pod netns
+ * afterwards (pn->netns_fd >= 0), 0 when not.
  */
-enum podnet_mode {
-	PODNET_NEED_NETNS,
-	PODNET_MAY_LACK_NETNS,
-};
-int podnet_open(struct podnet *pn, struct cni_ctx *ctx, enum podnet_mode mode);
-/* Close what podnet_open opened (safe on a zeroed or half-open struct). */
+int podnet_open_recorded(struct podnet *pn, const char *path);
+/* Close the pod netns and its socket only (netns_fd -1, pod NULL); the host socket stays. */
+void podnet_close_pod(struct podnet *pn);
+/* Close everything pn holds (safe on a zeroed or half-open struct). */
 void podnet_done(struct podnet *pn);
-/* A podnet that owns nothing yet (netns_fd -1). */
-#define PODNET_INIT                                                                                \
-	{                                                                                          \
-		.netns_fd = -1                                                                     \
-	}
 
 /* Is there a pod netns (a socket in it)? */
 static inline bool podnet_has_pod(const struct podnet *pn)
