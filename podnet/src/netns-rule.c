@@ -29,8 +29,12 @@ int podnet_netns_rule(struct cni_ctx *ctx, bool required, int r, bool own)
 				ctx->netns);
 		return 0;
 	}
-	if (r < 0)
-		return cannot_open(ctx, r);
+	if (r < 0) {
+		/* DEL never fails on the pod's side: what is on the host is still cleaned. */
+		cni_log_warning("CNI_NETNS: cannot open netns '%s': %s: treating it as gone",
+				ctx->netns, strerror(-r));
+		return 0;
+	}
 	if (own) {
 		/* Links "in the pod" would be host links: never touch them by CNI_IFNAME. */
 		cni_log_warning("CNI_NETNS '%s' is the plugin's own netns: treating it as gone, "

@@ -27,7 +27,8 @@ static inline bool podnet_netns_required(enum cni_command c)
  *   any other failure code 4; own is the skeleton's to refuse (it passes
  *   only with CNI_NETNS_OVERRIDE).
  * - otherwise (DEL, GC, STATUS): an empty CNI_NETNS (r ignored), -ENOENT, -EINVAL (an
- *   unmounted bind mount) and own all mean "no pod netns", the last two
- *   with a warning; any other failure is code 4.
+ *   unmounted bind mount), own and any other failure to open it all mean
+ *   "no pod netns", all but the first two with a warning: DEL never fails
+ *   on the pod's side.
  */
 int podnet_netns_rule(struct cni_ctx *ctx, bool required, int r, bool own);
