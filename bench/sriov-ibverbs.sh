@@ -1,6 +1,6 @@
 #!/bin/bash
 # Start-up cost of linking libibverbs, the measurement behind sriov-rdma's
-# dlopen-on-demand (plugins/sriov-rdma/README.md, "Measured"): an empty
+# dlopen-on-demand (plugins/main/sriov-rdma/README.md, "Measured"): an empty
 # program unlinked (a), linked against libibverbs (b), and dlopen()ing it
 # (c), interleaved, 200 execs per round, median of ROUNDS rounds (default 15).
 # Prints ns per exec. Needs gcc and libibverbs-dev. The machine's load goes

@@ -111,7 +111,7 @@ JSON
 }
 
 # The GPU pod shape: eth0 bridge + net1 sriov-rdma, over a fake sysfs tree
-# (the layout of PODWIRE_SYSFS_ROOT in plugins/sriov-rdma/README.md: the VF
+# (the layout of PODWIRE_SYSFS_ROOT in plugins/main/sriov-rdma/README.md: the VF
 # netdev is a real veth in the host netns).
 fake_sysfs() {
 	local root=$MN/sys pf=0000:3b:00.0 vf=0000:3b:00.2

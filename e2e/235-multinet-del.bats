@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # multinet's DEL and GC whatever is gone or wrong: one test per line of the
-# "DEL and GC" table in plugins/multinet/README.md. The cluster network ends
+# "DEL and GC" table in plugins/meta/multinet/README.md. The cluster network ends
 # in a recording noop, so a test sees whether a DEL ran any delegate; the
 # stand-in's request log shows whether it asked the apiserver.
 

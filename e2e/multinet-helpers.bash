@@ -16,7 +16,7 @@ MN_TOKEN="podwire-test-token"
 
 # multinet's cache entry of $CID as one document: the first line with the
 # appended updates ({"index":i,"value":<delegate>}) folded in, as multinet
-# reads it (plugins/multinet/README.md, The cache).
+# reads it (plugins/meta/multinet/README.md, The cache).
 mn_cache_entry() {
 	jq -cs 'reduce .[1:][] as $u (.[0]; .delegates[$u.index] = $u.value)' "$MN/cache/$CID"
 }

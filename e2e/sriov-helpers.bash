@@ -1,5 +1,5 @@
 # Helpers of the sriov-rdma e2e tests (220-229): a fake sysfs tree under
-# $STATE/sys (PODWIRE_SYSFS_ROOT) laid out as plugins/sriov-rdma/README.md says, whose PF and
+# $STATE/sys (PODWIRE_SYSFS_ROOT) laid out as plugins/main/sriov-rdma/README.md says, whose PF and
 # VF netdevs are real veth devices in the test's throwaway host netns.
 #
 #   0000:af:00.0  PF "pwpf0", sriov_numvfs $SR_NVF, VFs 0000:af:06.0.. (netdevs pwvf0..)

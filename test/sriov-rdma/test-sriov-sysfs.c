@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sysfs resolution on a fake tree built in a temp dir (the layout of
- * PODWIRE_SYSFS_ROOT in plugins/sriov-rdma/README.md). */
+ * PODWIRE_SYSFS_ROOT in plugins/main/sriov-rdma/README.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>

@@ -27,7 +27,7 @@
 #include "podnet/name.h"
 #include "pwnft/nft.h"
 
-/* bgp-route's protocol number of pod routes (plugins/bgp-route/README.md, routeProtocols). */
+/* bgp-route's protocol number of pod routes (plugins/main/bgp-route/README.md, routeProtocols). */
 #define PI_RTPROT_POD 80
 
 struct links {
