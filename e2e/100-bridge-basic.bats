@@ -148,6 +148,26 @@ add_check_del() { # CONF: the full cycle with the reference's assertions
 	run ! ip -n "$HOST_NS" link show "$hostveth"
 }
 
+@test "DEL and GC with the exec'd IPAM binary gone: a warning, the host side still cleaned" {
+	c=$(conf)
+	PW_ENV=(PODWIRE_IPAM_EXEC=1)
+	run_plugin bridge ADD <<<"$c"
+	hostveth=$(jq -r '.interfaces[1].name' <<<"$output")
+	prev=$(with_prev "$c")
+	# The IPAM binary removed between ADD and DEL: CNI_PATH without it.
+	mkdir "$STATE/noipam"
+	PW_CNI_PATH="$STATE/noipam" run_plugin bridge DEL <<<"$prev"
+	grep -q "going on without the IPAM's DEL" "$PW_STDERR"
+	run ! ip -n "$HOST_NS" link show "$hostveth"
+	run ! ip -n "$POD_NS" link show eth0
+	gc=$(jq -c '.cniVersion = "1.1.0" | . + {"cni.dev/valid-attachments": []}' <<<"$c")
+	PW_CNI_PATH="$STATE/noipam" run_plugin bridge GC <<<"$gc"
+	grep -q "going on without the IPAM's GC" "$PW_STDERR"
+	# ADD still needs it: code 104.
+	PW_CNI_PATH="$STATE/noipam" run_plugin -e 1 bridge ADD eth1 <<<"$c"
+	assert_json '.code' 104
+}
+
 @test "an existing bridge is reused; its MAC survives an ADD/DEL cycle and differs from the port's" {
 	ip -n "$HOST_NS" link add br0 type bridge
 	ip -n "$HOST_NS" link set br0 up

@@ -167,6 +167,22 @@ static int delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
 	return exec_add(ctx, ret);
 }
 
+/*
+ * DEL and GC: an IPAM plugin that cannot be found or run (code 104) is only
+ * logged, so a removed IPAM binary never wedges clean-up; any other failure
+ * is the caller's, for a retry.
+ */
+static int tolerate_missing_ipam(struct cni_ctx *ctx, enum cni_command cmd, int r)
+{
+	if (r >= 0 || (cmd != CNI_CMD_DEL && cmd != CNI_CMD_GC) ||
+	    ctx->err.code != CNI_ERR_DELEGATE)
+		return r;
+	cni_log_warning("ipam: %s, going on without the IPAM's %s", ctx->err.msg,
+			cni_command_str(cmd));
+	cni_error_done(&ctx->err);
+	return 0;
+}
+
 int podnet_ipam_run(struct cni_ctx *ctx, enum cni_command cmd)
 {
 	_cleanup_free_ char *out = NULL;
@@ -177,7 +193,7 @@ int podnet_ipam_run(struct cni_ctx *ctx, enum cni_command cmd)
 	ops = builtin_ops(ctx->conf.ipam_type);
 	if (ops)
 		return run_inprocess(ctx, ops, cmd, NULL);
-	return run_exec(ctx, cmd, &out);
+	return tolerate_missing_ipam(ctx, cmd, run_exec(ctx, cmd, &out));
 }
 
 static int undo_ipam(void *arg)

@@ -207,22 +207,6 @@ static int dir_open_existing(struct sr_run *r)
 	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
-/*
- * IPAM DEL: an IPAM plugin that cannot be found or run (code 104) is only
- * logged, so a removed IPAM binary never wedges DEL; any other failure
- * keeps everything for a retry.
- */
-static int ipam_del(struct cni_ctx *ctx)
-{
-	int e = sr_ipam_run(ctx, CNI_CMD_DEL);
-
-	if (e >= 0 || ctx->err.code != CNI_ERR_DELEGATE)
-		return e;
-	cni_log_warning("ipam: %s, going on without the IPAM's DEL", ctx->err.msg);
-	cni_error_done(&ctx->err);
-	return 0;
-}
-
 static int del(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
@@ -238,14 +222,14 @@ static int del(struct sr_run *r)
 	if (find_state(r, bdf) < 0) {
 		cni_log_debug("no state for %s/%s: nothing to restore", ctx->container_id,
 			      ctx->ifname);
-		return ctx->conf.ipam_type ? ipam_del(ctx) : 0;
+		return ctx->conf.ipam_type ? sr_ipam_run(ctx, CNI_CMD_DEL) : 0;
 	}
 	e = lock_state(r, bdf, DEL_LOCK_TIMEOUT_MS);
 	if (e != 0 || !streq(r->st.container_id, ctx->container_id) ||
 	    !streq(r->st.ifname, ctx->ifname))
 		return e < 0 ? e : 0;
 	if (r->st.has_ipam && ctx->conf.ipam_type) {
-		e = ipam_del(ctx);
+		e = sr_ipam_run(ctx, CNI_CMD_DEL);
 		if (e < 0)
 			return e;
 	}

@@ -40,5 +40,8 @@ void podnet_set_ipam_types(const struct podnet_ipam_type *types);
  */
 int podnet_ipam_add(struct cni_ctx *ctx, struct cni_result **ret);
 
-/* DEL, CHECK, GC or STATUS on the IPAM plugin. */
+/*
+ * DEL, CHECK, GC or STATUS on the IPAM plugin. On DEL and GC an exec'd IPAM
+ * plugin that cannot be found or run (code 104) is a warning, not an error.
+ */
 int podnet_ipam_run(struct cni_ctx *ctx, enum cni_command cmd);
