@@ -122,36 +122,18 @@ static int attach(struct podnet *pn, struct cni_ctx *ctx, enum podnet_needs need
 	return 0;
 }
 
-/* Why a recorded netns cannot be used, in DEL's words. */
-static void log_recorded_none(const char *path, int r)
-{
-	if (r == -ENOENT)
-		cni_log_debug("recorded netns '%s' is gone", path);
-	else if (r == -ELOOP)
-		cni_log_warning("recorded netns '%s' is the plugin's own netns: treating it as "
-				"gone, no link is touched",
-				path);
-	else if (r == -EINVAL)
-		cni_log_warning("recorded netns '%s' is not a network namespace (any more): "
-				"treating it as gone",
-				path);
-	else
-		cni_log_warning("recorded netns '%s': cannot open it: %s, treating it as gone",
-				path, strerror(-r));
-}
-
 int podnet_open_recorded(struct podnet *pn, const char *path)
 {
+	bool own;
 	int r;
 
 	if (pn->netns_fd < 0) {
 		if (isempty(path))
 			return 0;
 		r = ops->open_netns(path, &pn->netns_fd);
-		if (r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0)
-			r = -ELOOP; /* links "in the pod" would be host links */
-		if (r < 0) {
-			log_recorded_none(path, r);
+		own = r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0;
+		if (r < 0 || own) {
+			podnet_netns_log_gone("recorded netns", path, r, own);
 			podnet_close_pod(pn);
 			return 0;
 		}

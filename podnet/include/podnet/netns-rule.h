@@ -32,3 +32,10 @@ static inline bool podnet_netns_required(enum cni_command c)
  *   on the pod's side.
  */
 int podnet_netns_rule(struct cni_ctx *ctx, bool required, int r, bool own);
+
+/*
+ * DEL and GC: log why the netns at `path` (named `what` in the message:
+ * "CNI_NETNS", "recorded netns") counts as gone: r is the errno of opening
+ * it (-ENOENT: debug only), or own when it is the plugin's own netns.
+ */
+void podnet_netns_log_gone(const char *what, const char *path, int r, bool own);
