@@ -49,7 +49,8 @@ void podnet_set_ops(const struct podnet_ops *o)
 	ops = &merged;
 }
 
-static int failv(struct cni_ctx *ctx, const char *ext_ack, int r, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int failv(struct cni_ctx *ctx, const char *ext_ack,
+						       int r, const char *fmt, va_list ap)
 {
 	char what[256];
 

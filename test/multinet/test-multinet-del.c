@@ -125,8 +125,8 @@ static void test_tombstone_parse_bad(void **state)
 	    "{\"kind\":\"multinetTombstoneV1\",\"containerId\":\"../a\",\"ifname\":\"eth0\"}",
 	    "{\"kind\":\"multinetTombstoneV1\",\"containerId\":\"a\",\"ifname\":\"a/b\"}",
 	    "{\"kind\":\"multinetTombstoneV1\",\"containerId\":1,\"ifname\":\"eth0\"}",
-	    "{\"kind\":\"multinetTombstoneV1\",\"containerId\":\"a\",\"containerId\":\"b\","
-	    "\"ifname\":\"eth0\"}",
+	    ("{\"kind\":\"multinetTombstoneV1\",\"containerId\":\"a\",\"containerId\":\"b\","
+	     "\"ifname\":\"eth0\"}"),
 	};
 
 	(void)state;
