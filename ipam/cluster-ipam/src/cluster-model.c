@@ -17,7 +17,7 @@
 #include "base/macro.h"
 #include "ipam/cluster-ipam.h"
 #include "ipam/range.h"
-#include "pwetcd-internal.h"
+#include "internal.h"
 
 #define BAD(msg)                                                                                   \
 	do {                                                                                       \

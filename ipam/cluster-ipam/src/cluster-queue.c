@@ -25,7 +25,7 @@
 #include "base/macro.h"
 #include "cni/conf.h"
 #include "cluster-queue.h"
-#include "pwetcd-internal.h"
+#include "internal.h"
 
 #define QFILE_MAX 8192
 

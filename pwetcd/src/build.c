@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "base/codec.h"
-#include "pwetcd-internal.h"
+#include "internal.h"
 
 json_t *pwetcd_json_b64(const char *data, size_t len)
 {

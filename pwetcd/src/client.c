@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lazycurl/lazycurl.h"
-#include "pwetcd-internal.h"
+#include "internal.h"
 #include "pwhttp/http.h"
 
 /*
