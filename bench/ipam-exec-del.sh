@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # bridge DEL with host-local in-process vs exec'd (PODWIRE_IPAM_EXEC=1),
 # interleaved on one bridge in a throwaway host netns, so both see the same
-# machine and bridge state (issue 15 item 10: the full bench's ipam-exec mode
+# machine and bridge state (the full bench's ipam-exec mode
 # runs at another time than bridge-v4 and showed ~24 ms more).
 #   bench/ipam-exec-del.sh BUILD_DIR [N]      (root)
 set -euo pipefail

@@ -1,4 +1,4 @@
-# Render bench/results/latest.json as the markdown table of issue 7.
+# Render bench/results/latest.json as a markdown table.
 # Columns: podwire, reference, ratio (podwire / reference), floor, target, met?
 . as $s
 | $s.config as $c

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# podwire benchmark harness (issue 7). See bench/README.md.
+# podwire benchmark harness. See bench/README.md.
 #
 #   bench/run.sh <build-dir> [--smoke|--full] [--only <mode>] [--out <dir>]
 #

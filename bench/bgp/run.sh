@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# bgp-route + BIRD benchmark (issue 17). See bench/bgp/README.md.
+# bgp-route + BIRD benchmark. See bench/bgp/README.md.
 #
 #   bench/bgp/run.sh [--build DIR] [--nodes K] [--pods N] [--out DIR] [--no-announce]
 #                    [--keep-raw] [--pin] [--quickack] [--no-nodelay] [--pcap FILE]

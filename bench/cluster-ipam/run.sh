@@ -72,7 +72,7 @@ for n in $(seq 1 "$NODES"); do
 	ip netns add "${ID}n$n"
 done
 
-# bgp-route ADD with host-local vs with cluster-ipam in-process (issue 18's
+# bgp-route ADD with host-local vs with cluster-ipam in-process (the
 # "+3 ms" target): interleaved pairs, fresh host netns per run and per side.
 bgp_pairs() {
 	local run=$1 i

@@ -19,7 +19,7 @@
 #              (one process per netns: what piecing it together by hand costs)
 # and the netlink requests podwire-inspect sends (strace): one link dump per
 # netns plus the host's link and route dumps, never one per attachment.
-# Targets (issue 22): inspect <= 1 s and <= 20 MB RSS at N=1000.
+# Targets: inspect <= 1 s and <= 20 MB RSS at N=1000.
 # Everything is removed on exit.
 set -euo pipefail
 

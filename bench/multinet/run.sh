@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # multinet ADD against the sum of its delegates' own ADDs, measured in the
-# same run (issue 20). One pod = eth0 (podwire bridge + host-local) + net1
+# same run. One pod = eth0 (podwire bridge + host-local) + net1
 # (podwire bridge + static): multinet costs the two delegates plus one pod
 # GET, one NAD GET and one PATCH on a kept TLS connection to the apiserver
 # stand-in (test/apiserver/apiserver.py), plus its own work. The round trips
