@@ -37,7 +37,19 @@ install_cni() {
 	[[ $output == *'--watch "soon"'* ]]
 }
 
-@test "the install DaemonSet installs every plugin, the kubeconfig, then the conflists" {
+# The plugins a run of the install DaemonSet must install: the types of the
+# ConfigMap's lists it installs, loopback, and the manifest's --also.
+expected_plugins() {
+	{
+		grep -ho '"type"[[:space:]]*:[[:space:]]*"[^"]*"' \
+			"$PK/work/volumes/cni-config/00-multinet.conflist" \
+			"$PK/work/volumes/cni-config/10-podwire-routed.conflist" |
+			sed 's/.*"\([^"]*\)"$/\1/'
+		printf '%s\n' loopback sriov-rdma macvlan
+	} | sort -u
+}
+
+@test "the install DaemonSet installs the plugins its lists need, the kubeconfig, then the conflists" {
 	pk_container podwire-install install-cni
 	stand_ins=$(pk_stand_ins)
 	echo "# not built in this tree, the noop test plugin stands in: ${stand_ins:-none}" >&3
@@ -47,14 +59,20 @@ install_cni() {
 		return 1
 	}
 	bin=$HOSTROOT/opt/cni/bin conf=$HOSTROOT/etc/cni/net.d
-	# Every plugin of the image, byte for byte, executable; today's among them.
-	for p in "$IMAGE"/opt/cni/bin/*; do
-		cmp "$p" "$bin/$(basename "$p")"
-		[ "$(stat -c %a "$bin/$(basename "$p")")" = 755 ]
+	# The plugins the lists and the NADs need, byte for byte, executable,
+	# and no other: bridge, host-local and static are not this mode's.
+	expected=$(expected_plugins)
+	for p in $expected; do
+		cmp "$IMAGE/opt/cni/bin/$p" "$bin/$p"
+		[ "$(stat -c %a "$bin/$p")" = 755 ]
 	done
-	for p in $PODWIRE_PLUGINS bridge host-local static; do
-		[ -x "$bin/$p" ]
+	[ "$(cd "$bin" && ls)" = "$expected" ]
+	for p in bridge host-local static; do
+		[ ! -e "$bin/$p" ]
 	done
+	# Each recorded with the content it was given.
+	[ "$(cut -d' ' -f2 "$bin/.podwire-install-cni")" = "$expected" ]
+	grep -qx "bin multinet $(sha256sum "$bin/multinet" | cut -d' ' -f1)" "$bin/.podwire-install-cni"
 	# The configuration lists are the ConfigMap's, where the args put them.
 	cmp "$PK/work/volumes/cni-config/00-multinet.conflist" "$conf/00-multinet.conflist"
 	cmp "$PK/work/volumes/cni-config/10-podwire-routed.conflist" \
@@ -82,12 +100,14 @@ install_cni() {
 	[ "$status" -eq 0 ]
 	[[ $output != *installed* ]]
 	[ "$(pk_state "$HOSTROOT")" = "$before" ]
-	# A new bridge in the image: only bridge is rewritten.
-	printf '\n' >>"$IMAGE/opt/cni/bin/bridge"
+	# A new bgp-route in the image: only bgp-route is rewritten (and its record).
+	printf '\n' >>"$IMAGE/opt/cni/bin/bgp-route"
 	pk_run_container
 	[ "$status" -eq 0 ]
-	[ "$output" = "install-cni: installed $HOSTROOT/opt/cni/bin/bridge" ]
-	cmp "$IMAGE/opt/cni/bin/bridge" "$HOSTROOT/opt/cni/bin/bridge"
+	[ "$output" = "install-cni: installed $HOSTROOT/opt/cni/bin/bgp-route" ]
+	cmp "$IMAGE/opt/cni/bin/bgp-route" "$HOSTROOT/opt/cni/bin/bgp-route"
+	grep -qx "bin bgp-route $(sha256sum "$IMAGE/opt/cni/bin/bgp-route" | cut -d' ' -f1)" \
+		"$HOSTROOT/opt/cni/bin/.podwire-install-cni"
 }
 
 @test "a plugin being executed during the install is replaced by an atomic rename" {
@@ -105,7 +125,11 @@ install_cni() {
 	run cp "$IMAGE/opt/cni/bin/bridge" "$bin/bridge"
 	[ "$status" -ne 0 ]
 	[[ $output == *"Text file busy"* ]]
-	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$HOSTROOT/etc/cni/net.d"
+	# It is not install-cni's: refused, then replaced when forced.
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --plugins bridge
+	[ "$status" -eq 1 ]
+	cmp "$(command -v sleep)" "$bin/bridge"
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --plugins bridge --force
 	[ "$status" -eq 0 ]
 	cmp "$IMAGE/opt/cni/bin/bridge" "$bin/bridge"
 	# The running process still has its own (now unlinked) binary.
@@ -134,6 +158,62 @@ install_cni() {
 		--conf-dir "$conf" --conf "$PK/a.conflist"
 	[ "$status" -eq 0 ]
 	cmp "$PK/a.conflist" "$conf/a.conflist"
+}
+
+@test "a plugin install-cni did not install is never replaced without --force" {
+	bin=$HOSTROOT/opt/cni/bin conf=$HOSTROOT/etc/cni/net.d
+	mkdir -p "$bin"
+	# The node's package put its own bridge there (not a podwire build).
+	printf '#!/bin/sh\necho reference bridge\n' >"$bin/bridge"
+	chmod 755 "$bin/bridge"
+	cp "$bin/bridge" "$PK/node-bridge"
+	echo '{"cniVersion":"1.0.0","name":"a","plugins":[{"type":"bridge","ipam":{"type":"host-local"}}]}' >"$PK/a.conflist"
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" --conf "$PK/a.conflist"
+	[ "$status" -eq 1 ]
+	[[ $output == *"plugin bridge: $bin/bridge was not installed by install-cni"*"--force"* ]]
+	# Nothing changed: no other plugin, no record, no list.
+	cmp "$PK/node-bridge" "$bin/bridge"
+	[ "$(ls -A "$bin")" = bridge ]
+	[ -z "$(find "$HOSTROOT" -name '*.conflist' -o -name '*.tmp')" ]
+	# Forced: replaced and recorded, so the next upgrade needs no force.
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" \
+		--conf "$PK/a.conflist" --force
+	[ "$status" -eq 0 ]
+	cmp "$IMAGE/opt/cni/bin/bridge" "$bin/bridge"
+	printf '\n' >>"$IMAGE/opt/cni/bin/bridge"
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" --conf "$PK/a.conflist"
+	[ "$status" -eq 0 ]
+	cmp "$IMAGE/opt/cni/bin/bridge" "$bin/bridge"
+	# The package overwrote it again: not install-cni's any more.
+	cp "$PK/node-bridge" "$bin/bridge"
+	printf '\n' >>"$IMAGE/opt/cni/bin/bridge"
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" --conf "$PK/a.conflist"
+	[ "$status" -eq 1 ]
+	cmp "$PK/node-bridge" "$bin/bridge"
+}
+
+@test "switching modes removes the lists of the previous mode, and only those" {
+	bin=$HOSTROOT/opt/cni/bin conf=$HOSTROOT/etc/cni/net.d
+	echo '{"cniVersion":"1.0.0","name":"a","plugins":[{"type":"bridge","ipam":{"type":"host-local"}}]}' >"$PK/a.conflist"
+	echo '{"cniVersion":"1.0.0","name":"b","plugins":[{"type":"bgp-route","ipam":{"type":"host-local"}}]}' >"$PK/b.conflist"
+	mkdir -p "$conf"
+	echo '{"name":"theirs"}' >"$conf/99-other.conflist"
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" \
+		--conf "$PK/a.conflist=10-a.conflist" --conf "$PK/a.conflist=multinet.d/a.conflist"
+	[ "$status" -eq 0 ]
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" \
+		--conf "$PK/b.conflist=20-b.conflist"
+	[ "$status" -eq 0 ]
+	[[ $output == *"removed $conf/10-a.conflist (installed by an earlier run)"* ]]
+	[ "$(cd "$conf" && find . -name '*.conflist' | sort)" = "$(printf '%s\n' ./20-b.conflist ./99-other.conflist)" ]
+	# bridge stays (pods of the old mode need it for DEL) and stays recorded.
+	[ -x "$bin/bridge" ]
+	grep -q '^bin bridge ' "$bin/.podwire-install-cni"
+	grep -qx 'conf 20-b.conflist' "$conf/.podwire-install-cni"
+	# A run that installs no list leaves the lists alone.
+	install_cni --bin-from "$IMAGE/opt/cni/bin" --bin-to "$bin" --conf-dir "$conf" --no-plugins
+	[ "$status" -eq 0 ]
+	[ -f "$conf/20-b.conflist" ]
 }
 
 @test "the DaemonSet's main container keeps the kubeconfig's token current" {

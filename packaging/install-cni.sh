@@ -10,8 +10,13 @@
 #   2. the multinet kubeconfig, if asked for;
 #   3. the configuration lists last, each renamed into place, and only after
 #      every plugin "type" they name is present in the plugin directory,
-#      so the runtime never picks up a network whose plugins are missing.
-# Unchanged files are left alone: running it again changes nothing.
+#      so the runtime never picks up a network whose plugins are missing;
+#   4. then the lists an earlier run installed and this one does not are
+#      removed (a mode switch), after the new ones are in place.
+# Unchanged files are left alone: running it again changes nothing. What it
+# installed is recorded in a dot-file of each directory (RECORD), so that a
+# binary it did not install (a kubeadm node's reference plugins, say) is
+# never replaced without --force, and the lists of a previous mode can go.
 # `local` is not POSIX but every /bin/sh this runs under has it (dash,
 # busybox ash, bash).
 # shellcheck disable=SC3043
@@ -22,6 +27,8 @@ BIN_FROM=/opt/cni/bin
 BIN_TO=/host/opt/cni/bin
 CONF_DIR=/host/etc/cni/net.d
 PLUGINS=
+ALSO=loopback
+FORCE=
 NO_PLUGINS=
 CONFS=
 KUBECONFIG_OUT=
@@ -30,6 +37,7 @@ NODE_TEMPLATE=
 NODE_OUT=
 WATCH=
 TMPFILES=
+RECORD=.podwire-install-cni
 
 usage() {
 	cat <<'EOF'
@@ -38,21 +46,35 @@ NAME
 
 SYNOPSIS
     install-cni [--bin-from DIR] [--bin-to DIR] [--plugins LIST | --no-plugins]
+                [--also LIST] [--force]
                 [--conf-dir DIR] [--conf SRC[=NAME]]... [--kubeconfig FILE]
                 [--node-config-template FILE --node-config FILE] [--watch SECONDS]
 
 DESCRIPTION
-    Copies every executable of --bin-from (or those named in --plugins) into
-    --bin-to, each by an atomic rename, then writes the configuration lists
-    into --conf-dir, last, each by an atomic rename and only when every
-    plugin "type" it names is an executable in --bin-to. Files whose content
-    is already in place are not rewritten. Temporary files are dot-files
-    ending in .tmp, which no container runtime loads.
+    Copies the plugins the configuration lists need (every "type" they name
+    that --bin-from has, plus loopback and --also) into --bin-to, each by an
+    atomic rename, then writes the configuration lists into --conf-dir,
+    last, each by an atomic rename and only when every plugin "type" it
+    names is an executable in --bin-to. Files whose content is already in
+    place are not rewritten. A plugin in --bin-to that install-cni did not
+    install (another package's, with other content) is not replaced: the
+    run fails naming it, unless --force. When --conf is given, the lists an
+    earlier run installed and this one does not are removed after the new
+    ones are in place. What was installed is recorded in
+    --bin-to/.podwire-install-cni and --conf-dir/.podwire-install-cni.
+    Temporary files are dot-files ending in .tmp, which no container
+    runtime loads.
 
 OPTIONS
     --bin-from DIR      plugins to install (default /opt/cni/bin: the image)
     --bin-to DIR        the node's plugin directory (default /host/opt/cni/bin)
-    --plugins LIST      comma-separated plugin names (default: all of --bin-from)
+    --plugins LIST      comma-separated plugin names, or "all" for every
+                        executable of --bin-from (default: the types the
+                        --conf lists name that --bin-from has, loopback, and
+                        --also)
+    --also LIST         more plugins to install by default: the types of the
+                        NetworkAttachmentDefinitions multinet will run
+    --force             replace plugins that install-cni did not install
     --no-plugins        install no plugin (only the other files asked for)
     --conf-dir DIR      the node's CNI configuration directory
                         (default /host/etc/cni/net.d)
@@ -123,38 +145,114 @@ install_content() {
 	rm -f "$staged"
 }
 
+# conf_types FILE...: every plugin "type" the files name, one per line.
+conf_types() {
+	[ $# -gt 0 ] || return 0
+	grep -ho '"type"[[:space:]]*:[[:space:]]*"[^"]*"' "$@" |
+		sed 's/.*"\([^"]*\)"$/\1/' | sort -u
+}
+
+conf_srcs() {
+	local spec
+	for spec in $CONFS; do
+		echo "${spec%%=*}"
+	done
+}
+
 plugin_list() {
+	if [ "$PLUGINS" = all ]; then
+		for f in "$BIN_FROM"/*; do
+			[ -f "$f" ] && [ -x "$f" ] && basename "$f"
+		done
+		return 0
+	fi
 	if [ -n "$PLUGINS" ]; then
 		echo "$PLUGINS" | tr ',' '\n'
 		return 0
 	fi
-	for f in "$BIN_FROM"/*; do
-		[ -f "$f" ] && [ -x "$f" ] && basename "$f"
+	# shellcheck disable=SC2046 # paths have no blanks (--conf refuses them)
+	{ conf_types $(conf_srcs) 2>/dev/null; echo "$ALSO" | tr ',' '\n'; } |
+		sort -u | while read -r p; do
+		[ -z "$p" ] || [ ! -x "$BIN_FROM/$p" ] || echo "$p"
 	done
+}
+
+# recorded DIR KIND NAME: the line install-cni recorded for NAME in DIR.
+recorded() {
+	[ -f "$1/$RECORD" ] || return 1
+	grep -m1 "^$2 $3\( \|\$\)" "$1/$RECORD"
+}
+
+sum_of() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# A plugin already in --bin-to is install-cni's to replace when it records
+# the content there now, or when it is a podwire build that an install
+# without records (an earlier install-cni, or the package) put there.
+ours() {
+	local dest="$1" line
+	line=$(recorded "$BIN_TO" bin "$(basename "$dest")") &&
+		[ "${line##* }" = "$(sum_of "$dest")" ] && return 0
+	[ -z "$line" ] && grep -qa 'podwire' "$dest"
+}
+
+# Every plugin checked before any is copied: a refusal changes nothing.
+check_plugins() {
+	local p
+	for p in "$@"; do
+		case $p in
+		'' | */* | .*) die "--plugins: invalid plugin name \"$p\"" ;;
+		esac
+		[ -x "$BIN_FROM/$p" ] || die "plugin $p: $BIN_FROM/$p is not an executable"
+		[ -n "$FORCE" ] || [ ! -e "$BIN_TO/$p" ] || cmp -s "$BIN_FROM/$p" "$BIN_TO/$p" ||
+			ours "$BIN_TO/$p" ||
+			die "plugin $p: $BIN_TO/$p was not installed by install-cni (another package's?); not replaced without --force"
+	done
+}
+
+# record DIR KIND LINES: replace DIR's records of KIND by LINES ("NAME [SUM]").
+record() {
+	local kind="$2" lines="$3" f="$1/$RECORD"
+	{
+		[ ! -f "$f" ] || grep -v "^$kind " "$f" || true
+		[ -z "$lines" ] || printf '%s\n' "$lines" | sed "s/^/$kind /"
+	} | install_content "$f" 644 >/dev/null
 }
 
 install_plugins() {
 	[ -z "$NO_PLUGINS" ] || return 0
 	[ -d "$BIN_FROM" ] || die "--bin-from $BIN_FROM is not a directory"
+	local list p
+	list=$(plugin_list)
+	[ -n "$list" ] || die "no plugin to install in $BIN_FROM"
+	# shellcheck disable=SC2086 # one plugin name per word
+	check_plugins $list
 	mkdir -p "$BIN_TO" || die "cannot create --bin-to $BIN_TO"
-	local n=0 p
-	for p in $(plugin_list); do
-		case $p in
-		'' | */* | .*) die "--plugins: invalid plugin name \"$p\"" ;;
-		esac
-		[ -x "$BIN_FROM/$p" ] || die "plugin $p: $BIN_FROM/$p is not an executable"
+	for p in $list; do
 		install_file "$BIN_FROM/$p" "$BIN_TO/$p" 755
-		n=$((n + 1))
 	done
-	[ "$n" -gt 0 ] || die "no plugin to install in $BIN_FROM"
+	record "$BIN_TO" bin "$(plugin_records "$list")"
+}
+
+# The records of the plugins installed now, and those of the plugins an
+# earlier run installed and this one did not: those stay on the node (pods
+# attached by them need them for DEL) and stay install-cni's.
+plugin_records() {
+	local p sum
+	for p in $1; do
+		echo "$p $(sum_of "$BIN_TO/$p")"
+	done
+	grep '^bin ' "$BIN_TO/$RECORD" 2>/dev/null | while read -r _ p sum; do
+		printf '%s\n' "$1" | grep -qxF "$p" || echo "$p $sum"
+	done
 }
 
 # Every "type" a configuration names (plugins, ipam, delegates) must be an
 # executable in the node's plugin directory before the file goes live.
 check_types() {
 	local src="$1" types t
-	types=$(grep -o '"type"[[:space:]]*:[[:space:]]*"[^"]*"' "$src" |
-		sed 's/.*"\([^"]*\)"$/\1/' | sort -u)
+	types=$(conf_types "$src")
 	[ -n "$types" ] || die "--conf $src: no plugin \"type\" in it"
 	for t in $types; do
 		case $t in
@@ -167,7 +265,7 @@ check_types() {
 install_confs() {
 	[ -n "$CONFS" ] || return 0
 	mkdir -p "$CONF_DIR" || die "cannot create --conf-dir $CONF_DIR"
-	local spec src name
+	local spec src name names=
 	# Check all first: one bad file leaves every configuration untouched.
 	for spec in $CONFS; do
 		src=${spec%%=*}
@@ -182,6 +280,23 @@ install_confs() {
 		esac
 		mkdir -p "$(dirname "$CONF_DIR/$name")"
 		install_file "$src" "$CONF_DIR/$name" 644
+		names="$names${names:+
+}$name"
+	done
+	remove_old_confs "$names"
+	record "$CONF_DIR" conf "$names"
+}
+
+# The lists an earlier run installed and this run does not: a mode switch
+# must not leave the old mode's list first in the directory.
+remove_old_confs() {
+	local old name
+	old=$(grep '^conf ' "$CONF_DIR/$RECORD" 2>/dev/null | cut -d' ' -f2-) || true
+	for name in $old; do
+		printf '%s\n' "$1" | grep -qxF "$name" && continue
+		[ -f "$CONF_DIR/$name" ] || continue
+		rm -f "$CONF_DIR/$name" || die "cannot remove $CONF_DIR/$name"
+		echo "$PROG: removed $CONF_DIR/$name (installed by an earlier run)"
 	done
 }
 
@@ -258,7 +373,11 @@ parse_args() {
 			NO_PLUGINS=1
 			shift
 			;;
-		--bin-from | --bin-to | --plugins | --conf-dir | --conf | --kubeconfig | \
+		--force)
+			FORCE=1
+			shift
+			;;
+		--bin-from | --bin-to | --plugins | --also | --conf-dir | --conf | --kubeconfig | \
 			--sa-dir | --node-config-template | --node-config | --watch)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			set_opt "$1" "$2"
@@ -277,6 +396,7 @@ set_opt() {
 	--bin-from) BIN_FROM=$2 ;;
 	--bin-to) BIN_TO=$2 ;;
 	--plugins) PLUGINS=$2 ;;
+	--also) ALSO="$ALSO,$2" ;;
 	--conf-dir) CONF_DIR=$2 ;;
 	--conf)
 		case $2 in
