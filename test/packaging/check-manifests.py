@@ -165,6 +165,26 @@ def check_node_config(where, conf):
         need(conf["etcd"].get("endpoints"), where, "etcd without endpoints")
 
 
+def capabilities(plugins):
+    """The capabilities the plugins declare true."""
+    return {c for p in plugins for c, on in p.get("capabilities", {}).items() if on}
+
+
+def check_multinet_caps(where, conf, data):
+    """multinet hands the runtime's capability args to the cluster network
+    only if it declares them itself: it must declare what that list does."""
+    for p in conf.get("plugins", [conf]):
+        cluster = p.get("clusterNetwork") if p.get("type") == "multinet" else None
+        key = os.path.basename(cluster) if isinstance(cluster, str) else None
+        if key not in data:
+            continue
+        listed = json.loads(data[key])
+        want = capabilities(listed.get("plugins", [listed]))
+        need(capabilities([p]) == want, where,
+             f"multinet declares capabilities {sorted(capabilities([p]))}, its cluster "
+             f"network {key} {sorted(want)}: the runtime would not send the rest")
+
+
 def check_configmap(where, doc):
     data = doc.get("data")
     need(isinstance(data, dict) and data, where, "ConfigMap without data")
@@ -173,6 +193,7 @@ def check_configmap(where, doc):
         need(isinstance(val, str), w, "value is not a string")
         if key.endswith((".conflist", ".conf")):
             check_cni(w, parse_json(w, val))
+            check_multinet_caps(w, parse_json(w, val), data)
         elif key.startswith("node.json"):
             check_node_config(w, parse_json(w, val))
         elif key.endswith(".json"):
@@ -308,6 +329,9 @@ def check_nad(where, doc, idx):
         ann = doc["metadata"].get("annotations", {})
         need(ann.get("k8s.v1.cni.cncf.io/resourceName"), where,
              "an SR-IOV network needs the k8s.v1.cni.cncf.io/resourceName annotation")
+        need("CNIDeviceInfoFile" in capabilities([conf]), where,
+             "an SR-IOV network declares the CNIDeviceInfoFile capability, or "
+             "network-status has no device-info for it")
 
 
 def rule_triples(where, rules):
@@ -444,6 +468,11 @@ MUTATIONS = [
         lambda c: {**c, "exportMode": "all"})),
     ("rail without resourceName", lambda d: find(d, "NetworkAttachmentDefinition",
         "rdma-rail-0")["metadata"].pop("annotations")),
+    ("rail without CNIDeviceInfoFile", lambda d: _nad_conf(d, "rdma-rail-1",
+        lambda c: _del(c, "capabilities"))),
+    ("multinet without the cluster network's capabilities", lambda d: cm_set(d,
+        "podwire-cni-config", "00-multinet.conflist", lambda c: {**c, "plugins": [
+            _del(c["plugins"][0], "capabilities")]})),
     ("NAD name differs", lambda d: _nad_conf(d, "macvlan-storage",
         lambda c: {**c, "name": "other"})),
     ("CRD two storage versions", lambda d: find(d, "CustomResourceDefinition",
