@@ -30,6 +30,20 @@ conf() {
 	assert_json .cniVersion 1.1.0
 }
 
+@test "VERSION typed at a terminal answers without waiting for input" {
+	# script(1) gives the plugin a terminal as stdin; its own input, and so
+	# the terminal's, does not end before the timeout.
+	for p in "$NOOP" "$PODWIRE_BIN"/*; do
+		case $(basename "$p") in cnitool | podwire-*) continue ;; esac
+		run timeout 5 script -qec "env -i CNI_COMMAND=VERSION $p" /dev/null < <(sleep 10)
+		[ "$status" -eq 0 ] || {
+			echo "# $p: status $status: $output" >&2
+			return 1
+		}
+		[[ $output == *'"supportedVersions"'* ]]
+	done
+}
+
 @test "no CNI_COMMAND prints an about text on stderr, nothing on stdout" {
 	out=$(env -i "$NOOP" </dev/null 2>/dev/null)
 	[ -z "$out" ]

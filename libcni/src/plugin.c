@@ -571,7 +571,12 @@ int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 		return 0;
 	}
 	seed_json_hash();
-	r = read_all(STDIN_FILENO, &buf, &len, &ctx.err);
+	/* VERSION's input is optional: a person typing the command at a terminal
+	 * gets the answer instead of a plugin waiting for end of input. */
+	if (strcmp(cmd, "VERSION") == 0 && isatty(STDIN_FILENO))
+		r = 0;
+	else
+		r = read_all(STDIN_FILENO, &buf, &len, &ctx.err);
 	if (r < 0) {
 		cni_error_from_errno(&ctx.err, r);
 		print_error(&ctx, stdout);
