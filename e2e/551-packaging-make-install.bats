@@ -48,6 +48,24 @@ under() {
 	done
 }
 
+@test "the installed docs keep their links: every relative link resolves, every README is there" {
+	run env DESTDIR="$D" cmake --install "$PODWIRE_BUILD" --prefix /usr
+	[ "$status" -eq 0 ]
+	doc=$D/usr/share/doc/podwire
+	run python3 "$PODWIRE_SRC/test/packaging/check-doc-links.py" "$doc"
+	echo "# $output" >&3
+	[ "$status" -eq 0 ]
+	# Each plugin's and tool's README where the tree has it.
+	for p in $PODWIRE_PLUGINS $PODWIRE_TOOLS; do
+		readme=$(cd "$PODWIRE_SRC" && ls plugins/*/"$p"/README.md ipam/"$p"/README.md \
+			tools/"$p"/README.md 2>/dev/null || true)
+		[ -n "$readme" ] || continue
+		cmp "$PODWIRE_SRC/$readme" "$doc/$readme"
+	done
+	[ -f "$doc/examples/kubernetes/podwire-install.yaml" ]
+	[ -f "$doc/docs/node-setup.md" ]
+}
+
 @test "install puts every tool in bin with --help and its manual page" {
 	run env DESTDIR="$D" cmake --install "$PODWIRE_BUILD" --prefix /usr
 	[ "$status" -eq 0 ]

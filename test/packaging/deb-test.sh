@@ -107,7 +107,8 @@ check_contents() {
 	done
 	for b in /usr/share/man/man1/cnitool.1.gz /usr/libexec/podwire/install-cni \
 		/usr/share/doc/podwire/copyright /usr/share/doc/podwire/changelog.gz \
-		/usr/share/doc/podwire/node-setup.md /usr/share/doc/podwire/examples/bridge-basic.conflist \
+		/usr/share/doc/podwire/docs/node-setup.md /usr/share/doc/podwire/examples/bridge-basic.conflist \
+		/usr/share/doc/podwire/plugins/main/bridge/README.md /usr/share/doc/podwire/conf \
 		/usr/share/doc/podwire/examples/kubernetes/podwire-install.yaml; do
 		grep -qx "$b" "$T/paths" || fail "package lacks $b"
 	done
