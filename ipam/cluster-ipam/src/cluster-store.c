@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,12 +146,111 @@ static void session_init(struct cipam_session *s, const struct cipam_conf *c, st
 	s->deadline_ms = cipam_mono_ms() + c->etcd.timeout_ms;
 }
 
+/* The host name in an http(s):// endpoint (not an address literal) into buf, or false. */
+static bool endpoint_host(const char *ep, char *buf, size_t len)
+{
+	const char *h = strstr(ep, "://");
+	union ip_addr a;
+	size_t n;
+	int family;
+
+	if (strncmp(ep, "http", 4) != 0 || !h || h[3] == '[')
+		return false;
+	n = strcspn(h + 3, ":/");
+	if (n == 0 || n >= len)
+		return false;
+	memcpy(buf, h + 3, n);
+	buf[n] = '\0';
+	return ip_addr_parse(buf, &family, &a) < 0;
+}
+
+/* One lookup of getaddrinfo_a(): the request, its hints and the name, in one allocation. */
+struct lookup {
+	struct gaicb cb;
+	struct addrinfo hints;
+	char name[];
+};
+
+/* Wait until every lookup is done or the deadline passed: false when one is still going. */
+static bool await_lookups(struct gaicb **req, size_t n, uint64_t deadline_ms)
+{
+	for (;;) {
+		const struct gaicb *wait[PWETCD_MAX_ENDPOINTS];
+		uint64_t now = cipam_mono_ms();
+		bool going = false;
+		struct timespec ts;
+
+		for (size_t i = 0; i < n; i++) {
+			wait[i] = gai_error(req[i]) == EAI_INPROGRESS ? req[i] : NULL;
+			going |= wait[i] != NULL;
+		}
+		if (!going || now >= deadline_ms)
+			return !going;
+		ts.tv_sec = (time_t)((deadline_ms - now) / 1000u);
+		ts.tv_nsec = (long)((deadline_ms - now) % 1000u) * 1000000L;
+		(void)gai_suspend(wait, (int)n, &ts);
+	}
+}
+
+/*
+ * The host names of the endpoints looked up, all at once, within the call's
+ * bound before the client's first request: a resolver that never answers
+ * ends the call at its deadline (code 11), not after its own timeouts (5 s
+ * a try by default). pwhttp looks the names up again when it connects, a
+ * moment later; that lookup is its own (pwhttp_connect). A lookup still
+ * going at the deadline keeps its memory: the resolver's thread holds it.
+ */
+static int resolve_hosts(struct cipam_session *s)
+{
+	const struct cipam_etcd_conf *e = &s->c->etcd;
+	struct gaicb *req[PWETCD_MAX_ENDPOINTS];
+	char host[256];
+	bool done = true;
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->n_endpoints; i++) {
+		struct lookup *l;
+
+		if (!endpoint_host(e->endpoints[i], host, sizeof(host)))
+			continue;
+		l = calloc(1, sizeof(*l) + strlen(host) + 1);
+		if (!l)
+			break;
+		strcpy(l->name, host);
+		l->hints.ai_socktype = SOCK_STREAM; /* as pwhttp_connect asks */
+		l->cb = (struct gaicb){.ar_name = l->name, .ar_request = &l->hints};
+		req[n++] = &l->cb;
+	}
+	/* a request it could not queue stays 0 ("done"): only the queued ones are waited for */
+	if (n > 0) {
+		(void)getaddrinfo_a(GAI_NOWAIT, req, (int)n, NULL);
+		done = await_lookups(req, n, s->deadline_ms);
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (!done && gai_error(req[i]) == EAI_INPROGRESS) {
+			snprintf(host, sizeof(host), "%s", req[i]->ar_name); /* named below */
+			continue;
+		}
+		freeaddrinfo(req[i]->ar_result);
+		free(req[i]);
+	}
+	if (!done)
+		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+				  "etcd: endpoint host '%s' not resolved within %u ms", host,
+				  s->c->etcd.timeout_ms);
+	return 0;
+}
+
 /* TLS sessions in <dataDir>/tls, beside the node cache (root only, 0700). */
 static int open_etcd(struct cipam_session *s)
 {
 	_cleanup_free_ char *tls = NULL;
-	int r = asprintf(&tls, "%s/tls", s->c->data_dir) < 0 ? -ENOMEM : 0;
+	int r = resolve_hosts(s);
 
+	if (r < 0)
+		return r;
+	if (asprintf(&tls, "%s/tls", s->c->data_dir) < 0)
+		r = -ENOMEM;
 	if (r == 0)
 		r = cipam_etcd_open(&s->c->etcd, tls, &s->etcd);
 	if (r == 0) /* the lock wait counts: one bound for the whole call */
