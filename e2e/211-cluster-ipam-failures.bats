@@ -313,7 +313,10 @@ start_broken() {
 calls_within() {
 	local bound=$1 conf=$2 line cmd cid rc ms code bad=0
 	shift 2
-	run ip netns exec "$HOST_NS" /usr/bin/python3 "$PODWIRE_SRC/e2e/testdata/cluster-ipam/call-many.py" \
+	# CI_RESOLV=FILE: the calls see FILE as /etc/resolv.conf (a bind mount in
+	# the mount namespace `ip netns exec` makes for them alone)
+	run ip netns exec "$HOST_NS" sh -c '[ -z "$CI_RESOLV" ] || mount --bind "$CI_RESOLV" /etc/resolv.conf &&
+		exec /usr/bin/python3 "$@"' sh "$PODWIRE_SRC/e2e/testdata/cluster-ipam/call-many.py" \
 		"$PODWIRE_BIN/${CI_PLUGIN:-cluster-ipam}" "$conf" "/var/run/netns/$POD_NS" "$@"
 	if [ "$status" -ne 0 ] || [ "${#lines[@]}" -ne "$#" ]; then
 		echo "# call-many: exit $status: $output" >&2
@@ -399,6 +402,35 @@ bounded_against() {
 	stop_fake
 	[ -f "$(pending_file d1)" ]
 	run_plugin bgp-route DEL eth0 a9 <"$STATE/bgp.json"
+	run ci_dump
+	[[ "$output" != *"/handles/"* ]]
+	[ ! -e "$(pending_file d1)" ]
+}
+
+@test "timeoutMs bounds the whole call: an endpoint host name the DNS never answers for" {
+	run_plugin cluster-ipam ADD eth0 d1 <<<"$(ci_conf n1)"
+	# a name server on 127.0.0.1:53 of the host netns that reads and never answers
+	ip netns exec "$HOST_NS" /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(sys.argv[1], "w").close()
+while True:
+    s.recv(4096)' "$STATE/dns-ready" &
+	CI_FAKE_PID=$!
+	for _ in $(seq 1 50); do
+		[ -e "$STATE/dns-ready" ] && break
+		sleep 0.1
+	done
+	[ -e "$STATE/dns-ready" ]
+	# without a bound, each lookup takes 2 tries of 5 s
+	printf 'nameserver 127.0.0.1\noptions timeout:5 attempts:2\n' >"$STATE/resolv.conf"
+	ci_conf n1 '.ipam.etcd.endpoints=["http://etcd.podwire-e2e.test:2379"] |
+		.ipam.etcd.timeoutMs=1000' >"$STATE/dns.json"
+	CI_RESOLV="$STATE/resolv.conf" calls_within 1600 "$STATE/dns.json" ADD:a1 DEL:d1
+	[ -f "$(pending_file d1)" ]
+	# the configured etcd replays the release
+	run_plugin cluster-ipam DEL eth0 d9 <<<"$(ci_conf n1)"
 	run ci_dump
 	[[ "$output" != *"/handles/"* ]]
 	[ ! -e "$(pending_file d1)" ]

@@ -13,24 +13,7 @@
 json_t *pwetcd_json_b64(const char *data, size_t len);
 json_t *pwetcd_json_i64(int64_t n);
 int pwetcd_json_set_key(json_t *o, const char *key, size_t key_len, bool prefix);
-/* A growing text buffer: s NUL-terminated; oom once an allocation failed. */
-struct pwetcd_text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-/* Append n bytes of s / the string s (b->oom on allocation failure). */
-void pwetcd_text_put(struct pwetcd_text *b, const char *s, size_t n);
-void pwetcd_text_str(struct pwetcd_text *b, const char *s);
-/*
- * Append s as a JSON string (quoted), escaped as jansson's json_dumps() does (quote, backslash,
- * control characters; UTF-8 as is). -EINVAL when s is not valid UTF-8 (which json_string() refuses
- * too): b then holds part of s and is to be thrown away.
- */
-int pwetcd_text_json_str(struct pwetcd_text *b, const char *s);
-
-/* Request bodies as JSON text (owned, free()); NULL when out of memory or without a key. */
+/* Request bodies (owned, free()); NULL when out of memory or without a key. */
 char *pwetcd_range_body(const struct pwetcd_range_req *req);
 char *pwetcd_put_body(const char *key, const char *value, size_t value_len, int64_t lease);
 char *pwetcd_delete_body(const char *key, bool prefix);

@@ -107,8 +107,36 @@ void pwetcd_kv_done(struct pwetcd_kv *kv)
 	memset(kv, 0, sizeof(*kv));
 }
 
-static int parse_kv(const json_t *o, struct pwetcd_kv *kv)
+/* Each parser of an array item fills *item (zeroed, or left zeroed on failure). */
+typedef int (*item_fn)(const json_t *o, void *item);
+
+/*
+ * The items of arr (absent: none) parsed by fn into a new array of size-byte
+ * items (owned; NULL when none); *n counts the items written, also when
+ * *err (0 or -errno) says that one failed, so that the caller frees them.
+ */
+static void *parse_items(const json_t *arr, size_t size, item_fn fn, size_t *n, int *err)
 {
+	size_t len = json_array_size(arr);
+	char *v;
+
+	*n = 0;
+	*err = arr && !json_is_array(arr) ? -EBADMSG : 0;
+	if (*err < 0 || len == 0)
+		return NULL;
+	v = calloc(len, size);
+	if (!v)
+		*err = -ENOMEM;
+	for (size_t i = 0; v && i < len && *err >= 0; i++) {
+		*err = fn(json_array_get(arr, i), v + i * size);
+		*n = i + 1;
+	}
+	return v;
+}
+
+static int parse_kv(const json_t *o, void *item)
+{
+	struct pwetcd_kv *kv = item;
 	int r;
 
 	memset(kv, 0, sizeof(*kv));
@@ -152,33 +180,7 @@ void pwetcd_range_result_done(struct pwetcd_range_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int parse_kvs(const json_t *arr, struct pwetcd_kv **ret, size_t *ret_n)
-{
-	size_t n;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
-		return -EBADMSG;
-	n = json_array_size(arr);
-	if (n == 0)
-		return 0;
-	*ret = calloc(n, sizeof(**ret));
-	if (!*ret)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int r = parse_kv(json_array_get(arr, i), &(*ret)[i]);
-
-		if (r < 0)
-			return r; /* caller frees the *ret_n parsed so far */
-		*ret_n = i + 1;
-	}
-	return 0;
-}
-
-static int range_from_json(const json_t *o, struct pwetcd_range_result *ret)
+static int range_from_json(const json_t *o, void *ret)
 {
 	struct pwetcd_range_result r = {0};
 	int e;
@@ -187,7 +189,8 @@ static int range_from_json(const json_t *o, struct pwetcd_range_result *ret)
 		return -EBADMSG;
 	e = header_revision(o, &r.revision);
 	if (e >= 0)
-		e = parse_kvs(json_object_get(o, "kvs"), &r.kvs, &r.n_kvs);
+		r.kvs =
+		    parse_items(json_object_get(o, "kvs"), sizeof(*r.kvs), parse_kv, &r.n_kvs, &e);
 	if (e >= 0)
 		e = get_i64(o, "count", &r.count);
 	if (e >= 0)
@@ -196,7 +199,7 @@ static int range_from_json(const json_t *o, struct pwetcd_range_result *ret)
 		pwetcd_range_result_done(&r);
 		return e;
 	}
-	*ret = r;
+	*(struct pwetcd_range_result *)ret = r;
 	return 0;
 }
 
@@ -224,47 +227,48 @@ static int load_checked(const char *body, size_t len, json_t **ret, const char *
 	return 0;
 }
 
-int pwetcd_parse_range(const char *body, size_t len, struct pwetcd_range_result *ret,
-		       const char **why)
+/* body, an answer of etcd (not an error object), read by fn into ret; 0 or -errno, *why set. */
+static int parse_with(const char *body, size_t len, item_fn fn, void *ret, const char *what,
+		      const char **why)
 {
 	json_t *root;
 	int r = load_checked(body, len, &root, why);
 
 	if (r < 0)
 		return r;
-	r = range_from_json(root, ret);
+	r = fn(root, ret);
 	json_decref(root);
 	if (r == -EBADMSG)
-		BAD("malformed range response");
+		BAD(what);
 	return r;
+}
+
+int pwetcd_parse_range(const char *body, size_t len, struct pwetcd_range_result *ret,
+		       const char **why)
+{
+	return parse_with(body, len, range_from_json, ret, "malformed range response", why);
+}
+
+static int revision_from_json(const json_t *o, void *ret)
+{
+	return header_revision(o, ret);
 }
 
 int pwetcd_parse_put(const char *body, size_t len, int64_t *ret_revision, const char **why)
 {
-	json_t *root;
-	int r = load_checked(body, len, &root, why);
+	return parse_with(body, len, revision_from_json, ret_revision, "malformed put response",
+			  why);
+}
 
-	if (r < 0)
-		return r;
-	r = header_revision(root, ret_revision);
-	json_decref(root);
-	if (r < 0)
-		BAD("malformed put response");
-	return 0;
+static int deleted_from_json(const json_t *o, void *ret)
+{
+	return get_i64(o, "deleted", ret);
 }
 
 int pwetcd_parse_delete(const char *body, size_t len, int64_t *ret_deleted, const char **why)
 {
-	json_t *root;
-	int r = load_checked(body, len, &root, why);
-
-	if (r < 0)
-		return r;
-	r = get_i64(root, "deleted", ret_deleted);
-	json_decref(root);
-	if (r < 0)
-		BAD("malformed deleterange response");
-	return 0;
+	return parse_with(body, len, deleted_from_json, ret_deleted,
+			  "malformed deleterange response", why);
 }
 
 void pwetcd_txn_result_done(struct pwetcd_txn_result *r)
@@ -275,8 +279,9 @@ void pwetcd_txn_result_done(struct pwetcd_txn_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int parse_op(const json_t *o, struct pwetcd_op_result *op)
+static int parse_op(const json_t *o, void *item)
 {
+	struct pwetcd_op_result *op = item;
 	const json_t *v;
 
 	memset(op, 0, sizeof(*op));
@@ -301,49 +306,27 @@ static int parse_op(const json_t *o, struct pwetcd_op_result *op)
 	return -EBADMSG;
 }
 
-static int txn_from_json(const json_t *root, struct pwetcd_txn_result *ret)
+static int txn_from_json(const json_t *root, void *ret)
 {
 	struct pwetcd_txn_result t = {0};
-	const json_t *arr = json_object_get(root, "responses");
-	size_t n = 0;
-	int r;
+	int r = header_revision(root, &t.revision);
 
-	r = header_revision(root, &t.revision);
 	if (r >= 0)
 		r = get_bool(root, "succeeded", &t.succeeded);
-	if (r >= 0 && arr && !json_is_array(arr))
-		r = -EBADMSG;
-	if (r >= 0 && arr)
-		n = json_array_size(arr);
-	if (r >= 0 && n > 0) {
-		t.ops = calloc(n, sizeof(*t.ops));
-		if (!t.ops)
-			r = -ENOMEM;
-	}
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		r = parse_op(json_array_get(arr, i), &t.ops[i]);
-		t.n_ops = i + 1;
-	}
+	if (r >= 0)
+		t.ops = parse_items(json_object_get(root, "responses"), sizeof(*t.ops), parse_op,
+				    &t.n_ops, &r);
 	if (r < 0) {
 		pwetcd_txn_result_done(&t);
 		return r;
 	}
-	*ret = t;
+	*(struct pwetcd_txn_result *)ret = t;
 	return 0;
 }
 
 int pwetcd_parse_txn(const char *body, size_t len, struct pwetcd_txn_result *ret, const char **why)
 {
-	json_t *root;
-	int r = load_checked(body, len, &root, why);
-
-	if (r < 0)
-		return r;
-	r = txn_from_json(root, ret);
-	json_decref(root);
-	if (r == -EBADMSG)
-		BAD("malformed txn response");
-	return r;
+	return parse_with(body, len, txn_from_json, ret, "malformed txn response", why);
 }
 
 int pwetcd_parse_lease(const char *body, size_t len, int64_t *ret_id, int64_t *ret_ttl,
@@ -387,8 +370,9 @@ void pwetcd_watch_batch_done(struct pwetcd_watch_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int parse_event(const json_t *o, struct pwetcd_event *ev)
+static int parse_event(const json_t *o, void *item)
 {
+	struct pwetcd_event *ev = item;
 	const json_t *type;
 
 	memset(ev, 0, sizeof(*ev));
@@ -425,20 +409,9 @@ static int watch_fields(const json_t *o, struct pwetcd_watch_batch *b)
 		if (!b->cancel_reason)
 			r = json_is_string(reason) ? -ENOMEM : -EBADMSG;
 	}
-	if (r >= 0 && arr && !json_is_array(arr))
-		r = -EBADMSG;
-	if (r < 0 || !arr || json_array_size(arr) == 0)
-		return r;
-	b->events = calloc(json_array_size(arr), sizeof(*b->events));
-	if (!b->events)
-		return -ENOMEM;
-	for (size_t i = 0; i < json_array_size(arr); i++) {
-		r = parse_event(json_array_get(arr, i), &b->events[i]);
-		if (r < 0)
-			return r;
-		b->n_events = i + 1;
-	}
-	return 0;
+	if (r >= 0)
+		b->events = parse_items(arr, sizeof(*b->events), parse_event, &b->n_events, &r);
+	return r;
 }
 
 int pwetcd_parse_watch_message(const char *body, size_t len, struct pwetcd_watch_batch *ret,

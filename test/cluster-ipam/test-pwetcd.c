@@ -201,7 +201,7 @@ static void test_txn_json(void **state)
 	pwetcd_txn_free(t);
 }
 
-/* Every field the builders can write, byte for byte what jansson's dump of the same gave. */
+/* Every field the builders can write, byte for byte. */
 static void test_txn_json_fields(void **state)
 {
 	struct pwetcd_txn *t = pwetcd_txn_new();

@@ -119,6 +119,11 @@ static int check_pools(struct add_state *st, const struct pwetcd_range_result *p
 	return 0;
 }
 
+static bool own(const struct add_state *st, const struct cipam_block *b)
+{
+	return b->node && strcmp(b->node, st->s->c->node) == 0;
+}
+
 static int push_ref(struct add_state *st, char *key, size_t *ret)
 {
 	if (!key)
@@ -133,20 +138,10 @@ static int push_ref(struct add_state *st, char *key, size_t *ret)
 	return 0;
 }
 
-/* Index of cidr in the cache, or -1. */
-static int cache_find(const struct cipam_cache *cache, const struct ip_prefix *cidr)
-{
-	for (size_t i = 0; i < cache->n; i++)
-		if (cache->v[i].family == cidr->family &&
-		    cache->v[i].prefixlen == cidr->prefixlen &&
-		    ip_addr_equal(cidr->family, &cache->v[i].addr, &cidr->addr))
-			return (int)i;
-	return -1;
-}
-
 /*
  * This node's blocks: those in the cache were read by round trip 1 (ops
- * from index `first_op` of res); the others are read now in one txn.
+ * from index `first_op` of res1, one per cached block: load_state counted
+ * them); the others are read now in one txn.
  */
 static int read_own_blocks(struct add_state *st, const struct pwetcd_range_result *affs,
 			   const struct cipam_cache *cache, const struct pwetcd_txn_result *res1,
@@ -154,47 +149,34 @@ static int read_own_blocks(struct add_state *st, const struct pwetcd_range_resul
 {
 	struct cipam_session *s = st->s;
 	size_t dirlen = strlen(s->c->prefix) + strlen("/ipam/affinity/") + strlen(s->c->node) + 1;
-	struct ip_prefix cidr[MAX_REFS - 8];
-	const struct pwetcd_range_result *rr[MAX_REFS - 8];
+	const struct cipam_preread pr = {
+	    .cidr = cache->v, .res = res1->ops + first_op, .n = cache->n};
+	struct ip_prefix cidr[CIPAM_READ_MAX] = {0};
+	const struct pwetcd_range_result *rr[CIPAM_READ_MAX];
 	struct pwetcd_txn_result res = {0};
-	size_t n = 0, first = st->n_refs, idx, n_missing = 0, missing[MAX_REFS - 8];
+	size_t n = 0, first = st->n_refs, idx;
 	int r = 0;
 
-	for (size_t i = 0; i < affs->n_kvs && n < MAX_REFS - 8; i++) {
+	for (size_t i = 0; i < affs->n_kvs && n < CIPAM_READ_MAX && r >= 0; i++) {
 		const struct pwetcd_kv *kv = &affs->kvs[i];
-		int c;
 
 		if (kv->key_len <= dirlen || cipam_keypart_parse(kv->key + dirlen, &cidr[n]) < 0 ||
 		    cipam_pool_find(s->c, cidr[n].family, &cidr[n].addr) < 0)
 			continue;
 		r = push_ref(st, cipam_key_block(s->c->prefix, &cidr[n]), &idx);
-		if (r < 0)
-			return r;
-		c = cache_find(cache, &cidr[n]);
-		rr[n] = c >= 0 && first_op + (size_t)c < res1->n_ops
-			    ? &res1->ops[first_op + c].range
-			    : NULL;
-		if (!rr[n])
-			missing[n_missing++] = n;
-		n++;
+		n += r >= 0;
 	}
-	st->cache_stale = n_missing > 0 || n != cache->n;
-	if (n_missing > 0) { /* not in the cache (or no cache): one more round trip */
-		char *keys[MAX_REFS - 8];
-
-		for (size_t k = 0; k < n_missing; k++)
-			keys[k] = st->keys[first + missing[k]];
-		r = cipam_read_keys(s, keys, n_missing, &res);
-		for (size_t k = 0; r >= 0 && k < n_missing; k++)
-			rr[missing[k]] = &res.ops[k].range;
-	}
+	if (r >= 0)
+		r = cipam_read_blocks(s, &pr, cidr, n, rr, &res);
+	/* blocks not in the cache (or no cache) cost one more round trip */
+	st->cache_stale = r != 0 || n != cache->n;
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct cipam_bref *ref = &st->refs[first + i];
 
 		if (rr[i]->n_kvs == 0) /* affinity without block: GC repairs; not usable */
 			continue;
 		r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], ref);
-		if (r >= 0 && ref->b.node && strcmp(ref->b.node, s->c->node) == 0) {
+		if (r >= 0 && own(st, &ref->b)) {
 			st->own_blocks++;
 			st->raw[first + i] = strdup(rr[i]->kvs[0].value);
 		}
@@ -221,15 +203,21 @@ static int existing_handle(struct add_state *st, size_t i, const struct pwetcd_k
 	return 0;
 }
 
+static void outs_reset(struct add_state *st)
+{
+	for (size_t i = 0; i < st->n_reqs; i++) {
+		st->outs[i].existing = false;
+		st->outs[i].n_ips = st->outs[i].n_claimed = 0;
+	}
+}
+
 /* The handles of the requests: existing ones answered. 1 when all exist. */
 static int read_handles(struct add_state *st, const struct pwetcd_txn_result *res)
 {
 	size_t n_existing = 0;
 
+	outs_reset(st);
 	for (size_t i = 0; i < st->n_reqs; i++) {
-		st->outs[i].existing = false;
-		st->outs[i].n_ips = 0;
-		st->outs[i].n_claimed = 0;
 		if (res->ops[i].range.n_kvs == 0)
 			continue;
 		if (existing_handle(st, i, &res->ops[i].range.kvs[0]) < 0)
@@ -359,8 +347,7 @@ static void update_cache(struct add_state *st)
 		const struct cipam_bref *ref = &st->refs[i];
 		char *v = ref->dirty ? st->newval[i] : st->raw[i];
 
-		if (!(ref->exists || ref->claimed) || !ref->b.node ||
-		    strcmp(ref->b.node, c->node) != 0)
+		if (!(ref->exists || ref->claimed) || !own(st, &ref->b))
 			continue;
 		cache.v[cache.n] = ref->b.cidr;
 		cache.mod[cache.n] = ref->dirty ? st->revision : ref->b.mod_revision;
@@ -383,16 +370,19 @@ static int take(struct add_state *st, size_t ref, unsigned ordinal)
 	return 0;
 }
 
+/* Block cidr claimed by the request being planned, as refs[ref]. */
+static int claim_ref(struct add_state *st, size_t ref, const struct ip_prefix *cidr)
+{
+	st->refs[ref].claimed = true;
+	st->claimer[ref] = st->cur;
+	return cipam_block_init(&st->refs[ref].b, cidr, st->s->c->node, st->s->now);
+}
+
 static int new_block(struct add_state *st, const struct ip_prefix *cidr, size_t *ret)
 {
 	int r = push_ref(st, cipam_key_block(st->s->c->prefix, cidr), ret);
 
-	if (r < 0)
-		return r;
-	r = cipam_block_init(&st->refs[*ret].b, cidr, st->s->c->node, st->s->now);
-	st->refs[*ret].claimed = true;
-	st->claimer[*ret] = st->cur;
-	return r;
+	return r < 0 ? r : claim_ref(st, *ret, cidr);
 }
 
 static unsigned claims(const struct add_state *st)
@@ -407,24 +397,6 @@ static unsigned claims(const struct add_state *st)
 static bool at_cap(const struct add_state *st)
 {
 	return st->s->c->max_blocks && st->own_blocks + claims(st) >= st->s->c->max_blocks;
-}
-
-/* Read a pool's block keys (values too when `values`). */
-static int range_pool(struct add_state *st, const struct cipam_pool *p, bool values,
-		      struct pwetcd_range_result *ret)
-{
-	_cleanup_free_ char *key = NULL, *end = NULL;
-	struct pwetcd_range_req rr = {.keys_only = !values};
-	int r;
-
-	if (cipam_pool_block_range(st->s->c->prefix, p, &key, &end) < 0)
-		return -ENOMEM;
-	rr.key = key;
-	rr.range_end = end;
-	r = pwetcd_range(st->s->etcd, &rr, ret);
-	if (r < 0)
-		return cipam_etcd_error(st->s, r, "list blocks");
-	return 0;
 }
 
 static int cmp_u128(const void *a, const void *b)
@@ -512,7 +484,7 @@ static int claim_in_pool(struct add_state *st, size_t pi, bool *done)
 	if (st->listing[pi]) {
 		r = used_indexes(st, p, st->listing[pi], &used, &n);
 	} else {
-		r = range_pool(st, p, false, &rr);
+		r = cipam_list_pool(st->s, p, &(struct pwetcd_range_req){.keys_only = true}, &rr);
 		if (r >= 0)
 			r = used_indexes(st, p, &rr, &used, &n);
 		pwetcd_range_result_done(&rr);
@@ -538,18 +510,13 @@ static int find_key(const struct add_state *st, const char *key, size_t len)
 	return -1;
 }
 
-static bool own(const struct add_state *st, const struct cipam_block *b)
-{
-	return b->node && strcmp(b->node, st->s->c->node) == 0;
-}
-
 static int borrow_in_pool(struct add_state *st, const struct cipam_pool *p, bool *done)
 {
 	struct pwetcd_range_result rr = {0};
 	int r;
 
 	*done = false;
-	r = range_pool(st, p, true, &rr);
+	r = cipam_list_pool(st->s, p, &(struct pwetcd_range_req){0}, &rr);
 	for (size_t i = 0; r >= 0 && i < rr.n_kvs && !*done; i++) {
 		struct cipam_bref tmp;
 		size_t ref;
@@ -570,7 +537,7 @@ static int borrow_in_pool(struct add_state *st, const struct cipam_pool *p, bool
 			continue;
 		}
 		ord = cipam_block_pick(&tmp.b);
-		if (ord < 0 || (tmp.b.node && strcmp(tmp.b.node, st->s->c->node) == 0)) {
+		if (ord < 0 || own(st, &tmp.b)) {
 			cipam_block_done(&tmp.b);
 			continue;
 		}
@@ -634,9 +601,7 @@ static int find_ref(struct add_state *st, const struct ip_prefix *cidr)
 	for (size_t i = 0; i < st->n_refs; i++) {
 		const struct cipam_block *b = &st->refs[i].b;
 
-		if ((st->refs[i].exists || st->refs[i].claimed) && b->cidr.family == cidr->family &&
-		    b->cidr.prefixlen == cidr->prefixlen &&
-		    ip_addr_equal(cidr->family, &b->cidr.addr, &cidr->addr))
+		if ((st->refs[i].exists || st->refs[i].claimed) && ip_prefix_equal(&b->cidr, cidr))
 			return (int)i;
 	}
 	return -1;
@@ -654,22 +619,14 @@ static int plan_requested(struct add_state *st, const struct ip_prefix *want)
 	cidr.prefixlen = (unsigned char)p->block_size;
 	ip_prefix_mask(&cidr);
 	i = find_ref(st, &cidr);
-	if (i < 0) {
-		struct pwetcd_txn_result res = {0};
-
+	if (i < 0) { /* read it: taken from, claimed or borrowed */
 		r = push_ref(st, cipam_key_block(c->prefix, &cidr), &ref);
 		if (r >= 0)
-			r = cipam_read_keys(st->s, &st->keys[ref], 1, &res);
-		if (r >= 0 && res.ops[0].range.n_kvs > 0)
-			r = cipam_bref_load(st->s, &res.ops[0].range.kvs[0], &cidr, &st->refs[ref]);
-		else if (r >= 0 && at_cap(st))
+			r = cipam_read_block(st->s, &cidr, &st->refs[ref]);
+		if (r == 0 && at_cap(st))
 			r = exhausted(st, want->family, "its maxBlocksPerNode blocks are full");
-		else if (r >= 0) {
-			r = cipam_block_init(&st->refs[ref].b, &cidr, c->node, st->s->now);
-			st->refs[ref].claimed = true;
-			st->claimer[ref] = st->cur;
-		}
-		pwetcd_txn_result_done(&res);
+		else if (r == 0)
+			r = claim_ref(st, ref, &cidr);
 		if (r < 0)
 			return r;
 		i = (int)ref;
@@ -736,28 +693,34 @@ static int plan(struct add_state *st)
 	return r;
 }
 
-/* Build the handle value of request i's picks. */
-static char *handle_value(struct add_state *st, size_t i, struct cipam_handle *h)
+/* The addresses of request q's picks, each with its block's prefix length. */
+static size_t picked_ips(const struct add_state *st, size_t q, struct ip_prefix *ips)
+{
+	for (size_t k = 0; k < st->n_picks[q]; k++) {
+		const struct cipam_block *b = &st->refs[st->picks[q][k].ref].b;
+
+		ips[k] = b->cidr;
+		cipam_block_addr(&b->cidr, st->picks[q][k].ordinal, &ips[k].addr);
+	}
+	return st->n_picks[q];
+}
+
+/* The handle value of request i's picks. */
+static char *handle_value(struct add_state *st, size_t i)
 {
 	const struct cipam_add_req *q = &st->reqs[i];
+	struct cipam_handle h = {
+	    .id = (char *)q->handle_id,
+	    .node = (char *)st->s->c->node,
+	    .container_id = (char *)q->container_id,
+	    .ifname = (char *)q->ifname,
+	    .network = (char *)q->network,
+	    .pod = (char *)q->pod,
+	    .created = st->s->now,
+	};
 
-	memset(h, 0, sizeof(*h));
-	h->id = (char *)q->handle_id;
-	h->node = (char *)st->s->c->node;
-	h->container_id = (char *)q->container_id;
-	h->ifname = (char *)q->ifname;
-	h->network = (char *)q->network;
-	h->pod = (char *)q->pod;
-	h->created = st->s->now;
-	for (size_t k = 0; k < st->n_picks[i]; k++) {
-		const struct cipam_block *b = &st->refs[st->picks[i][k].ref].b;
-
-		h->ips[k].family = b->cidr.family;
-		h->ips[k].prefixlen = b->cidr.prefixlen;
-		cipam_block_addr(&b->cidr, st->picks[i][k].ordinal, &h->ips[k].addr);
-	}
-	h->n_ips = st->n_picks[i];
-	return cipam_handle_json(h);
+	h.n_ips = picked_ips(st, i, h.ips);
+	return cipam_handle_json(&h);
 }
 
 static void put_pools(struct add_state *st, struct pwetcd_txn *t)
@@ -799,8 +762,7 @@ static void put_block(struct add_state *st, struct pwetcd_txn *t, size_t i)
 
 static int put_handle(struct add_state *st, struct pwetcd_txn *t, size_t i)
 {
-	struct cipam_handle h;
-	_cleanup_free_ char *hval = handle_value(st, i, &h);
+	_cleanup_free_ char *hval = handle_value(st, i);
 	const char *key = st->reqs[i].handle_key;
 
 	if (!hval)
@@ -858,14 +820,9 @@ static void fill_out(struct add_state *st, size_t q)
 {
 	struct cipam_add_out *out = &st->outs[q];
 
-	out->n_ips = st->n_picks[q];
-	for (size_t i = 0; i < st->n_picks[q]; i++) {
-		const struct cipam_block *b = &st->refs[st->picks[q][i].ref].b;
-
-		out->ips[i] = b->cidr;
-		cipam_block_addr(&b->cidr, st->picks[q][i].ordinal, &out->ips[i].addr);
-		out->borrowed[i] = !b->node || strcmp(b->node, st->s->c->node) != 0;
-	}
+	out->n_ips = picked_ips(st, q, out->ips);
+	for (size_t i = 0; i < out->n_ips; i++)
+		out->borrowed[i] = !own(st, &st->refs[st->picks[q][i].ref].b);
 	out->n_claimed = 0;
 	for (size_t i = 0; i < st->n_refs && out->n_claimed < 2; i++)
 		if (st->refs[i].claimed && st->refs[i].dirty && st->claimer[i] == q)
@@ -881,9 +838,7 @@ static int cached_pool(const struct cipam_cache *cache, const struct cipam_pool 
 		const char *why;
 
 		if (cipam_pool_parse(kv->value, strlen(kv->value), &sp, &why) == 0 &&
-		    sp.cidr.family == p->cidr.family && sp.cidr.prefixlen == p->cidr.prefixlen &&
-		    ip_addr_equal(p->cidr.family, &sp.cidr.addr, &p->cidr.addr) &&
-		    sp.block_size == p->block_size)
+		    ip_prefix_equal(&sp.cidr, &p->cidr) && sp.block_size == p->block_size)
 			return (int)k;
 	}
 	return -1;
@@ -941,10 +896,7 @@ static int attempt_cached(struct add_state *st, const struct cipam_cache *cache)
 	struct pwetcd_txn_result res = {0};
 	int r = cached_state(st, cache);
 
-	for (size_t i = 0; i < st->n_reqs; i++) {
-		st->outs[i].existing = false;
-		st->outs[i].n_ips = st->outs[i].n_claimed = 0;
-	}
+	outs_reset(st);
 	if (r >= 0)
 		r = plan(st);
 	if (r >= 0)

@@ -11,16 +11,20 @@
 #include "cni/log.h"
 #include "cluster-store.h"
 
-struct held {
-	struct ip_prefix *v;
-	size_t n;
+/* A walk over the node's affinities, and the blocks it still holds afterwards. */
+struct walk {
+	struct cipam_session *s;
+	unsigned grace_s;
+	const struct ip_prefix *only; /* release only these (NULL: any) */
+	size_t n_only;
+	struct ip_prefix *held;
+	size_t n_held;
 };
 
 static bool in_list(const struct ip_prefix *list, size_t n, const struct ip_prefix *p)
 {
 	for (size_t i = 0; i < n; i++)
-		if (list[i].family == p->family && list[i].prefixlen == p->prefixlen &&
-		    ip_addr_equal(p->family, &list[i].addr, &p->addr))
+		if (ip_prefix_equal(&list[i], p))
 			return true;
 	return false;
 }
@@ -61,46 +65,61 @@ static int route_gone(struct cipam_session *s, const struct ip_prefix *p)
 	return 0;
 }
 
-/* Decide about one affine block: release it, repair a stale affinity, or keep it. */
-static int one_block(struct cipam_session *s, const struct pwetcd_kv *aff, const char *bkey,
-		     const struct pwetcd_range_result *rr, const struct ip_prefix *cidr,
-		     unsigned grace_s, bool eligible, struct held *held)
+/* An affinity whose block is gone or another node's: deleted, with its blackhole. */
+static int drop_affinity(struct walk *w, const struct pwetcd_kv *aff, const struct ip_prefix *cidr)
 {
-	struct cipam_bref ref;
-	char buf[IP_PREFIX_STRLEN];
-	int r;
+	int r = drop_block(w->s, NULL, 0, aff->key, aff->mod_revision);
 
-	if (rr->n_kvs == 0) { /* affinity without block: repair */
-		cni_log_warning("affinity '%s' has no block: deleting it", aff->key);
-		r = drop_block(s, NULL, 0, aff->key, aff->mod_revision);
-		return r < 0 ? r : route_gone(s, cidr);
-	}
-	r = cipam_bref_load(s, &rr->kvs[0], cidr, &ref);
-	if (r < 0)
-		return r;
-	if (!ref.b.node || strcmp(ref.b.node, s->c->node) != 0) {
-		cni_log_warning("affinity '%s': the block belongs to %s: deleting it", aff->key,
-				ref.b.node ? ref.b.node : "nobody");
-		r = drop_block(s, NULL, 0, aff->key, aff->mod_revision);
-		if (r >= 0)
-			r = route_gone(s, cidr);
-	} else if (eligible && ref.b.n_used == 0 && s->now - ref.b.updated >= (int64_t)grace_s) {
-		r = drop_block(s, bkey, ref.b.mod_revision, aff->key, aff->mod_revision);
-		if (r == 1) {
-			cni_log_info("released empty block %s", ip_prefix_fmt(cidr, buf));
-			r = route_gone(s, cidr);
-		} else if (r == 0) {
-			held->v[held->n++] = *cidr; /* changed meanwhile: still ours */
-		}
-	} else {
-		held->v[held->n++] = *cidr;
-	}
-	cipam_block_done(&ref.b);
-	return r < 0 ? r : 0;
+	return r < 0 ? r : route_gone(w->s, cidr);
 }
 
-static int reconcile_routes(struct cipam_session *s, const struct held *held)
+/* The block b of affinity aff: released when ours, eligible, empty and old enough, else held. */
+static int own_block(struct walk *w, const struct pwetcd_kv *aff, const struct cipam_block *b)
 {
+	_cleanup_free_ char *bkey = NULL;
+	char buf[IP_PREFIX_STRLEN];
+	int r = 0;
+
+	if (!b->node || strcmp(b->node, w->s->c->node) != 0) {
+		cni_log_warning("affinity '%s': the block belongs to %s: deleting it", aff->key,
+				b->node ? b->node : "nobody");
+		return drop_affinity(w, aff, &b->cidr);
+	}
+	if ((!w->only || in_list(w->only, w->n_only, &b->cidr)) && b->n_used == 0 &&
+	    w->s->now - b->updated >= (int64_t)w->grace_s) {
+		bkey = cipam_key_block(w->s->c->prefix, &b->cidr);
+		r = bkey ? drop_block(w->s, bkey, b->mod_revision, aff->key, aff->mod_revision)
+			 : -ENOMEM;
+		if (r == 1) {
+			cni_log_info("released empty block %s", ip_prefix_fmt(&b->cidr, buf));
+			return route_gone(w->s, &b->cidr);
+		}
+	}
+	if (r == 0) /* kept, or changed meanwhile: still ours */
+		w->held[w->n_held++] = b->cidr;
+	return r;
+}
+
+/* Read the block of affinity aff and decide: release it, repair the affinity, or keep it. */
+static int one_block(struct walk *w, const struct pwetcd_kv *aff, const struct ip_prefix *cidr)
+{
+	struct cipam_bref ref;
+	int r = cipam_read_block(w->s, cidr, &ref);
+
+	if (r == 0) {
+		cni_log_warning("affinity '%s' has no block: deleting it", aff->key);
+		r = drop_affinity(w, aff, cidr);
+	} else if (r > 0) {
+		r = own_block(w, aff, &ref.b);
+	}
+	cipam_block_done(&ref.b);
+	return r;
+}
+
+/* The node's blackholes inside the pools (of their block size) made equal to the blocks held. */
+static int reconcile_routes(const struct walk *w)
+{
+	struct cipam_session *s = w->s;
 	_cleanup_free_ struct ip_prefix *routes = NULL;
 	char buf[IP_PREFIX_STRLEN];
 	size_t n = 0;
@@ -108,56 +127,42 @@ static int reconcile_routes(struct cipam_session *s, const struct held *held)
 
 	if (r < 0)
 		return cni_errorf(s->err, CNI_ERR_PLUGIN, r, "list routes: %s", strerror(-r));
-	for (size_t i = 0; i < held->n; i++) {
-		if (in_list(routes, n, &held->v[i]))
+	for (size_t i = 0; i < w->n_held; i++) {
+		if (in_list(routes, n, &w->held[i]))
 			continue;
-		cni_log_info("adding missing blackhole %s", ip_prefix_fmt(&held->v[i], buf));
-		r = cipam_route_add(&held->v[i], s->c->route_protocol);
+		cni_log_info("adding missing blackhole %s", ip_prefix_fmt(&w->held[i], buf));
+		r = cipam_route_add(&w->held[i], s->c->route_protocol);
 		if (r < 0)
 			return cni_errorf(s->err, CNI_ERR_PLUGIN, r, "add route blackhole %s: %s",
-					  ip_prefix_fmt(&held->v[i], buf), strerror(-r));
+					  ip_prefix_fmt(&w->held[i], buf), strerror(-r));
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (in_list(held->v, held->n, &routes[i]) ||
-		    cipam_pool_find(s->c, routes[i].family, &routes[i].addr) < 0 ||
-		    routes[i].prefixlen !=
-			s->c->pools[cipam_pool_find(s->c, routes[i].family, &routes[i].addr)]
-			    .block_size)
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		int p = cipam_pool_find(s->c, routes[i].family, &routes[i].addr);
+
+		if (in_list(w->held, w->n_held, &routes[i]) || p < 0 ||
+		    routes[i].prefixlen != s->c->pools[p].block_size)
 			continue;
 		cni_log_info("removing blackhole %s: block not held",
 			     ip_prefix_fmt(&routes[i], buf));
 		r = route_gone(s, &routes[i]);
-		if (r < 0)
-			return r;
 	}
-	return 0;
+	return r;
 }
 
-static int walk_affinities(struct cipam_session *s, const struct pwetcd_range_result *affs,
-			   unsigned grace_s, const struct ip_prefix *only, size_t n_only,
-			   struct held *held)
+static int walk_affinities(struct walk *w, const struct pwetcd_range_result *affs)
 {
-	size_t dirlen = strlen(s->c->prefix) + strlen("/ipam/affinity/") + strlen(s->c->node) + 1;
+	const struct cipam_conf *c = w->s->c;
+	size_t dirlen = strlen(c->prefix) + strlen("/ipam/affinity/") + strlen(c->node) + 1;
 	int r = 0;
 
 	for (size_t i = 0; i < affs->n_kvs && r >= 0; i++) {
 		const struct pwetcd_kv *aff = &affs->kvs[i];
-		struct pwetcd_txn_result res = {0};
-		_cleanup_free_ char *bkey = NULL;
 		struct ip_prefix cidr;
 
-		if (aff->key_len <= dirlen || cipam_keypart_parse(aff->key + dirlen, &cidr) < 0) {
+		if (aff->key_len <= dirlen || cipam_keypart_parse(aff->key + dirlen, &cidr) < 0)
 			cni_log_warning("ignoring malformed affinity key '%s'", aff->key);
-			continue;
-		}
-		bkey = cipam_key_block(s->c->prefix, &cidr);
-		if (!bkey)
-			return -ENOMEM;
-		r = cipam_read_keys(s, &bkey, 1, &res);
-		if (r >= 0)
-			r = one_block(s, aff, bkey, &res.ops[0].range, &cidr, grace_s,
-				      !only || in_list(only, n_only, &cidr), held);
-		pwetcd_txn_result_done(&res);
+		else
+			r = one_block(w, aff, &cidr);
 	}
 	return r;
 }
@@ -165,33 +170,24 @@ static int walk_affinities(struct cipam_session *s, const struct pwetcd_range_re
 int cipam_release_empty_blocks(struct cipam_session *s, unsigned grace_s,
 			       const struct ip_prefix *only, size_t n_only)
 {
-	_cleanup_free_ char *dir = cipam_key_dir(s->c->prefix, "affinity", s->c->node);
 	struct pwetcd_range_result affs = {0};
-	struct pwetcd_range_req rr = {.key = dir, .prefix = true};
-	struct held held = {0};
-	int r;
+	struct walk w = {.s = s, .grace_s = grace_s, .only = only, .n_only = n_only};
+	int r = cipam_list_node(s, "affinity", "list affinities", &affs);
 
-	if (!dir)
-		return -ENOMEM;
-	r = pwetcd_range(s->etcd, &rr, &affs);
 	if (r < 0)
-		return cipam_etcd_error(s, r, "list affinities");
-	held.v = calloc(affs.n_kvs + 1, sizeof(*held.v));
-	if (!held.v) {
-		pwetcd_range_result_done(&affs);
-		return -ENOMEM;
-	}
-	r = walk_affinities(s, &affs, grace_s, only, n_only, &held);
+		return r;
+	w.held = calloc(affs.n_kvs + 1, sizeof(*w.held));
+	r = w.held ? walk_affinities(&w, &affs) : -ENOMEM;
 	if (r >= 0 && !only)
-		r = reconcile_routes(s, &held);
+		r = reconcile_routes(&w);
 	if (r >= 0 && !only) { /* the node cache names what is held now */
 		struct cipam_cache cache = {0};
 
-		for (size_t i = 0; i < held.n && cache.n < CIPAM_CACHE_MAX; i++)
-			cache.v[cache.n++] = held.v[i];
+		for (size_t i = 0; i < w.n_held && cache.n < CIPAM_CACHE_MAX; i++)
+			cache.v[cache.n++] = w.held[i];
 		cipam_cache_save(s, &cache);
 	}
-	free(held.v);
+	free(w.held);
 	pwetcd_range_result_done(&affs);
 	return r;
 }

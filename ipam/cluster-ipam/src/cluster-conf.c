@@ -263,7 +263,6 @@ static int parse_pool(struct cni_ctx *ctx, const json_t *o, size_t i, struct cip
 {
 	const json_t *cidr = json_object_get(o, "cidr");
 	char path[PATH_LEN], bpath[PATH_LEN + 12];
-	struct ip_prefix m;
 
 	snprintf(path, sizeof(path), "ipam.pools[%zu]", i);
 	if (!json_is_object(o))
@@ -272,9 +271,7 @@ static int parse_pool(struct cni_ctx *ctx, const json_t *o, size_t i, struct cip
 	snprintf(bpath, sizeof(bpath), "%s.cidr", path);
 	if (!json_is_string(cidr) || ip_prefix_parse(json_string_value(cidr), &p->cidr) < 0)
 		return bad(ctx, bpath, "a CIDR", cidr);
-	m = p->cidr;
-	ip_prefix_mask(&m);
-	if (!ip_addr_equal(m.family, &m.addr, &p->cidr.addr))
+	if (!ip_prefix_is_network(&p->cidr))
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "%s: has host bits set: '%s'", bpath, json_string_value(cidr));
 	snprintf(bpath, sizeof(bpath), "%s.blockSize", path);

@@ -15,6 +15,20 @@
 #include "cluster-pending.h"
 #include "cluster-queue.h"
 
+/* The handle's etcd key and its ID "<node>/<containerID>/<ifname>": 0 or -ENOMEM. */
+static int handle_key(const struct cipam_conf *c, const char *cid, const char *ifname,
+		      char **ret_key, char **ret_id)
+{
+	*ret_key = cipam_key_handle(c->prefix, c->node, cid, ifname);
+	if (asprintf(ret_id, "%s/%s/%s", c->node, cid, ifname) < 0)
+		*ret_id = NULL;
+	if (*ret_key && *ret_id)
+		return 0;
+	*ret_key = mfree(*ret_key);
+	*ret_id = mfree(*ret_id);
+	return -ENOMEM;
+}
+
 static int handle_names(struct cni_ctx *ctx, const struct cipam_conf *c, char **ret_key,
 			char **ret_id)
 {
@@ -26,15 +40,15 @@ static int handle_names(struct cni_ctx *ctx, const struct cipam_conf *c, char **
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_ENV, -EINVAL,
 				  "CNI_IFNAME: not a valid interface name: '%s'",
 				  ctx->ifname ? ctx->ifname : "");
-	*ret_key = cipam_key_handle(c->prefix, c->node, ctx->container_id, ctx->ifname);
-	if (asprintf(ret_id, "%s/%s/%s", c->node, ctx->container_id, ctx->ifname) < 0)
-		*ret_id = NULL;
-	if (!*ret_key || !*ret_id) {
-		*ret_key = mfree(*ret_key);
-		*ret_id = mfree(*ret_id);
-		return -ENOMEM;
-	}
-	return 0;
+	return handle_key(c, ctx->container_id, ctx->ifname, ret_key, ret_id);
+}
+
+/* ADD and CHECK: the config (code 7 when wrong) and the handle's names. */
+static int parse_all(struct cni_ctx *ctx, struct cipam_conf *c, char **ret_key, char **ret_id)
+{
+	int r = cipam_conf_parse(ctx, c);
+
+	return r < 0 ? r : handle_names(ctx, c, ret_key, ret_id);
 }
 
 /* What ADD's undo needs: the config (moved in), the handle and the blocks it claimed. */
@@ -56,18 +70,15 @@ static void undo_free(void *p)
 	free(a);
 }
 
-static int release_all(const struct cipam_conf *c, const char *handle_key,
-		       const struct ip_prefix *claimed, size_t n_claimed, struct cni_error *err)
+/* Give back the handle at key and the blocks its ADD claimed (the undo, a failed blackhole). */
+static int give_back(struct cipam_session *s, const char *key, const struct ip_prefix *claimed,
+		     size_t n_claimed)
 {
-	struct cipam_session s;
 	bool released;
-	int r = cipam_session_open(&s, c, true, err);
+	int r = cipam_release_handle(s, key, &released);
 
-	if (r >= 0)
-		r = cipam_release_handle(&s, handle_key, &released);
 	if (r >= 0 && n_claimed > 0)
-		r = cipam_release_empty_blocks(&s, 0, claimed, n_claimed);
-	cipam_session_close(&s);
+		r = cipam_release_empty_blocks(s, 0, claimed, n_claimed);
 	return r;
 }
 
@@ -75,8 +86,12 @@ static int undo_release(void *p)
 {
 	struct undo_arg *a = p;
 	struct cni_error err = {0};
-	int r = release_all(&a->c, a->handle_key, a->claimed, a->n_claimed, &err);
+	struct cipam_session s;
+	int r = cipam_session_open(&s, &a->c, true, &err);
 
+	if (r >= 0)
+		r = give_back(&s, a->handle_key, a->claimed, a->n_claimed);
+	cipam_session_close(&s);
 	if (r < 0)
 		cni_log_warning("undo of cluster-ipam ADD: %s", err.msg ? err.msg : strerror(-r));
 	cni_error_done(&err);
@@ -115,15 +130,13 @@ static int install_routes(struct cipam_session *s, const char *key, const struct
 	for (size_t i = 0; i < out->n_claimed; i++) {
 		int r = cipam_route_add(&out->claimed[i], s->c->route_protocol);
 		struct cni_error ignored = {0}, *keep = s->err;
-		bool released;
 
 		if (r >= 0)
 			continue;
 		for (size_t k = 0; k < i; k++)
 			(void)cipam_route_del(&out->claimed[k], s->c->route_protocol);
 		s->err = &ignored;
-		if (cipam_release_handle(s, key, &released) >= 0)
-			(void)cipam_release_empty_blocks(s, 0, out->claimed, out->n_claimed);
+		(void)give_back(s, key, out->claimed, out->n_claimed);
 		s->err = keep;
 		cni_error_done(&ignored);
 		return cni_errorf(err, CNI_ERR_PLUGIN, r, "add route blackhole %s proto %u: %s",
@@ -205,28 +218,19 @@ static void batch_add(struct batch *b, const struct cipam_session *s, struct cip
 {
 	const struct cipam_conf *c = s->c;
 	struct cipam_qreq *slot = &b->q[b->n - 1];
-	char *key = cipam_key_handle(c->prefix, c->node, q->container_id, q->ifname), *id = NULL;
+	struct cni_error e = {0};
+	struct cipam_add_out none = {0};
+	char *key, *id;
+	int r = handle_key(c, q->container_id, q->ifname, &key, &id);
 
-	if (!key || asprintf(&id, "%s/%s/%s", c->node, q->container_id, q->ifname) < 0) {
-		struct cni_error e = {0};
-		struct cipam_add_out none = {0};
-
-		free(key);
-		(void)cipam_queue_answer(s->queue_fd, q->tag,
-					 cni_errorf(&e, CNI_ERR_PLUGIN, -ENOMEM, "out of memory"),
-					 &e, &none);
-		cni_error_done(&e);
-		cipam_qreq_done(q);
-		return;
-	}
-	if (cipam_pending_exists(c->data_dir, q->container_id, q->ifname)) {
-		struct cni_error e = {0};
-		struct cipam_add_out none = {0};
-
+	if (r < 0)
+		r = cni_errorf(&e, CNI_ERR_PLUGIN, r, "out of memory");
+	else if (cipam_pending_exists(c->data_dir, q->container_id, q->ifname))
+		r = pending_busy(&e, q->container_id, q->ifname);
+	if (r < 0) {
 		free(key);
 		free(id);
-		(void)cipam_queue_answer(s->queue_fd, q->tag,
-					 pending_busy(&e, q->container_id, q->ifname), &e, &none);
+		(void)cipam_queue_answer(s->queue_fd, q->tag, r, &e, &none);
 		cni_error_done(&e);
 		cipam_qreq_done(q);
 		return;
@@ -312,9 +316,7 @@ static int cluster_add(struct cni_ctx *ctx)
 	struct cipam_session s;
 	int r;
 
-	r = cipam_conf_parse(ctx, &c);
-	if (r >= 0)
-		r = handle_names(ctx, &c, &key, &id);
+	r = parse_all(ctx, &c, &key, &id);
 	if (r < 0)
 		return r;
 	if (ns && name && asprintf(&pod, "%s/%s", ns, name) < 0)
@@ -448,32 +450,21 @@ static int check_blocks(struct cni_ctx *ctx, struct cipam_session *s, const stru
 
 	for (size_t i = 0; i < h->n_ips && r >= 0; i++) {
 		struct ip_prefix cidr = h->ips[i];
-		_cleanup_free_ char *bkey = NULL;
-		struct pwetcd_txn_result res = {0};
-		struct cipam_bref ref = {0};
+		struct cipam_bref ref;
+		const char *holder;
 
 		ip_prefix_mask(&cidr);
-		bkey = cipam_key_block(s->c->prefix, &cidr);
-		if (!bkey)
-			return -ENOMEM;
-		r = cipam_read_keys(s, &bkey, 1, &res);
-		if (r >= 0 && res.ops[0].range.n_kvs == 0)
+		r = cipam_read_block(s, &cidr, &ref);
+		holder = r > 0 ? ref.b.used[cipam_block_ordinal(&cidr, &h->ips[i].addr)] : NULL;
+		if (r == 0)
 			r = check_fail(ctx, "cluster-ipam: %s: its block %s does not exist", h->id,
 				       ip_prefix_fmt(&cidr, buf));
-		else if (r >= 0)
-			r = cipam_bref_load(s, &res.ops[0].range.kvs[0], &cidr, &ref);
-		if (r >= 0) {
-			const char *holder =
-			    ref.b.used[cipam_block_ordinal(&cidr, &h->ips[i].addr)];
-
-			if (!holder || strcmp(holder, h->id) != 0)
-				r = check_fail(ctx, "cluster-ipam: %s: %s is not allocated to it",
-					       h->id, ip_prefix_fmt(&h->ips[i], buf));
-		}
+		else if (r > 0 && (!holder || strcmp(holder, h->id) != 0))
+			r = check_fail(ctx, "cluster-ipam: %s: %s is not allocated to it", h->id,
+				       ip_prefix_fmt(&h->ips[i], buf));
 		cipam_block_done(&ref.b);
-		pwetcd_txn_result_done(&res);
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int cluster_check(struct cni_ctx *ctx)
@@ -487,9 +478,7 @@ static int cluster_check(struct cni_ctx *ctx)
 	bool found = false;
 	int r;
 
-	r = cipam_conf_parse(ctx, &c);
-	if (r >= 0)
-		r = handle_names(ctx, &c, &key, &id);
+	r = parse_all(ctx, &c, &key, &id);
 	if (r < 0)
 		return r;
 	r = cipam_session_open(&s, &c, false, &ctx->err);
@@ -507,29 +496,11 @@ static int cluster_check(struct cni_ctx *ctx)
 	return r;
 }
 
-static bool attachment_valid(const struct cni_ctx *ctx, const struct cipam_handle *h)
-{
-	for (size_t i = 0; i < ctx->conf.n_valid_attachments; i++) {
-		const struct cni_attachment *a = &ctx->conf.valid_attachments[i];
-
-		if (streq(a->container_id, h->container_id) && streq(a->ifname, h->ifname))
-			return true;
-	}
-	return false;
-}
-
 static int gc_handles(struct cni_ctx *ctx, struct cipam_session *s)
 {
-	_cleanup_free_ char *dir = cipam_key_dir(s->c->prefix, "handles", s->c->node);
-	struct pwetcd_range_req rr = {.key = dir, .prefix = true};
 	struct pwetcd_range_result res = {0};
-	int r;
+	int r = cipam_list_node(s, "handles", "list handles", &res);
 
-	if (!dir)
-		return -ENOMEM;
-	r = pwetcd_range(s->etcd, &rr, &res);
-	if (r < 0)
-		return cipam_etcd_error(s, r, "list handles");
 	for (size_t i = 0; i < res.n_kvs && r >= 0; i++) {
 		struct cipam_handle h = {0};
 		const char *why = "";
@@ -537,7 +508,7 @@ static int gc_handles(struct cni_ctx *ctx, struct cipam_session *s)
 
 		if (cipam_handle_parse(res.kvs[i].value ? res.kvs[i].value : "",
 				       res.kvs[i].value_len, &h, &why) >= 0 &&
-		    attachment_valid(ctx, &h)) {
+		    cni_conf_attachment_valid(&ctx->conf, h.container_id, h.ifname)) {
 			cipam_handle_done(&h);
 			continue;
 		}
@@ -604,24 +575,16 @@ static int cluster_gc(struct cni_ctx *ctx)
 /* Does the pool have a free address (a free block, or a block with room)? */
 static int pool_has_free(struct cipam_session *s, const struct cipam_pool *p)
 {
-	_cleanup_free_ char *key = NULL, *end = NULL;
 	struct pwetcd_range_req rr = {.count_only = true};
 	struct pwetcd_range_result res = {0};
-	int r, found = 0;
+	int r = cipam_list_pool(s, p, &rr, &res), found = 0;
 
-	if (cipam_pool_block_range(s->c->prefix, p, &key, &end) < 0)
-		return -ENOMEM;
-	rr.key = key;
-	rr.range_end = end;
-	r = pwetcd_range(s->etcd, &rr, &res);
-	if (r < 0)
-		return cipam_etcd_error(s, r, "count blocks");
-	if ((cipam_u128)res.count < cipam_pool_blocks(p))
-		return 1;
+	if (r < 0 || (cipam_u128)res.count < cipam_pool_blocks(p))
+		return r < 0 ? r : 1;
 	rr.count_only = false;
-	r = pwetcd_range(s->etcd, &rr, &res);
+	r = cipam_list_pool(s, p, &rr, &res);
 	if (r < 0)
-		return cipam_etcd_error(s, r, "list blocks");
+		return r;
 	for (size_t i = 0; i < res.n_kvs && !found; i++) {
 		struct cipam_bref ref;
 

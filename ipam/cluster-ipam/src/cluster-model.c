@@ -17,7 +17,6 @@
 #include "base/macro.h"
 #include "ipam/cluster-ipam.h"
 #include "ipam/range.h"
-#include "internal.h"
 
 #define BAD(msg)                                                                                   \
 	do {                                                                                       \
@@ -134,14 +133,7 @@ int cipam_keypart_parse(const char *s, struct ip_prefix *ret)
 		return -EINVAL;
 	p.prefixlen = (unsigned char)plen;
 	*ret = p;
-	{
-		struct ip_prefix m = p;
-
-		ip_prefix_mask(&m); /* a key names a network, never a host */
-		if (!ip_addr_equal(p.family, &m.addr, &p.addr))
-			return -EINVAL;
-	}
-	return 0;
+	return ip_prefix_is_network(&p) ? 0 : -EINVAL; /* a key names a network, never a host */
 }
 
 static char *key_fmt(const char *fmt, ...) _printf_(1, 2);
@@ -276,18 +268,14 @@ static int block_fields(const json_t *root, const struct ip_prefix *key_cidr, st
 			const char **why)
 {
 	const json_t *cidr = json_object_get(root, "cidr"), *node = json_object_get(root, "node");
-	struct ip_prefix p, m;
+	struct ip_prefix p;
 	int64_t seq = 0, next = 0;
 
 	if (!json_is_string(cidr) || ip_prefix_parse(json_string_value(cidr), &p) < 0)
 		BAD("block: cidr missing or not a CIDR");
-	m = p;
-	ip_prefix_mask(&m);
-	if (!ip_addr_equal(p.family, &m.addr, &p.addr) ||
-	    p.prefixlen + 12 < (int)ip_family_bits(p.family))
+	if (!ip_prefix_is_network(&p) || p.prefixlen + 12 < (int)ip_family_bits(p.family))
 		BAD("block: cidr not a network of at most 4096 addresses");
-	if (key_cidr && (key_cidr->family != p.family || key_cidr->prefixlen != p.prefixlen ||
-			 !ip_addr_equal(p.family, &key_cidr->addr, &p.addr)))
+	if (key_cidr && !ip_prefix_equal(key_cidr, &p))
 		BAD("block: cidr differs from its key");
 	if (node && !json_is_null(node) && (!json_is_string(node) || !json_string_length(node)))
 		BAD("block: node not a name");
@@ -330,91 +318,35 @@ int cipam_block_parse(const char *json, size_t len, const struct ip_prefix *key_
 }
 
 /*
- * Values are written as text, in the bytes jansson's json_dumps(...,
- * JSON_COMPACT | JSON_SORT_KEYS) gave (keys in strcmp order, jansson's
- * escapes; test-cluster-model and fuzz-cluster-values compare the two), not
- * built as a tree and dumped: a block value is rewritten by every ADD.
+ * Values are dumped compact with their keys sorted: the bytes every version
+ * of cluster-ipam wrote (a block's "used" keys in strcmp order: "0", "1",
+ * "10", ...).
  */
-
-/* The value (owned) or NULL: out of memory or r < 0. */
-static char *text_done(struct pwetcd_text *t, int r)
+static char *dump_sorted(json_t *o)
 {
-	if (r < 0 || t->oom) {
-		free(t->s);
-		return NULL;
-	}
-	return t->s;
-}
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
-/* i in decimal, in buf (no printf per ordinal of a block). */
-static const char *utoa(unsigned i, char buf[16])
-{
-	char *p = buf + 15;
-
-	*p = '\0';
-	do
-		*--p = (char)('0' + i % 10);
-	while (i /= 10);
-	return p;
-}
-
-/* Next ordinal after i in the strcmp order of their decimal strings (0, 1, 10, 11, ..., 2, ...). */
-static unsigned next_in_text_order(unsigned i, unsigned size)
-{
-	if (i == 0)
-		return 1;
-	if (i * 10 < size)
-		return i * 10;
-	while (i % 10 == 9 || i + 1 >= size)
-		i /= 10;
-	return i + 1;
-}
-
-/* "used":{...}: the taken ordinals, keys in strcmp order as JSON_SORT_KEYS sorts them. */
-static int block_used_text(struct pwetcd_text *t, const struct cipam_block *b)
-{
-	char ord[16];
-	bool first = true;
-	unsigned i = 0;
-	int r = 0;
-
-	pwetcd_text_str(t, ",\"used\":{");
-	for (unsigned k = 0; k < b->size && r >= 0; k++, i = next_in_text_order(i, b->size)) {
-		if (!b->used[i])
-			continue;
-		pwetcd_text_str(t, first ? "\"" : ",\"");
-		pwetcd_text_str(t, utoa(i, ord));
-		pwetcd_text_put(t, "\":", 2);
-		r = pwetcd_text_json_str(t, b->used[i]);
-		first = false;
-	}
-	pwetcd_text_put(t, "}", 1);
-	return r;
+	json_decref(o);
+	return s;
 }
 
 char *cipam_block_json(const struct cipam_block *b)
 {
-	char cidr[IP_PREFIX_STRLEN], num[96];
-	struct pwetcd_text t = {0};
-	int r = 0;
+	char cidr[IP_PREFIX_STRLEN], ord[12];
+	json_t *used = json_object();
 
-	pwetcd_text_str(&t, "{\"cidr\":\"");
-	pwetcd_text_str(&t, ip_prefix_fmt(&b->cidr, cidr));
-	snprintf(num, sizeof(num),
-		 "\",\"claimed\":%lld,\"next\":%u,\"node\":", (long long)b->claimed, b->next);
-	pwetcd_text_str(&t, num);
-	if (b->node)
-		r = pwetcd_text_json_str(&t, b->node);
-	else
-		pwetcd_text_str(&t, "null");
-	/* as json_pack's "I" took them: json_int_t */
-	snprintf(num, sizeof(num), ",\"seq\":%lld,\"updated\":%lld", (long long)b->seq,
-		 (long long)b->updated);
-	pwetcd_text_str(&t, num);
-	if (r >= 0)
-		r = block_used_text(&t, b);
-	pwetcd_text_put(&t, "}", 1);
-	return text_done(&t, r);
+	for (unsigned i = 0; used && i < b->size; i++) {
+		if (!b->used[i])
+			continue;
+		snprintf(ord, sizeof(ord), "%u", i);
+		if (json_object_set_new_nocheck(used, ord, json_string(b->used[i])) < 0)
+			used = (json_decref(used), NULL);
+	}
+	return dump_sorted(json_pack("{sssosIsIsIsIso}", "cidr", ip_prefix_fmt(&b->cidr, cidr),
+				     "node", b->node ? json_string(b->node) : json_null(),
+				     "claimed", (json_int_t)b->claimed, "updated",
+				     (json_int_t)b->updated, "seq", (json_int_t)b->seq, "next",
+				     (json_int_t)b->next, "used", used));
 }
 
 int cipam_block_pick(const struct cipam_block *b)
@@ -499,20 +431,16 @@ int cipam_handle_parse(const char *json, size_t len, struct cipam_handle *ret, c
 {
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, NULL);
 	struct cipam_handle h = {0};
+	const struct {
+		const char *key;
+		char **ret;
+	} fields[] = {
+	    {"id", &h.id},	   {"node", &h.node},	    {"containerID", &h.container_id},
+	    {"ifname", &h.ifname}, {"network", &h.network}, {"pod", &h.pod}};
 	int r = json_is_object(root) ? 0 : -EBADMSG;
 
-	if (r >= 0)
-		r = dup_field(root, "id", true, &h.id);
-	if (r >= 0)
-		r = dup_field(root, "node", true, &h.node);
-	if (r >= 0)
-		r = dup_field(root, "containerID", true, &h.container_id);
-	if (r >= 0)
-		r = dup_field(root, "ifname", true, &h.ifname);
-	if (r >= 0)
-		r = dup_field(root, "network", false, &h.network);
-	if (r >= 0)
-		r = dup_field(root, "pod", false, &h.pod);
+	for (size_t i = 0; i < 6 && r >= 0; i++) /* the first four are required */
+		r = dup_field(root, fields[i].key, i < 4, fields[i].ret);
 	if (r >= 0 && get_int(root, "created", 0, INT64_MAX, &h.created) < 0)
 		r = -EBADMSG;
 	if (r >= 0)
@@ -528,52 +456,23 @@ int cipam_handle_parse(const char *json, size_t len, struct cipam_handle *ret, c
 	return 0;
 }
 
-/* ,"name":"value", or nothing when value is NULL or (optional only) not valid UTF-8 */
-static int text_member(struct pwetcd_text *t, const char *name, const char *value, bool optional)
-{
-	size_t len = t->len;
-	int r;
-
-	if (!value)
-		return optional ? 0 : -EINVAL;
-	pwetcd_text_str(t, name);
-	r = pwetcd_text_json_str(t, value);
-	if (r < 0 && optional && !t->oom) { /* as json_object_set_new(o, k, NULL): not set */
-		t->len = len;
-		t->s[len] = '\0';
-		r = 0;
-	}
-	return r;
-}
-
 char *cipam_handle_json(const struct cipam_handle *h)
 {
-	char buf[IP_PREFIX_STRLEN], num[48];
-	struct pwetcd_text t = {0};
-	int r;
+	json_t *o, *ips = json_array();
+	char buf[IP_PREFIX_STRLEN];
 
-	r = text_member(&t, "{\"containerID\":", h->container_id, false);
-	snprintf(num, sizeof(num), ",\"created\":%lld", (long long)h->created);
-	pwetcd_text_str(&t, num);
-	if (r >= 0)
-		r = text_member(&t, ",\"id\":", h->id, false);
-	if (r >= 0)
-		r = text_member(&t, ",\"ifname\":", h->ifname, false);
-	pwetcd_text_str(&t, ",\"ips\":[");
-	for (size_t i = 0; i < h->n_ips; i++) {
-		pwetcd_text_str(&t, i ? ",\"" : "\"");
-		pwetcd_text_str(&t, ip_prefix_fmt(&h->ips[i], buf));
-		pwetcd_text_put(&t, "\"", 1);
-	}
-	pwetcd_text_put(&t, "]", 1);
-	if (r >= 0)
-		r = text_member(&t, ",\"network\":", h->network, true);
-	if (r >= 0)
-		r = text_member(&t, ",\"node\":", h->node, false);
-	if (r >= 0)
-		r = text_member(&t, ",\"pod\":", h->pod, true);
-	pwetcd_text_put(&t, "}", 1);
-	return text_done(&t, r);
+	for (size_t i = 0; ips && i < h->n_ips; i++)
+		if (json_array_append_new(ips, json_string(ip_prefix_fmt(&h->ips[i], buf))) < 0)
+			ips = (json_decref(ips), NULL);
+	o = json_pack("{sssssssssIso}", "id", h->id, "node", h->node, "containerID",
+		      h->container_id, "ifname", h->ifname, "created", (json_int_t)h->created,
+		      "ips", ips);
+	/* optional: left out when not a string json_string() takes (not UTF-8) */
+	if (o && h->network)
+		json_object_set_new(o, "network", json_string(h->network));
+	if (o && h->pod)
+		json_object_set_new(o, "pod", json_string(h->pod));
+	return dump_sorted(o);
 }
 
 /* Values: pools. */
@@ -602,13 +501,8 @@ int cipam_pool_parse(const char *json, size_t len, struct cipam_pool *ret, const
 
 char *cipam_pool_json(const struct cipam_pool *p)
 {
-	char cidr[IP_PREFIX_STRLEN], *s;
-	json_t *o = json_pack("{sssi}", "cidr", ip_prefix_fmt(&p->cidr, cidr), "blockSize",
-			      (int)p->block_size);
+	char cidr[IP_PREFIX_STRLEN];
 
-	if (!o)
-		return NULL;
-	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return s;
+	return dump_sorted(json_pack("{sssi}", "cidr", ip_prefix_fmt(&p->cidr, cidr), "blockSize",
+				     (int)p->block_size));
 }

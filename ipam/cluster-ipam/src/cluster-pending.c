@@ -71,63 +71,60 @@ static char *pending_dir(const char *data_dir)
 	return asprintf(&d, "%s/pending", data_dir) < 0 ? NULL : d;
 }
 
+/*
+ * <data_dir>/pending as a dirfd (made with its parents, 0700, when
+ * `create`), and the handle's entry name in name. -errno.
+ */
+static int pending_open(const char *data_dir, const char *container_id, const char *ifname,
+			bool create, char name[CIPAM_PENDING_NAME_MAX + 1])
+{
+	_cleanup_free_ char *dir = pending_dir(data_dir);
+	int r = dir ? cipam_pending_name(container_id, ifname, name, CIPAM_PENDING_NAME_MAX + 1)
+		    : -ENOMEM;
+
+	if (r >= 0 && create)
+		r = file_mkdir_parents(dir, 0700);
+	if (r >= 0 && (r = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		r = -errno;
+	return r;
+}
+
 int cipam_pending_record(const char *data_dir, const char *container_id, const char *ifname,
 			 const char *handle_key, const char *handle_id, char **ret_path)
 {
-	_cleanup_free_ char *dir = pending_dir(data_dir), *text = NULL;
+	_cleanup_free_ char *text = cipam_pending_format(handle_key, handle_id);
 	_cleanup_close_ int dfd = -1;
 	char name[CIPAM_PENDING_NAME_MAX + 1];
 	int r;
 
-	if (!dir)
-		return -ENOMEM;
-	r = cipam_pending_name(container_id, ifname, name, sizeof(name));
-	if (r < 0)
-		return r;
-	text = cipam_pending_format(handle_key, handle_id);
 	if (!text)
 		return -EINVAL;
-	r = file_mkdir_parents(dir, 0700);
-	if (r < 0)
-		return r;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = pending_open(data_dir, container_id, ifname, true, name);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	r = file_replace_at(dfd, name, text, strlen(text), 0600, true);
 	if (r >= 0 && fsync(dfd) < 0) /* the rename itself survives a crash */
 		r = -errno;
-	if (r >= 0 && ret_path && asprintf(ret_path, "%s/%s", dir, name) < 0)
+	if (r >= 0 && ret_path && asprintf(ret_path, "%s/pending/%s", data_dir, name) < 0)
 		*ret_path = NULL;
 	return r;
 }
 
 bool cipam_pending_exists(const char *data_dir, const char *container_id, const char *ifname)
 {
-	_cleanup_free_ char *dir = pending_dir(data_dir);
-	_cleanup_close_ int dfd = -1;
 	char name[CIPAM_PENDING_NAME_MAX + 1];
+	_cleanup_close_ int dfd = pending_open(data_dir, container_id, ifname, false, name);
 
-	if (!dir || cipam_pending_name(container_id, ifname, name, sizeof(name)) < 0)
-		return false;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return dfd >= 0 && faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 int cipam_pending_remove(const char *data_dir, const char *container_id, const char *ifname)
 {
-	_cleanup_free_ char *dir = pending_dir(data_dir);
-	_cleanup_close_ int dfd = -1;
 	char name[CIPAM_PENDING_NAME_MAX + 1];
-	int r;
+	_cleanup_close_ int dfd = pending_open(data_dir, container_id, ifname, false, name);
 
-	if (!dir)
-		return -ENOMEM;
-	r = cipam_pending_name(container_id, ifname, name, sizeof(name));
-	if (r < 0)
-		return r;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return dfd == -ENOENT ? 0 : dfd;
 	if (unlinkat(dfd, name, 0) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	(void)fsync(dfd);

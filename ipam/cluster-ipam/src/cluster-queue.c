@@ -25,7 +25,6 @@
 #include "base/macro.h"
 #include "cni/conf.h"
 #include "cluster-queue.h"
-#include "internal.h"
 
 #define QFILE_MAX 8192
 
@@ -78,67 +77,40 @@ void cipam_waiter_close(struct cipam_waiter *w)
 	w->fd = -1;
 }
 
-static int add_str(json_t *o, const char *k, const char *v)
+static const char *or_empty(const char *s)
 {
-	return json_object_set_new(o, k, json_string(v ? v : ""));
-}
-
-/* The pools as [[cidr, blockSize], ...]. */
-static void key_pools(struct pwetcd_text *t, const struct cipam_conf *c)
-{
-	char buf[IP_PREFIX_STRLEN], num[24];
-
-	pwetcd_text_str(t, ",\"pools\":[");
-	for (size_t i = 0; i < c->n_pools; i++) {
-		pwetcd_text_str(t, i ? ",[\"" : "[\"");
-		pwetcd_text_str(t, ip_prefix_fmt(&c->pools[i].cidr, buf));
-		snprintf(num, sizeof(num), "\",%d]", (int)c->pools[i].block_size);
-		pwetcd_text_str(t, num);
-	}
-	pwetcd_text_put(t, "]", 1);
+	return s ? s : "";
 }
 
 /*
- * Written as text (a tree built and dumped cost an ADD more than the rest
- * of its batching), the bytes json_dumps(JSON_COMPACT | JSON_SORT_KEYS) of
- * the same object gave, so ADDs of a binary from before still batch.
+ * Dumped compact with sorted keys, as every version wrote it, so that ADDs
+ * of the binary from before an upgrade still batch with the new one's.
  */
 char *cipam_queue_key(const struct cipam_conf *c)
 {
-	struct pwetcd_text t = {0};
-	char num[128];
+	_cleanup_(json_put) json_t *o = NULL;
+	json_t *eps, *pools;
+	char buf[IP_PREFIX_STRLEN];
 	struct stat st;
-	int r;
+	int r = 0;
 
 	if (c->n_requested > 0 || stat("/proc/self/ns/net", &st) < 0)
 		return NULL;
-	pwetcd_text_str(&t, "{\"ca\":");
-	r = pwetcd_text_json_str(&t, c->etcd.ca_file ? c->etcd.ca_file : "");
-	pwetcd_text_str(&t, ",\"cert\":");
-	r |= pwetcd_text_json_str(&t, c->etcd.cert_file ? c->etcd.cert_file : "");
-	pwetcd_text_str(&t, ",\"endpoints\":[");
-	for (size_t i = 0; i < c->etcd.n_endpoints; i++) {
-		pwetcd_text_str(&t, i ? "," : "");
-		r |= pwetcd_text_json_str(&t, c->etcd.endpoints[i]);
-	}
-	pwetcd_text_str(&t, "],\"keyf\":");
-	r |= pwetcd_text_json_str(&t, c->etcd.key_file ? c->etcd.key_file : "");
-	snprintf(num, sizeof(num),
-		 ",\"max\":%lld,\"netns\":[%lld,%lld],\"node\":", (long long)c->max_blocks,
-		 (long long)st.st_dev, (long long)st.st_ino);
-	pwetcd_text_str(&t, num);
-	r |= pwetcd_text_json_str(&t, c->node ? c->node : "");
-	key_pools(&t, c);
-	pwetcd_text_str(&t, ",\"prefix\":");
-	r |= pwetcd_text_json_str(&t, c->prefix ? c->prefix : "");
-	snprintf(num, sizeof(num), ",\"proto\":%lld,\"strict\":%s}", (long long)c->route_protocol,
-		 c->strict_affinity ? "true" : "false");
-	pwetcd_text_str(&t, num);
-	if (r != 0 || t.oom) {
-		free(t.s);
-		return NULL;
-	}
-	return t.s;
+	eps = json_array();
+	pools = json_array();
+	for (size_t i = 0; i < c->etcd.n_endpoints; i++)
+		r |= json_array_append_new(eps, json_string(c->etcd.endpoints[i]));
+	for (size_t i = 0; i < c->n_pools; i++)
+		r |= json_array_append_new(pools,
+					   json_pack("[si]", ip_prefix_fmt(&c->pools[i].cidr, buf),
+						     (int)c->pools[i].block_size));
+	o = json_pack("{sososssssssssssIsbsIs[II]}", "endpoints", eps, "pools", pools, "ca",
+		      or_empty(c->etcd.ca_file), "cert", or_empty(c->etcd.cert_file), "keyf",
+		      or_empty(c->etcd.key_file), "prefix", or_empty(c->prefix), "node",
+		      or_empty(c->node), "max", (json_int_t)c->max_blocks, "strict",
+		      c->strict_affinity, "proto", (json_int_t)c->route_protocol, "netns",
+		      (json_int_t)st.st_dev, (json_int_t)st.st_ino);
+	return r || !o ? NULL : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 }
 
 void cipam_qreq_done(struct cipam_qreq *q)
@@ -158,45 +130,32 @@ char *cipam_qreq_json(const struct cipam_qreq *q)
 		      (json_int_t)q->deadline_ms, "containerID", q->container_id, "ifname",
 		      q->ifname, "network", q->network ? q->network : "");
 
-	if (!o || (q->pod && add_str(o, "pod", q->pod) < 0))
+	if (!o || (q->pod && json_object_set_new(o, "pod", json_string(q->pod)) < 0))
 		return NULL;
 	return json_dumps(o, JSON_COMPACT);
-}
-
-static char *dup_member(const json_t *o, const char *k, bool *bad)
-{
-	const json_t *v = json_object_get(o, k);
-	char *s;
-
-	if (!json_is_string(v)) {
-		*bad = true;
-		return NULL;
-	}
-	s = strdup(json_string_value(v));
-	*bad |= !s;
-	return s;
 }
 
 int cipam_qreq_parse(const char *json, size_t len, struct cipam_qreq *ret)
 {
 	_cleanup_(json_put) json_t *o = json_loadb(json, len, 0, NULL);
+	const char *key, *cid, *ifname, *network, *pod = NULL;
 	json_int_t pid = 0, deadline = 0;
-	bool bad = false;
 
 	memset(ret, 0, sizeof(*ret));
-	if (!json_is_object(o) ||
-	    json_unpack(o, "{sIsI}", "pid", &pid, "deadline", &deadline) < 0 || pid <= 0 ||
-	    deadline <= 0)
+	if (json_unpack(o, "{sIsIsssssssss?s}", "pid", &pid, "deadline", &deadline, "key", &key,
+			"containerID", &cid, "ifname", &ifname, "network", &network, "pod",
+			&pod) < 0 ||
+	    pid <= 0 || deadline <= 0)
 		return -EBADMSG;
 	ret->pid = (long)pid;
 	ret->deadline_ms = (uint64_t)deadline;
-	ret->key = dup_member(o, "key", &bad);
-	ret->container_id = dup_member(o, "containerID", &bad);
-	ret->ifname = dup_member(o, "ifname", &bad);
-	ret->network = dup_member(o, "network", &bad);
-	if (json_object_get(o, "pod"))
-		ret->pod = dup_member(o, "pod", &bad);
-	if (bad) {
+	ret->key = strdup(key);
+	ret->container_id = strdup(cid);
+	ret->ifname = strdup(ifname);
+	ret->network = strdup(network);
+	ret->pod = pod ? strdup(pod) : NULL;
+	if (!ret->key || !ret->container_id || !ret->ifname || !ret->network ||
+	    (pod && !ret->pod)) {
 		cipam_qreq_done(ret);
 		return -EBADMSG;
 	}
@@ -221,23 +180,18 @@ char *cipam_qres_json(int r, const struct cni_error *err, const struct cipam_add
 	_cleanup_(json_put) json_t *o = NULL;
 	json_t *borrowed;
 
-	if (r < 0)
+	if (r < 0) {
 		o = json_pack("{sisiss}", "r", r, "code", (int)(err->code ? err->code : 11), "msg",
 			      err->msg ? err->msg : strerror(-r));
-	else
-		o = json_pack("{sisbsoso}", "r", 0, "existing", out->existing, "ips",
-			      prefixes(out->ips, out->n_ips), "claimed",
-			      prefixes(out->claimed, out->n_claimed));
-	if (!o)
-		return NULL;
-	if (r >= 0) {
+	} else {
 		borrowed = json_array();
-		for (size_t i = 0; borrowed && i < out->n_ips; i++)
+		for (size_t i = 0; i < out->n_ips; i++)
 			json_array_append_new(borrowed, json_boolean(out->borrowed[i]));
-		if (json_object_set_new(o, "borrowed", borrowed) < 0)
-			return NULL;
+		o = json_pack("{sisbsososo}", "r", 0, "existing", out->existing, "ips",
+			      prefixes(out->ips, out->n_ips), "claimed",
+			      prefixes(out->claimed, out->n_claimed), "borrowed", borrowed);
 	}
-	return json_dumps(o, JSON_COMPACT);
+	return o ? json_dumps(o, JSON_COMPACT) : NULL;
 }
 
 static int parse_prefixes(const json_t *a, struct ip_prefix *v, size_t max, size_t *n)
@@ -317,15 +271,22 @@ static void file_name(char *buf, size_t len, const char *tag, const char *ext)
 	snprintf(buf, len, "%s.%s", tag, ext);
 }
 
+/* Write json (owned; NULL: out of memory) as <tag>.<ext>, atomically. */
+static int write_file(int qfd, const char *tag, const char *ext, char *json)
+{
+	char name[CIPAM_QUEUE_TAG_LEN + 8];
+	int r = -ENOMEM;
+
+	file_name(name, sizeof(name), tag, ext);
+	if (json)
+		r = file_replace_at(qfd, name, json, strlen(json), 0600, false);
+	free(json);
+	return r;
+}
+
 int cipam_queue_submit(int qfd, const struct cipam_qreq *q)
 {
-	_cleanup_free_ char *json = cipam_qreq_json(q);
-	char name[CIPAM_QUEUE_TAG_LEN + 8];
-
-	if (!json)
-		return -ENOMEM;
-	file_name(name, sizeof(name), q->tag, "req");
-	return file_replace_at(qfd, name, json, strlen(json), 0600, false);
+	return write_file(qfd, q->tag, "req", cipam_qreq_json(q));
 }
 
 int cipam_queue_withdraw(int qfd, const char *tag)
@@ -357,13 +318,7 @@ int cipam_queue_fetch(int qfd, const char *tag, int *r, struct cni_error *err,
 int cipam_queue_answer(int qfd, const char *tag, int r, const struct cni_error *err,
 		       const struct cipam_add_out *out)
 {
-	_cleanup_free_ char *json = cipam_qres_json(r, err, out);
-	char name[CIPAM_QUEUE_TAG_LEN + 8];
-
-	if (!json)
-		return -ENOMEM;
-	file_name(name, sizeof(name), tag, "res");
-	return file_replace_at(qfd, name, json, strlen(json), 0600, false);
+	return write_file(qfd, tag, "res", cipam_qres_json(r, err, out));
 }
 
 /* The process that wrote name: "<pid>-x.req|res" or ".<...>.<pid>.tmp"; 0 if none. */

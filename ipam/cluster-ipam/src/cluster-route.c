@@ -13,38 +13,28 @@
 #include "nlw/route.h"
 #include "nlw/sock.h"
 
-static void blackhole(const struct ip_prefix *block, unsigned protocol, struct nlw_route *r)
+/* Add or delete the blackhole; one already there (or already gone) is no error. */
+static int blackhole(const struct ip_prefix *block, unsigned protocol, bool add)
 {
-	memset(r, 0, sizeof(*r));
-	r->dst = *block;
-	r->type = NLW_ROUTE_BLACKHOLE;
-	r->protocol = (unsigned char)protocol;
+	_cleanup_(nlw_sock_freep) struct nlw_sock *s = NULL;
+	struct nlw_route r = {
+	    .dst = *block, .type = NLW_ROUTE_BLACKHOLE, .protocol = (unsigned char)protocol};
+	int e = nlw_sock_open(&s);
+
+	if (e < 0)
+		return e;
+	e = add ? nlw_route_add(s, &r) : nlw_route_del(s, &r);
+	return e == (add ? -EEXIST : -ESRCH) ? 0 : e;
 }
 
 int cipam_route_add(const struct ip_prefix *block, unsigned protocol)
 {
-	_cleanup_(nlw_sock_freep) struct nlw_sock *s = NULL;
-	struct nlw_route r;
-	int e = nlw_sock_open(&s);
-
-	if (e < 0)
-		return e;
-	blackhole(block, protocol, &r);
-	e = nlw_route_add(s, &r);
-	return e == -EEXIST ? 0 : e;
+	return blackhole(block, protocol, true);
 }
 
 int cipam_route_del(const struct ip_prefix *block, unsigned protocol)
 {
-	_cleanup_(nlw_sock_freep) struct nlw_sock *s = NULL;
-	struct nlw_route r;
-	int e = nlw_sock_open(&s);
-
-	if (e < 0)
-		return e;
-	blackhole(block, protocol, &r);
-	e = nlw_route_del(s, &r);
-	return e == -ESRCH ? 0 : e;
+	return blackhole(block, protocol, false);
 }
 
 int cipam_route_list(unsigned protocol, struct ip_prefix **ret, size_t *ret_n)

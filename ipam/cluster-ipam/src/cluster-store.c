@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,12 +146,111 @@ static void session_init(struct cipam_session *s, const struct cipam_conf *c, st
 	s->deadline_ms = cipam_mono_ms() + c->etcd.timeout_ms;
 }
 
+/* The host name in an http(s):// endpoint (not an address literal) into buf, or false. */
+static bool endpoint_host(const char *ep, char *buf, size_t len)
+{
+	const char *h = strstr(ep, "://");
+	union ip_addr a;
+	size_t n;
+	int family;
+
+	if (strncmp(ep, "http", 4) != 0 || !h || h[3] == '[')
+		return false;
+	n = strcspn(h + 3, ":/");
+	if (n == 0 || n >= len)
+		return false;
+	memcpy(buf, h + 3, n);
+	buf[n] = '\0';
+	return ip_addr_parse(buf, &family, &a) < 0;
+}
+
+/* One lookup of getaddrinfo_a(): the request, its hints and the name, in one allocation. */
+struct lookup {
+	struct gaicb cb;
+	struct addrinfo hints;
+	char name[];
+};
+
+/* Wait until every lookup is done or the deadline passed: false when one is still going. */
+static bool await_lookups(struct gaicb **req, size_t n, uint64_t deadline_ms)
+{
+	for (;;) {
+		const struct gaicb *wait[PWETCD_MAX_ENDPOINTS];
+		uint64_t now = cipam_mono_ms();
+		bool going = false;
+		struct timespec ts;
+
+		for (size_t i = 0; i < n; i++) {
+			wait[i] = gai_error(req[i]) == EAI_INPROGRESS ? req[i] : NULL;
+			going |= wait[i] != NULL;
+		}
+		if (!going || now >= deadline_ms)
+			return !going;
+		ts.tv_sec = (time_t)((deadline_ms - now) / 1000u);
+		ts.tv_nsec = (long)((deadline_ms - now) % 1000u) * 1000000L;
+		(void)gai_suspend(wait, (int)n, &ts);
+	}
+}
+
+/*
+ * The host names of the endpoints looked up, all at once, within the call's
+ * bound before the client's first request: a resolver that never answers
+ * ends the call at its deadline (code 11), not after its own timeouts (5 s
+ * a try by default). pwhttp looks the names up again when it connects, a
+ * moment later; that lookup is its own (pwhttp_connect). A lookup still
+ * going at the deadline keeps its memory: the resolver's thread holds it.
+ */
+static int resolve_hosts(struct cipam_session *s)
+{
+	const struct cipam_etcd_conf *e = &s->c->etcd;
+	struct gaicb *req[PWETCD_MAX_ENDPOINTS];
+	char host[256];
+	bool done = true;
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->n_endpoints; i++) {
+		struct lookup *l;
+
+		if (!endpoint_host(e->endpoints[i], host, sizeof(host)))
+			continue;
+		l = calloc(1, sizeof(*l) + strlen(host) + 1);
+		if (!l)
+			break;
+		strcpy(l->name, host);
+		l->hints.ai_socktype = SOCK_STREAM; /* as pwhttp_connect asks */
+		l->cb = (struct gaicb){.ar_name = l->name, .ar_request = &l->hints};
+		req[n++] = &l->cb;
+	}
+	/* a request it could not queue stays 0 ("done"): only the queued ones are waited for */
+	if (n > 0) {
+		(void)getaddrinfo_a(GAI_NOWAIT, req, (int)n, NULL);
+		done = await_lookups(req, n, s->deadline_ms);
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (!done && gai_error(req[i]) == EAI_INPROGRESS) {
+			snprintf(host, sizeof(host), "%s", req[i]->ar_name); /* named below */
+			continue;
+		}
+		freeaddrinfo(req[i]->ar_result);
+		free(req[i]);
+	}
+	if (!done)
+		return cni_errorf(s->err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+				  "etcd: endpoint host '%s' not resolved within %u ms", host,
+				  s->c->etcd.timeout_ms);
+	return 0;
+}
+
 /* TLS sessions in <dataDir>/tls, beside the node cache (root only, 0700). */
 static int open_etcd(struct cipam_session *s)
 {
 	_cleanup_free_ char *tls = NULL;
-	int r = asprintf(&tls, "%s/tls", s->c->data_dir) < 0 ? -ENOMEM : 0;
+	int r = resolve_hosts(s);
 
+	if (r < 0)
+		return r;
+	if (asprintf(&tls, "%s/tls", s->c->data_dir) < 0)
+		r = -ENOMEM;
 	if (r == 0)
 		r = cipam_etcd_open(&s->c->etcd, tls, &s->etcd);
 	if (r == 0) /* the lock wait counts: one bound for the whole call */
@@ -280,69 +380,101 @@ int cipam_bref_load(struct cipam_session *s, const struct pwetcd_kv *kv,
 	return 0;
 }
 
-void cipam_brefs_free(struct cipam_bref *b, size_t n)
+int cipam_read_block(struct cipam_session *s, const struct ip_prefix *cidr, struct cipam_bref *ret)
 {
-	for (size_t i = 0; b && i < n; i++)
-		cipam_block_done(&b[i].b);
-	free(b);
+	_cleanup_free_ char *key = cipam_key_block(s->c->prefix, cidr);
+	struct pwetcd_txn_result res = {0};
+	int r = key ? cipam_read_keys(s, &key, 1, &res) : -ENOMEM;
+
+	memset(ret, 0, sizeof(*ret));
+	if (r >= 0 && res.ops[0].range.n_kvs > 0 &&
+	    (r = cipam_bref_load(s, &res.ops[0].range.kvs[0], cidr, ret)) >= 0)
+		r = 1;
+	pwetcd_txn_result_done(&res);
+	return r;
 }
 
-/* Blocks read together with the handle: their prefixes and range results. */
-struct preread {
-	const struct ip_prefix *prefix;
-	const struct pwetcd_op_result *res;
-	size_t n;
-};
-
-/* The range result of block `cidr` among those read with the handle, or NULL. */
-static const struct pwetcd_range_result *preread_find(const struct preread *pr,
-						      const struct ip_prefix *cidr)
+int cipam_list_node(struct cipam_session *s, const char *what, const char *step,
+		    struct pwetcd_range_result *ret)
 {
-	for (size_t k = 0; k < pr->n; k++)
-		if (pr->prefix[k].family == cidr->family &&
-		    pr->prefix[k].prefixlen == cidr->prefixlen &&
-		    ip_addr_equal(cidr->family, &pr->prefix[k].addr, &cidr->addr))
-			return &pr->res[k].range;
-	return NULL;
+	_cleanup_free_ char *dir = cipam_key_dir(s->c->prefix, what, s->c->node);
+	struct pwetcd_range_req rr = {.key = dir, .prefix = true};
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = pwetcd_range(s->etcd, &rr, ret);
+	return r < 0 ? cipam_etcd_error(s, r, step) : 0;
+}
+
+int cipam_list_pool(struct cipam_session *s, const struct cipam_pool *p,
+		    struct pwetcd_range_req *rr, struct pwetcd_range_result *ret)
+{
+	_cleanup_free_ char *key = NULL, *end = NULL;
+	int r = cipam_pool_block_range(s->c->prefix, p, &key, &end);
+
+	rr->key = key;
+	rr->range_end = end;
+	if (r >= 0 && (r = pwetcd_range(s->etcd, rr, ret)) < 0)
+		r = cipam_etcd_error(s, r, rr->count_only ? "count blocks" : "list blocks");
+	rr->key = rr->range_end = NULL;
+	return r;
+}
+
+int cipam_read_blocks(struct cipam_session *s, const struct cipam_preread *pr,
+		      const struct ip_prefix *cidr, size_t n, const struct pwetcd_range_result **rr,
+		      struct pwetcd_txn_result *res)
+{
+	char *keys[CIPAM_READ_MAX];
+	size_t at[CIPAM_READ_MAX], k = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		rr[i] = NULL;
+		for (size_t j = 0; j < pr->n && !rr[i]; j++)
+			if (ip_prefix_equal(&pr->cidr[j], &cidr[i]))
+				rr[i] = &pr->res[j].range;
+		if (rr[i])
+			continue;
+		at[k] = i;
+		keys[k] = cipam_key_block(s->c->prefix, &cidr[i]);
+		r = keys[k] ? 0 : -ENOMEM;
+		k += r >= 0;
+	}
+	if (r >= 0 && k > 0)
+		r = cipam_read_keys(s, keys, k, res);
+	for (size_t j = 0; j < k; j++) {
+		if (r >= 0)
+			rr[at[j]] = &res->ops[j].range;
+		free(keys[j]);
+	}
+	return r < 0 ? r : (int)k;
 }
 
 /*
  * The blocks of a handle's IPs, keyed by the IPs' block prefixes: those
  * read with the handle (pr) from there, the others read now in one txn.
+ * refs[i] stays zeroed when block i is gone.
  */
 static int handle_blocks(struct cipam_session *s, const struct cipam_handle *h,
-			 struct cipam_bref *refs, char **keys, const struct preread *pr)
+			 struct cipam_bref *refs, char **keys, const struct cipam_preread *pr)
 {
 	struct pwetcd_txn_result res = {0};
 	struct ip_prefix cidr[CIPAM_MAX_HANDLE_IPS];
 	const struct pwetcd_range_result *rr[CIPAM_MAX_HANDLE_IPS];
-	char *missing[CIPAM_MAX_HANDLE_IPS];
-	size_t n_missing = 0, at[CIPAM_MAX_HANDLE_IPS];
 	int r = 0;
 
-	for (size_t i = 0; i < h->n_ips; i++) {
+	for (size_t i = 0; i < h->n_ips && r >= 0; i++) {
 		cidr[i] = h->ips[i];
 		ip_prefix_mask(&cidr[i]);
 		keys[i] = cipam_key_block(s->c->prefix, &cidr[i]);
-		if (!keys[i])
-			return -ENOMEM;
-		rr[i] = preread_find(pr, &cidr[i]);
-		if (!rr[i]) {
-			at[n_missing] = i;
-			missing[n_missing++] = keys[i];
-		}
+		r = keys[i] ? 0 : -ENOMEM;
 	}
-	if (n_missing > 0)
-		r = cipam_read_keys(s, missing, n_missing, &res);
-	for (size_t k = 0; r >= 0 && k < n_missing; k++)
-		rr[at[k]] = &res.ops[k].range;
-	for (size_t i = 0; r >= 0 && i < h->n_ips; i++) {
-		if (rr[i]->n_kvs == 0) {
-			memset(&refs[i], 0, sizeof(refs[i])); /* block gone: nothing to free */
-			continue;
-		}
-		r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], &refs[i]);
-	}
+	if (r >= 0)
+		r = cipam_read_blocks(s, pr, cidr, h->n_ips, rr, &res);
+	for (size_t i = 0; r >= 0 && i < h->n_ips; i++)
+		if (rr[i]->n_kvs > 0)
+			r = cipam_bref_load(s, &rr[i]->kvs[0], &cidr[i], &refs[i]);
 	pwetcd_txn_result_done(&res);
 	return r;
 }
@@ -389,9 +521,7 @@ static void cache_note(struct cipam_session *s, const struct cipam_bref *refs, c
 		for (size_t k = 0; json[i] && k < c.n; k++) {
 			char *v;
 
-			if (!c.val[k] || c.v[k].family != refs[i].b.cidr.family ||
-			    c.v[k].prefixlen != refs[i].b.cidr.prefixlen ||
-			    !ip_addr_equal(c.v[k].family, &c.v[k].addr, &refs[i].b.cidr.addr) ||
+			if (!c.val[k] || !ip_prefix_equal(&c.v[k], &refs[i].b.cidr) ||
 			    !(v = strdup(json[i])))
 				continue;
 			free(c.val[k]);
@@ -452,8 +582,9 @@ static int release_once(struct cipam_session *s, const char *key)
 		r = 0;
 	}
 	if (r >= 0)
-		r = handle_blocks(s, &h, refs, keys,
-				  &(struct preread){.prefix = pre, .res = rd.ops + 1, .n = n_pre});
+		r = handle_blocks(
+		    s, &h, refs, keys,
+		    &(struct cipam_preread){.cidr = pre, .res = rd.ops + 1, .n = n_pre});
 	if (r >= 0 && !(t = pwetcd_txn_new()))
 		r = -ENOMEM;
 	if (r >= 0) {

@@ -79,7 +79,29 @@ int cipam_read_keys(struct cipam_session *s, char *const *keys, size_t n,
 /* Parse the kv of a block read; a malformed value is code 11 naming the key. */
 int cipam_bref_load(struct cipam_session *s, const struct pwetcd_kv *kv,
 		    const struct ip_prefix *cidr, struct cipam_bref *ret);
-void cipam_brefs_free(struct cipam_bref *b, size_t n);
+/* Blocks already read by an earlier txn: their prefixes and range results. */
+struct cipam_preread {
+	const struct ip_prefix *cidr;
+	const struct pwetcd_op_result *res;
+	size_t n;
+};
+#define CIPAM_READ_MAX 128
+/*
+ * The range result rr[i] of each block cidr[i] (n <= CIPAM_READ_MAX): from
+ * pr when read there, the others read now in one txn (*res, owned by the
+ * caller). Returns how many were read now, or an error.
+ */
+int cipam_read_blocks(struct cipam_session *s, const struct cipam_preread *pr,
+		      const struct ip_prefix *cidr, size_t n, const struct pwetcd_range_result **rr,
+		      struct pwetcd_txn_result *res);
+/* Read block cidr: 1 loaded into *ret, 0 absent (*ret zeroed), or an error. */
+int cipam_read_block(struct cipam_session *s, const struct ip_prefix *cidr, struct cipam_bref *ret);
+/* Every key of this node under <prefix>/ipam/<what>/<node>/; `step` names it in errors. */
+int cipam_list_node(struct cipam_session *s, const char *what, const char *step,
+		    struct pwetcd_range_result *ret);
+/* The block keys of pool p, with the flags of rr (count_only, keys_only). */
+int cipam_list_pool(struct cipam_session *s, const struct cipam_pool *p,
+		    struct pwetcd_range_req *rr, struct pwetcd_range_result *ret);
 
 /*
  * Release the handle at key (every IP it lists) in one txn, retrying on

@@ -106,6 +106,13 @@ static inline bool ip_addr_equal(int family, const union ip_addr *a, const union
 	return memcmp(a, b, ip_addr_len(family)) == 0;
 }
 
+/* Same family, address and prefix length. */
+static inline bool ip_prefix_equal(const struct ip_prefix *a, const struct ip_prefix *b)
+{
+	return a->family == b->family && a->prefixlen == b->prefixlen &&
+	       ip_addr_equal(a->family, &a->addr, &b->addr);
+}
+
 /* Zero the host bits: 10.1.2.3/24 -> 10.1.2.0/24. */
 static inline void ip_prefix_mask(struct ip_prefix *p)
 {
@@ -134,6 +141,15 @@ static inline bool ip_prefix_contains(const struct ip_prefix *p, int family, con
 	ip_prefix_mask(&net);
 	ip_prefix_mask(&probe);
 	return ip_addr_equal(family, &net.addr, &probe.addr);
+}
+
+/* No host bits set: 10.1.2.0/24 is a network, 10.1.2.3/24 is not. */
+static inline bool ip_prefix_is_network(const struct ip_prefix *p)
+{
+	struct ip_prefix m = *p;
+
+	ip_prefix_mask(&m);
+	return ip_addr_equal(p->family, &m.addr, &p->addr);
 }
 
 /* Is this the default route destination (0.0.0.0/0 or ::/0)? */
