@@ -28,7 +28,7 @@ static int link_prop(struct nlw_sock *sock, uint16_t type, int ifindex, const ch
 	list = nlw_nest_start(nlh, IFLA_PROP_LIST);
 	if (!list || !nlw_put_str(nlh, IFLA_ALT_IFNAME, name))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, list);
+	nlw_nest_end(nlh, list);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 

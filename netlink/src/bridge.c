@@ -45,7 +45,7 @@ int nlw_bridge_port_set(struct nlw_sock *sock, int ifindex, const struct nlw_brp
 		ok = nlw_put_u8(nlh, IFLA_BRPORT_ISOLATED, p->isolated);
 	if (!ok)
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, nest);
+	nlw_nest_end(nlh, nest);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -101,7 +101,7 @@ static int vlan_change(struct nlw_sock *sock, uint16_t type, int ifindex,
 	for (unsigned i = 0; i < n; i++)
 		if (!put_vlan(nlh, &v[i]))
 			return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, spec);
+	nlw_nest_end(nlh, spec);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 

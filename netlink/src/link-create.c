@@ -53,7 +53,7 @@ static bool put_veth_peer(struct nlmsghdr *nlh, const struct nlw_veth_params *p)
 	if (ok && p->peer_netns_fd >= 0)
 		ok = nlw_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)p->peer_netns_fd);
 	if (ok)
-		mnl_attr_nest_end(nlh, nest);
+		nlw_nest_end(nlh, nest);
 	return ok;
 }
 
@@ -70,8 +70,8 @@ static bool linkinfo_start(struct nlmsghdr *nlh, const char *kind, struct nlattr
 
 static void linkinfo_end(struct nlmsghdr *nlh, struct nlattr *info, struct nlattr *data)
 {
-	mnl_attr_nest_end(nlh, data);
-	mnl_attr_nest_end(nlh, info);
+	nlw_nest_end(nlh, data);
+	nlw_nest_end(nlh, info);
 }
 
 int nlw_link_add_veth(struct nlw_sock *sock, const struct nlw_veth_params *p)

@@ -123,8 +123,8 @@ static bool put_inet_conf(struct nlmsghdr *nlh, const struct nlw_link_conf *c)
 	for (unsigned i = 0; i < c->n_inet; i++)
 		if (!nlw_put_u32(nlh, c->inet[i].id, c->inet[i].value))
 			return false;
-	mnl_attr_nest_end(nlh, conf);
-	mnl_attr_nest_end(nlh, af);
+	nlw_nest_end(nlh, conf);
+	nlw_nest_end(nlh, af);
 	return true;
 }
 
@@ -139,9 +139,9 @@ static bool put_af_spec(struct nlmsghdr *nlh, const struct nlw_link_conf *c)
 		if (!af ||
 		    !nlw_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, (uint8_t)c->inet6_addr_gen_mode))
 			return false;
-		mnl_attr_nest_end(nlh, af);
+		nlw_nest_end(nlh, af);
 	}
-	mnl_attr_nest_end(nlh, spec);
+	nlw_nest_end(nlh, spec);
 	return true;
 }
 

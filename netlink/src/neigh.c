@@ -132,6 +132,6 @@ int nlw_neigh_set_proxy_delay(struct nlw_sock *sock, int family, int ifindex, un
 	if (!nlw_put_u32(nlh, NDTPA_IFINDEX, (uint32_t)ifindex) ||
 	    !nlw_put(nlh, NDTPA_PROXY_DELAY, sizeof(uint64_t), &(uint64_t){ms}))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, parms);
+	nlw_nest_end(nlh, parms);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }

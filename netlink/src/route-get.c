@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
 #include "internal.h"

@@ -40,7 +40,7 @@ static bool put_metrics(struct nlmsghdr *nlh, const struct nlw_route *r)
 		return false;
 	if (r->advmss && !nlw_put_u32(nlh, RTAX_ADVMSS, r->advmss))
 		return false;
-	mnl_attr_nest_end(nlh, m);
+	nlw_nest_end(nlh, m);
 	return true;
 }
 

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Netlink sockets, the libmnl transport and the one transaction function. */
+/* Netlink sockets, their transport and the one receive loop, without libmnl. */
 #include <errno.h>
-#include <fcntl.h>
-#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -15,38 +12,43 @@
 #include "nlw/netns.h"
 #include "nlw/sock.h"
 
-/* ---- libmnl transport ---- */
+/* ---- the transport of a real socket: priv is the nlw_sock ---- */
 
-static ssize_t mnl_tr_send(void *priv, const void *buf, size_t len)
+static ssize_t raw_send(void *priv, const void *buf, size_t len)
 {
-	ssize_t n = mnl_socket_sendto(priv, buf, len);
+	const struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	const struct nlw_sock *s = priv;
+	ssize_t n = sendto(s->fd, buf, len, 0, (const struct sockaddr *)&kernel, sizeof(kernel));
 
 	return n < 0 ? negative_errno() : n;
 }
 
-static ssize_t mnl_tr_recv(void *priv, void *buf, size_t len, int flags)
+static ssize_t raw_recv(void *priv, void *buf, size_t len, int flags)
 {
-	/* mnl_socket_recvfrom takes no flags; peeking needs the raw fd. */
-	ssize_t n = recv(mnl_socket_get_fd(priv), buf, len, flags | MSG_TRUNC);
+	const struct nlw_sock *s = priv;
+	ssize_t n = recv(s->fd, buf, len, flags | MSG_TRUNC);
 
 	return n < 0 ? negative_errno() : n;
 }
 
-static uint32_t mnl_tr_portid(void *priv)
+static uint32_t raw_portid(void *priv)
 {
-	return mnl_socket_get_portid(priv);
+	return ((const struct nlw_sock *)priv)->portid;
 }
 
-static void mnl_tr_close(void *priv)
+static void raw_close(void *priv)
 {
-	mnl_socket_close(priv);
+	const struct nlw_sock *s = priv;
+
+	if (s->fd >= 0)
+		close(s->fd);
 }
 
-static const struct nlw_transport_ops mnl_transport = {
-    .send = mnl_tr_send,
-    .recv = mnl_tr_recv,
-    .portid = mnl_tr_portid,
-    .close = mnl_tr_close,
+static const struct nlw_transport_ops raw_transport = {
+    .send = raw_send,
+    .recv = raw_recv,
+    .portid = raw_portid,
+    .close = raw_close,
 };
 
 int nlw_sock_new_transport(const struct nlw_transport_ops *ops, void *priv, int protocol,
@@ -75,49 +77,43 @@ int nlw_sock_new_transport(const struct nlw_transport_ops *ops, void *priv, int 
 	return 0;
 }
 
-static int mnl_open(int protocol, struct mnl_socket **ret, bool *ret_strict)
+/* Bind (the kernel picks the port id) and set the options; 0 or -errno. */
+static int raw_setup(struct nlw_sock *s)
 {
-	struct mnl_socket *nl;
-	int one = 1, r;
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+	socklen_t sa_len = sizeof(sa);
+	int one = 1;
 
-	nl = mnl_socket_open2(protocol, SOCK_CLOEXEC);
-	if (!nl)
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(s->fd, (struct sockaddr *)&sa, &sa_len) < 0 ||
+	    setsockopt(s->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
 		return negative_errno();
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		goto fail;
-	if (mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
-		goto fail;
+	s->portid = sa.nl_pid;
 	/* Errors then carry only the header of our request, not all of it. */
-	(void)mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	(void)setsockopt(s->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	/* Old kernels refuse strict checking; dumps are re-filtered here anyway. */
-	*ret_strict = mnl_socket_setsockopt(nl, NETLINK_GET_STRICT_CHK, &one, sizeof(one)) == 0;
-	*ret = nl;
+	s->strict_chk =
+	    setsockopt(s->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one)) == 0;
 	return 0;
-fail:
-	r = negative_errno();
-	mnl_socket_close(nl);
-	return r;
 }
 
 int nlw_sock_open_protocol(int protocol, struct nlw_sock **ret_sock)
 {
-	struct mnl_socket *nl = NULL;
 	struct nlw_sock *s;
-	bool strict = false;
 	int r;
 
 	if (!ret_sock)
 		return -EINVAL;
-	r = mnl_open(protocol, &nl, &strict);
+	r = nlw_sock_new_transport(&raw_transport, NULL, protocol, &s);
 	if (r < 0)
 		return r;
-	r = nlw_sock_new_transport(&mnl_transport, nl, protocol, &s);
+	s->priv = s;
+	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+	r = s->fd < 0 ? negative_errno() : raw_setup(s);
 	if (r < 0) {
-		mnl_socket_close(nl);
+		nlw_sock_free(s);
 		return r;
 	}
-	s->fd = mnl_socket_get_fd(nl);
-	s->strict_chk = strict;
 	*ret_sock = s;
 	return 0;
 }
@@ -170,15 +166,7 @@ const char *nlw_sock_ext_ack(const struct nlw_sock *s)
 	return s && s->ext_ack[0] ? s->ext_ack : NULL;
 }
 
-/* ---- the transaction ---- */
-
-struct talk_ctx {
-	struct nlw_sock *sock;
-	nlw_msg_cb cb;
-	void *data;
-	int err;
-	bool cb_failed; /* err came from the caller's callback, not from the kernel */
-};
+/* ---- the one receive loop ---- */
 
 static const struct nlw_policy ext_ack_policy[NLMSGERR_ATTR_MAX + 1] = {
     [NLMSGERR_ATTR_MSG] = {NLW_ATTR_STRING, 1, NLW_EXT_ACK_MAX},
@@ -197,92 +185,49 @@ static void record_ext_ack(struct nlw_sock *s, const struct nlmsghdr *nlh, size_
 	if (tb[NLMSGERR_ATTR_MSG])
 		nlw_attr_strcpy(tb[NLMSGERR_ATTR_MSG], s->ext_ack, sizeof(s->ext_ack));
 	if (tb[NLMSGERR_ATTR_OFFS])
-		s->ext_ack_offset = mnl_attr_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+		memcpy(&s->ext_ack_offset, nlw_attr_data(tb[NLMSGERR_ATTR_OFFS]),
+		       sizeof(s->ext_ack_offset));
 }
 
 int nlw_error_msg(struct nlw_sock *s, const struct nlmsghdr *nlh, bool record)
 {
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	const struct nlmsgerr *e = NLMSG_DATA(nlh);
 	size_t off = sizeof(*e);
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
 		return -EBADMSG;
 	if (e->error == 0)
 		return 0; /* the ACK */
 	/* Without NETLINK_CAP_ACK the kernel echoes our whole request first. */
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += MNL_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
-	if (record && mnl_nlmsg_size(off) <= nlh->nlmsg_len)
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
+	if (record && NLMSG_LENGTH(off) <= nlh->nlmsg_len)
 		record_ext_ack(s, nlh, off);
 	/* A kernel error is negative; never let a positive one pass as success. */
 	return e->error < 0 ? e->error : -e->error;
 }
 
-static int on_error(const struct nlmsghdr *nlh, void *data)
+/* A dump that failed part-way reports its errno in DONE's payload. */
+static int done_msg(struct nlw_sock *s, const struct nlmsghdr *nlh, bool record)
 {
-	struct talk_ctx *c = data;
-	int r = nlw_error_msg(c->sock, nlh, true);
-
-	if (r == 0)
-		return MNL_CB_STOP; /* the ACK */
-	c->err = r;
-	return MNL_CB_ERROR;
-}
-
-static int on_done(const struct nlmsghdr *nlh, void *data)
-{
-	struct talk_ctx *c = data;
 	int err = 0;
 
-	/* A dump that failed part-way reports its errno in DONE's payload. */
-	if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(int)))
-		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
-	if (err < 0) {
-		record_ext_ack(c->sock, nlh, sizeof(int));
-		c->err = err;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_STOP;
+	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(err)))
+		memcpy(&err, NLMSG_DATA(nlh), sizeof(err));
+	if (err >= 0)
+		return 0;
+	if (record)
+		record_ext_ack(s, nlh, sizeof(err));
+	return err;
 }
-
-static int on_overrun(const struct nlmsghdr *nlh _unused_, void *data)
-{
-	struct talk_ctx *c = data;
-
-	c->err = -ENOBUFS;
-	return MNL_CB_ERROR;
-}
-
-static int on_data(const struct nlmsghdr *nlh, void *data)
-{
-	struct talk_ctx *c = data;
-	int r;
-
-	if (!c->cb)
-		return MNL_CB_OK;
-	r = c->cb(nlh, c->data);
-	if (r < 0) {
-		c->err = r;
-		c->cb_failed = true;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-/* Not const: mnl_cb_run2 takes a non-const array (never written). */
-static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
-    [NLMSG_ERROR] = on_error,
-    [NLMSG_DONE] = on_done,
-    [NLMSG_OVERRUN] = on_overrun,
-};
 
 /* Receive one datagram into the socket buffer, growing it first if needed. */
-ssize_t nlw_sock_recv_datagram(struct nlw_sock *s)
+static ssize_t recv_datagram(struct nlw_sock *s, int flags)
 {
 	ssize_t n;
 
 	do
-		n = s->ops->recv(s->priv, NULL, 0, MSG_PEEK | MSG_TRUNC);
+		n = s->ops->recv(s->priv, NULL, 0, MSG_PEEK | MSG_TRUNC | flags);
 	while (n == -EINTR);
 	if (n < 0)
 		return n;
@@ -302,12 +247,8 @@ ssize_t nlw_sock_recv_datagram(struct nlw_sock *s)
 	return n;
 }
 
-/*
- * Every message header lies inside the datagram. mnl_nlmsg_ok compares the
- * length as a signed int, so a length above INT_MAX would slip through it;
- * the kernel never sends one, but we never walk a datagram unchecked.
- */
-bool nlw_datagram_valid(const void *buf, size_t len)
+/* Every message header lies inside the datagram: never walk one unchecked. */
+static bool datagram_valid(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 
@@ -317,7 +258,7 @@ bool nlw_datagram_valid(const void *buf, size_t len)
 
 		if (len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
 			return false;
-		step = MNL_ALIGN(nlh->nlmsg_len);
+		step = NLMSG_ALIGN(nlh->nlmsg_len);
 		if (step >= len)
 			return true;
 		p += step;
@@ -326,17 +267,93 @@ bool nlw_datagram_valid(const void *buf, size_t len)
 	return true;
 }
 
-/* Does this datagram end the exchange (DONE or ERROR/ACK of our sequence)? */
-static bool datagram_ends(const void *buf, size_t len, uint32_t seq)
+int nlw_recv(struct nlw_sock *s, int (*fn)(const struct nlmsghdr *nlh, void *arg), void *arg)
 {
-	const struct nlmsghdr *nlh = buf;
-	int n = (int)len;
+	uint32_t portid = s->ops->portid ? s->ops->portid(s->priv) : 0;
+	int flags = 0;
 
-	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n))
-		if (nlh->nlmsg_seq == seq &&
-		    (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR))
-			return true;
-	return false;
+	for (;;) {
+		ssize_t n = recv_datagram(s, flags);
+		const struct nlmsghdr *nlh;
+
+		if (n == -EAGAIN && flags)
+			return 0; /* everything already queued has been read */
+		if (n < 0)
+			return (int)n;
+		if (!datagram_valid(s->rbuf, (size_t)n))
+			return -EBADMSG;
+		for (size_t off = 0; off < (size_t)n; off += NLMSG_ALIGN(nlh->nlmsg_len)) {
+			int r;
+
+			nlh = (const struct nlmsghdr *)((const char *)s->rbuf + off);
+			if (portid && nlh->nlmsg_pid && nlh->nlmsg_pid != portid)
+				return -ESRCH;
+			r = fn(nlh, arg);
+			if (r < 0 || r == NLW_RX_END)
+				return r < 0 ? r : 0;
+			if (r == NLW_RX_QUEUED)
+				flags = MSG_DONTWAIT;
+		}
+	}
+}
+
+/* One exchange of nlw_sock_recv_until. */
+struct exchange {
+	struct nlw_sock *sock;
+	uint32_t first, last;
+	nlw_msg_cb cb;
+	void *data;
+	int err; /* the first failure */
+};
+
+/* The ACK, error or DONE answering one request of the exchange. */
+static int answer(struct exchange *x, const struct nlmsghdr *nlh)
+{
+	int r = nlh->nlmsg_type == NLMSG_ERROR ? nlw_error_msg(x->sock, nlh, x->err == 0)
+					       : done_msg(x->sock, nlh, x->err == 0);
+
+	if (r < 0 && x->err == 0)
+		x->err = r;
+	if (nlh->nlmsg_seq == x->last)
+		return NLW_RX_END;
+	return r < 0 ? NLW_RX_QUEUED : NLW_RX_MORE;
+}
+
+static int exchange_msg(const struct nlmsghdr *nlh, void *arg)
+{
+	struct exchange *x = arg;
+	int r;
+
+	if (nlh->nlmsg_seq - x->first > x->last - x->first)
+		return -EPROTO;
+	/*
+	 * NLM_F_DUMP_INTR: the dump raced with a change, so what we saw may be
+	 * inconsistent. Never use it; read the rest and let nlw_dump retry.
+	 */
+	if ((nlh->nlmsg_flags & NLM_F_DUMP_INTR) && x->err == 0)
+		x->err = -EINTR;
+	switch (nlh->nlmsg_type) {
+	case NLMSG_NOOP:
+		return NLW_RX_MORE;
+	case NLMSG_OVERRUN:
+		return -ENOBUFS;
+	case NLMSG_ERROR:
+	case NLMSG_DONE:
+		return answer(x, nlh);
+	default:
+		if (x->cb && x->err == 0 && (r = x->cb(nlh, x->data)) < 0)
+			x->err = r;
+		return NLW_RX_MORE;
+	}
+}
+
+int nlw_sock_recv_until(struct nlw_sock *s, uint32_t first, uint32_t last, nlw_msg_cb cb,
+			void *data)
+{
+	struct exchange x = {s, first, last, cb, data, 0};
+	int r = nlw_recv(s, exchange_msg, &x);
+
+	return r < 0 ? r : x.err;
 }
 
 uint32_t nlw_sock_next_seq(struct nlw_sock *s)
@@ -346,80 +363,28 @@ uint32_t nlw_sock_next_seq(struct nlw_sock *s)
 	return s->seq;
 }
 
-static int send_request(struct nlw_sock *s, struct nlmsghdr *nlh)
+int nlw_sock_send(struct nlw_sock *s, const void *buf, size_t len)
 {
 	ssize_t n;
 
-	nlh->nlmsg_seq = nlw_sock_next_seq(s);
 	s->ext_ack[0] = '\0';
 	s->ext_ack_offset = 0;
-	n = s->ops->send(s->priv, nlh, nlh->nlmsg_len);
+	n = s->ops->send(s->priv, buf, len);
 	if (n < 0)
 		return (int)n;
-	return (size_t)n == nlh->nlmsg_len ? 0 : -EIO;
-}
-
-/*
- * After mnl_cb_run2 stopped with an error: the error to report, and whether
- * the rest of the exchange must still be read off the socket first.
- */
-static int run_error(const struct talk_ctx *c, bool *ret_drain)
-{
-	*ret_drain = false;
-	if (c->cb_failed) {
-		/* Our parser gave up; the kernel is still sending. */
-		*ret_drain = true;
-		return c->err;
-	}
-	if (c->err)
-		return c->err; /* NLMSG_ERROR or a failed DONE: the exchange is over */
-	if (errno == EINTR) {
-		/*
-		 * NLM_F_DUMP_INTR: the dump raced with a change, so what we saw
-		 * may be inconsistent. Never use it; drain and let nlw_dump retry.
-		 */
-		*ret_drain = true;
-		return -EINTR;
-	}
-	return negative_errno(); /* -EPROTO (sequence), -ESRCH (port id) */
+	return (size_t)n == len ? 0 : -EIO;
 }
 
 int nlw_talk(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
 {
-	struct talk_ctx c = {.sock = s, .cb = cb, .data = data};
-	bool draining = false;
-	uint32_t portid;
-	int r, err = 0;
+	int r;
 
 	/* A reply would arrive after this function returned: never queued. */
 	if (s->batch)
 		return cb ? -EBUSY : nlw_batch_queue(s, nlh, NULL, NULL);
-	r = send_request(s, nlh);
-	if (r < 0)
-		return r;
-	portid = s->ops->portid ? s->ops->portid(s->priv) : 0;
-	for (;;) {
-		ssize_t n = nlw_sock_recv_datagram(s);
-
-		if (n < 0)
-			return (int)n;
-		if (!nlw_datagram_valid(s->rbuf, (size_t)n))
-			return -EBADMSG;
-		if (!draining) {
-			r = mnl_cb_run2(s->rbuf, (size_t)n, s->seq, portid, on_data, &c, ctl_cbs,
-					ARRAY_SIZE(ctl_cbs));
-			if (r == MNL_CB_STOP)
-				return c.err;
-			if (r == MNL_CB_OK)
-				continue;
-			err = run_error(&c, &draining);
-			if (!draining)
-				return err;
-		}
-		/* Read up to our DONE/ERROR so the next request starts on a clean socket. */
-		if (datagram_ends(s->rbuf, (size_t)n, s->seq))
-			return err;
-	}
+	nlh->nlmsg_seq = nlw_sock_next_seq(s);
+	r = nlw_sock_send(s, nlh, nlh->nlmsg_len);
+	return r < 0 ? r : nlw_sock_recv_until(s, nlh->nlmsg_seq, nlh->nlmsg_seq, cb, data);
 }
 
 int nlw_talk_batchable(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data)
@@ -429,10 +394,13 @@ int nlw_talk_batchable(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, 
 	return nlw_talk(s, nlh, cb, data);
 }
 
+/* Bounded restarts of an interrupted dump (as netlinksafe does). */
+#define DUMP_RETRIES 5
+
 int nlw_dump(struct nlw_sock *s, struct nlmsghdr *nlh, nlw_msg_cb cb, void (*reset)(void *),
 	     void *data)
 {
-	for (int i = 0; i < NLW_DUMP_RETRIES; i++) {
+	for (int i = 0; i < DUMP_RETRIES; i++) {
 		int r;
 
 		if (reset)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/pkt_cls.h>
@@ -62,7 +63,7 @@ int nlw_qdisc_add_tbf(struct nlw_sock *sock, int ifindex, uint32_t handle, uint3
 		ok = nlw_put(nlh, TCA_TBF_RATE64, sizeof(t->rate), &t->rate);
 	if (!ok)
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, opts);
+	nlw_nest_end(nlh, opts);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -96,7 +97,7 @@ int nlw_qdisc_add_htb(struct nlw_sock *sock, int ifindex, uint32_t handle, uint3
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
 	if (!opts || !nlw_put(nlh, TCA_HTB_INIT, sizeof(g), &g))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, opts);
+	nlw_nest_end(nlh, opts);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -123,7 +124,7 @@ int nlw_class_add_htb(struct nlw_sock *sock, int ifindex, const struct nlw_htb_c
 		     nlw_put(nlh, TCA_HTB_CEIL64, sizeof(c->rate), &c->rate);
 	if (!ok)
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, opts);
+	nlw_nest_end(nlh, opts);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -162,9 +163,9 @@ static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
 	aopts = nlw_nest_start(nlh, TCA_ACT_OPTIONS);
 	if (!aopts || !nlw_put(nlh, TCA_MIRRED_PARMS, sizeof(m), &m))
 		return false;
-	mnl_attr_nest_end(nlh, aopts);
-	mnl_attr_nest_end(nlh, act);
-	mnl_attr_nest_end(nlh, acts);
+	nlw_nest_end(nlh, aopts);
+	nlw_nest_end(nlh, act);
+	nlw_nest_end(nlh, acts);
 	return true;
 }
 
@@ -191,7 +192,7 @@ static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t
 		ok = put_mirred(nlh, to_ifindex);
 	if (!ok)
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, opts);
+	nlw_nest_end(nlh, opts);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -258,7 +259,7 @@ int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu)
 	info = ok ? nlw_nest_start(nlh, IFLA_LINKINFO) : NULL;
 	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, "ifb"))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, info);
+	nlw_nest_end(nlh, info);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -405,7 +406,7 @@ int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link 
 	info = nlw_nest_start(nlh, IFLA_LINKINFO);
 	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, kind))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, info);
+	nlw_nest_end(nlh, info);
 	r = nlw_dump(sock, nlh, kind_cb, kind_reset, &l);
 	if (r < 0) {
 		free(l.v);

@@ -54,7 +54,7 @@ static bool put_vf_vlan(struct nlmsghdr *nlh, const struct nlw_vf_params *p)
 	list = nlw_nest_start(nlh, IFLA_VF_VLAN_LIST);
 	if (!list || !nlw_put(nlh, IFLA_VF_VLAN_INFO, sizeof(info), &info))
 		return false;
-	mnl_attr_nest_end(nlh, list);
+	nlw_nest_end(nlh, list);
 	return true;
 }
 
@@ -110,8 +110,8 @@ int nlw_vf_set(struct nlw_sock *sock, int pf_ifindex, const struct nlw_vf_params
 	info = list ? nlw_nest_start(nlh, IFLA_VF_INFO) : NULL;
 	if (!info || !put_vf_settings(nlh, p))
 		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, info);
-	mnl_attr_nest_end(nlh, list);
+	nlw_nest_end(nlh, info);
+	nlw_nest_end(nlh, list);
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 

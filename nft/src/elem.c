@@ -83,9 +83,9 @@ int nft_batch_elems(struct pw_nft *nft, uint16_t type, uint16_t flags, struct nf
 	return 0;
 }
 
-static int elem_reply_cb(const struct nlmsghdr *nlh, void *data)
+int nft_elems_cb(const struct nlmsghdr *nlh, void *set)
 {
-	return nftnl_set_elems_nlmsg_parse(nlh, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+	return nftnl_set_elems_nlmsg_parse(nlh, set) < 0 ? -EBADMSG : 0;
 }
 
 static int first_elem_tag(struct nftnl_set *s, char *buf, size_t len)
@@ -111,13 +111,13 @@ static int first_elem_tag(struct nftnl_set *s, char *buf, size_t len)
 int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const void *key,
 		     size_t key_len, const char *tag)
 {
-	char *buf = calloc(1, PW_NFT_RECV_MAX); /* request: padding goes to the kernel */
+	char buf[PW_NFT_REQ_MAX] = {0}; /* attribute padding reaches the kernel */
 	struct nftnl_set *s = nftnl_set_alloc(), *reply = nftnl_set_alloc();
 	char got[NFT_USERDATA_MAXLEN];
 	struct nlmsghdr *nlh;
 	int r;
 
-	if (!buf || !s || !reply) {
+	if (!s || !reply) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -129,7 +129,7 @@ int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const
 		goto out;
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, family, 0, 0);
 	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	r = nft_get(nft, nlh, elem_reply_cb, reply);
+	r = nft_talk(nft, nlh, nft_elems_cb, reply);
 	if (r == -ENOENT) {
 		r = 0; /* table, set or element missing */
 		goto out;
@@ -140,7 +140,6 @@ int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const
 	if (r > 0)
 		r = strcmp(got, tag) == 0;
 out:
-	free(buf);
 	if (s)
 		nftnl_set_free(s);
 	if (reply)

@@ -9,6 +9,7 @@
 #include <libmnl/libmnl.h>
 
 #include "base/ipaddr.h"
+#include "nlw/sock.h"
 #include "pwnft/nft.h"
 
 struct nlmsghdr;
@@ -31,22 +32,18 @@ struct nftnl_set;
 #define PW_NFT_BATCH_LIMIT (32u * 1024u)
 #define PW_NFT_NAME_MAX 256
 #define PW_NFT_REQ_MAX 4096
-/* Receive buffer: big enough for any dump datagram the kernel builds (32 KiB). */
-#define PW_NFT_RECV_MAX (32u * 1024u)
 
 struct pw_nft {
-	struct mnl_socket *nl; /* NULL on a recorder */
-	uint32_t portid;
-	uint32_t seq;
+	struct nlw_sock *sock; /* NETLINK_NETFILTER; NULL on a recorder */
+	uint32_t seq;	       /* the recorder's sequence numbers */
 	/* batch under construction; buf holds twice the limit (libmnl's rule) */
 	char *buf;
 	struct mnl_nlmsg_batch *batch;
-	unsigned n_msgs;
+	uint32_t first_seq, last_seq; /* its BATCH_BEGIN and its last message */
 	bool overflow;
 	/* recorder: last committed batch */
 	char *recorded;
 	size_t recorded_len;
-	char ext_ack[256];
 };
 
 /* Batch building (nft.c). */
@@ -55,7 +52,10 @@ int nft_batch_begin(struct pw_nft *nft);
 struct nlmsghdr *nft_batch_msg(struct pw_nft *nft, uint16_t type, uint16_t family, uint16_t flags);
 /* Close the current message; remembers overflow for commit. */
 void nft_batch_next(struct pw_nft *nft);
-/* End, send (or record) and collect the ACKs. Returns 0 or the first error. */
+/*
+ * End, send (or record) and read the answers (nlw_sock_recv_until). Returns 0
+ * or the first error, its extended ACK kept for pw_nft_ext_ack.
+ */
 int nft_batch_commit(struct pw_nft *nft);
 /* Add "flush chain <name>" (DELRULE with only the chain set) to the batch. */
 int nft_batch_flush_chain(struct pw_nft *nft, uint16_t family, const char *name);
@@ -72,12 +72,13 @@ int nft_expr_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t l
 int nft_expr_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len);
 
 /*
- * Dump request (nlh built in a caller buffer with NLM_F_DUMP): run cb on
- * every reply message. Errors: -ENOTCONN on a recorder, kernel errnos.
+ * One GET or dump (nlh built in a caller buffer, NLM_F_DUMP for a dump) on
+ * nlw's socket: cb on every reply message (nlw_msg_cb: a negative errno
+ * fails the call). Errors: -ENOTCONN on a recorder, the kernel's errno
+ * (-ENOENT: not there), cb's, nlw_talk's.
  */
-int nft_dump(struct pw_nft *nft, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
-/* Single GET: cb runs on the one reply. Errors as nft_dump (-ENOENT: not there). */
-int nft_get(struct pw_nft *nft, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+int nft_talk(struct pw_nft *nft, struct nlmsghdr *nlh, nlw_msg_cb cb, void *data);
+/* The next sequence number: the socket's, or the recorder's. */
 uint32_t nft_next_seq(struct pw_nft *nft);
 
 /* Names (names.c). */
@@ -97,6 +98,8 @@ void nft_elem_tag(const void *udata, uint32_t len, char *buf, size_t buf_len);
 void nft_set_tag(const void *udata, uint32_t len, char *buf, size_t buf_len);
 /* Add one NEWSETELEM/DESTROYSETELEM message for set s (its elements) to the batch. */
 int nft_batch_elems(struct pw_nft *nft, uint16_t type, uint16_t flags, struct nftnl_set *s);
+/* nft_talk's callback filling the nftnl_set `set` with the elements of a reply. */
+int nft_elems_cb(const struct nlmsghdr *nlh, void *set);
 /* Is the element key in set (family/table/name) present with tag? 1/0/-errno. */
 int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const void *key,
 		     size_t key_len, const char *tag);

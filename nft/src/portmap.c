@@ -273,11 +273,6 @@ static int batch_objects(struct pw_nft *nft)
 	return r;
 }
 
-static int elem_reply_cb(const struct nlmsghdr *nlh, void *data)
-{
-	return nftnl_set_elems_nlmsg_parse(nlh, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
-}
-
 struct got_elem {
 	char tag[NFT_USERDATA_MAXLEN];
 	uint8_t data[20];
@@ -319,7 +314,7 @@ static int get_elem(struct pw_nft *nft, const struct pm_elem *x, struct got_elem
 	if (r >= 0) {
 		nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, 0, 0);
 		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-		r = nft_get(nft, nlh, elem_reply_cb, reply);
+		r = nft_talk(nft, nlh, nft_elems_cb, reply);
 	}
 	if (r >= 0)
 		first_elem(reply, g, &found);
@@ -368,7 +363,7 @@ static int chain_cb(const struct nlmsghdr *nlh, void *data)
 {
 	(void)nlh;
 	*(bool *)data = true;
-	return MNL_CB_OK;
+	return 0;
 }
 
 /*
@@ -386,7 +381,7 @@ static int objects_exist(struct pw_nft *nft)
 	bool found = false;
 	int r;
 
-	if (!nft->nl)
+	if (!nft->sock)
 		return 0;
 	c = nftnl_chain_alloc();
 	if (!c)
@@ -396,7 +391,7 @@ static int objects_exist(struct pw_nft *nft)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETCHAIN, NFPROTO_INET, 0, 0);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	nftnl_chain_free(c);
-	r = nft_get(nft, nlh, chain_cb, &found);
+	r = nft_talk(nft, nlh, chain_cb, &found);
 	if (r == -ENOENT)
 		return 0;
 	return r < 0 ? r : found;
@@ -523,7 +518,7 @@ static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, 0);
 	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	r = nft_dump(nft, nlh, elem_reply_cb, s);
+	r = nft_talk(nft, nlh, nft_elems_cb, s);
 	return r == -ENOENT ? 0 : r;
 }
 

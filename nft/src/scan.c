@@ -47,20 +47,20 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	uint32_t ulen = 0;
 
 	if (!s)
-		return MNL_CB_ERROR;
+		return -ENOMEM;
 	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
 		nftnl_set_free(s);
-		return MNL_CB_ERROR;
+		return -EBADMSG;
 	}
 	u = nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen);
 	nft_set_tag(u, ulen, tag, sizeof(tag));
 	if ((l->comment ? strcmp(tag, l->comment) != 0 : strncmp(tag, "podwire:", 8) != 0) ||
 	    l->n >= MAX_SETS) {
 		nftnl_set_free(s);
-		return MNL_CB_OK;
+		return 0;
 	}
 	l->sets[l->n++] = s;
-	return MNL_CB_OK;
+	return 0;
 }
 
 static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
@@ -76,13 +76,8 @@ static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSET, family, NLM_F_DUMP, 0);
 	nftnl_set_nlmsg_build_payload(nlh, q);
 	nftnl_set_free(q);
-	r = nft_dump(nft, nlh, set_cb, l);
+	r = nft_talk(nft, nlh, set_cb, l);
 	return r == -ENOENT ? 0 : r; /* no table: nothing of ours */
-}
-
-static int elems_cb(const struct nlmsghdr *nlh, void *data)
-{
-	return nftnl_set_elems_nlmsg_parse(nlh, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
 static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
@@ -95,7 +90,7 @@ static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 	    nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM,
 				  (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY), NLM_F_DUMP, 0);
 	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	r = nft_dump(nft, nlh, elems_cb, s);
+	r = nft_talk(nft, nlh, nft_elems_cb, s);
 	return r == -ENOENT ? 0 : r;
 }
 

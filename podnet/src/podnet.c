@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The attachment framework: the netns rules, opening the pod netns and one
- * netlink socket per netns once per invocation, the undo steps that use
- * them, and the one error helper.
+ * The attachment framework: opening the pod netns (by the netns rules of
+ * podnet/rules.h) and one netlink socket per netns once per invocation, and
+ * the undo steps that use them.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,6 @@
 #include "nlw/link.h"
 #include "nlw/netns.h"
 #include "nlw/sock.h"
-#include "podnet/netns-rule.h"
 #include "podnet/podnet.h"
 
 static int kernel_open_pod(int netns_fd, struct nlw_sock **ret)
@@ -49,57 +47,7 @@ void podnet_set_ops(const struct podnet_ops *o)
 	ops = &merged;
 }
 
-__attribute__((format(printf, 4, 0))) static int failv(struct cni_ctx *ctx, const char *ext_ack,
-						       int r, const char *fmt, va_list ap)
-{
-	char what[256];
-
-	vsnprintf(what, sizeof(what), fmt, ap);
-	r = cni_errorf(&ctx->err, cni_error_code_for(r), r, "%s: %s", what, strerror(-r));
-	cni_error_add_detail(&ctx->err, ext_ack);
-	return r;
-}
-
-int podnet_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = failv(ctx, sock ? nlw_sock_ext_ack(sock) : NULL, r, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-int podnet_fail_ack(struct cni_ctx *ctx, const char *ext_ack, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = failv(ctx, ext_ack, r, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* CNI_NETNS, by the netns rules (podnet/netns-rule.h). */
-static int open_pod_netns(struct podnet *pn, bool required)
-{
-	struct cni_ctx *ctx = pn->ctx;
-	bool own;
-	int r;
-
-	if (!required && isempty(ctx->netns))
-		return 0;
-	r = ops->open_netns(ctx->netns, &pn->netns_fd);
-	own = r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0;
-	r = podnet_netns_rule(ctx, required, r, own);
-	if (r <= 0 && pn->netns_fd >= 0) {
-		close(pn->netns_fd);
-		pn->netns_fd = -1;
-	}
-	return r < 0 ? r : 0;
-}
-
-/* Open what `needs` names, by the rules above. */
+/* Open what `needs` names, by the netns rules (podnet/rules.h). */
 static int attach(struct podnet *pn, struct cni_ctx *ctx, enum podnet_needs needs, bool required)
 {
 	int r;
@@ -108,7 +56,7 @@ static int attach(struct podnet *pn, struct cni_ctx *ctx, enum podnet_needs need
 	if (needs == PODNET_NOTHING)
 		return 0;
 	if (needs == PODNET_POD) {
-		r = open_pod_netns(pn, required);
+		r = podnet_netns_open(ctx, required, ops->open_netns, &pn->netns_fd);
 		if (r < 0)
 			return r;
 	}
@@ -132,7 +80,7 @@ int podnet_open_recorded(struct podnet *pn, const char *path)
 		if (isempty(path))
 			return 0;
 		r = ops->open_netns(path, &pn->netns_fd);
-		own = r >= 0 && ops == &kernel_ops && nlw_netns_is_self(pn->netns_fd) > 0;
+		own = r >= 0 && nlw_netns_is_self(pn->netns_fd) > 0;
 		if (r < 0 || own) {
 			podnet_netns_log_gone("recorded netns", path, r, own);
 			podnet_close_pod(pn);

@@ -118,6 +118,8 @@ static ssize_t fake_recv(void *priv, void *buf, size_t len, int flags)
 	struct datagram *d;
 	size_t full;
 
+	if (f->qhead == f->qlen && (flags & MSG_DONTWAIT))
+		return -EAGAIN; /* nothing queued */
 	if (f->qhead == f->qlen)
 		return -ETIMEDOUT; /* a real socket would block forever: fail the test */
 	d = &f->q[f->qhead];

@@ -282,6 +282,84 @@ static void test_get_link_enodev_mapping(void **state)
 	assert_int_equal(fake_nl_nrequests(x->f), 2);
 }
 
+/* Three ACK-requested messages in one datagram, as nft sends a batch: their sequence numbers. */
+static uint32_t send_three(struct fake_fx *x)
+{
+	union {
+		struct nlmsghdr nlh;
+		char buf[3 * NLMSG_HDRLEN];
+	} d = {0};
+	uint32_t first = 0;
+
+	fake_nl_clear_requests(x->f);
+	for (int i = 0; i < 3; i++) {
+		struct nlmsghdr *nlh = (struct nlmsghdr *)(d.buf + i * NLMSG_HDRLEN);
+
+		nlh->nlmsg_len = NLMSG_HDRLEN;
+		nlh->nlmsg_type = NLMSG_MIN_TYPE;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		nlh->nlmsg_seq = nlw_sock_next_seq(x->s);
+		if (i == 0)
+			first = nlh->nlmsg_seq;
+	}
+	assert_int_equal(nlw_sock_send(x->s, d.buf, sizeof(d.buf)), 0);
+	assert_int_equal(fake_nl_nrequests(x->f), 3);
+	return first;
+}
+
+/* Queue an ACK (err 0) or an error answering seq, a datagram of its own. */
+static void answer(struct fake_nl *f, uint32_t seq, int err, const char *ext_ack)
+{
+	struct nlmsghdr *nlh = fake_nl_msg_begin(f, NLMSG_ERROR, NLM_F_CAPPED);
+	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+
+	e->error = err;
+	e->msg.nlmsg_len = sizeof(struct nlmsghdr);
+	if (ext_ack) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, ext_ack);
+	}
+	fake_nl_msg_end(f);
+	fake_nl_fix_seq(f, seq, 0);
+	fake_nl_flush(f);
+}
+
+static void test_recv_until_acks(void **state)
+{
+	struct fake_fx *x = *state;
+	uint32_t first = send_three(x);
+
+	for (uint32_t i = 0; i < 3; i++)
+		answer(x->f, first + i, 0, NULL);
+	answer(x->f, first + 3, 0, NULL); /* the next exchange's: left queued */
+	assert_int_equal(nlw_sock_recv_until(x->s, first, first + 2, NULL, NULL), 0);
+	assert_int_equal(fake_nl_pending(x->f), 1);
+}
+
+/* An error answering an earlier request: what is queued is read, nothing is waited for. */
+static void test_recv_until_error_reads_queued(void **state)
+{
+	struct fake_fx *x = *state;
+	uint32_t first = send_three(x);
+
+	answer(x->f, first, 0, NULL);
+	answer(x->f, first + 1, -EEXIST, "clash");
+	/* The third request gets no answer (a kernel that gave up on the batch). */
+	assert_int_equal(nlw_sock_recv_until(x->s, first, first + 2, NULL, NULL), -EEXIST);
+	assert_string_equal(nlw_sock_ext_ack(x->s), "clash");
+	/* A second error: the first one's extended ACK stays. */
+	first = send_three(x);
+	answer(x->f, first, -EEXIST, "clash");
+	answer(x->f, first + 1, -ENOENT, "other");
+	assert_int_equal(nlw_sock_recv_until(x->s, first, first + 2, NULL, NULL), -EEXIST);
+	assert_string_equal(nlw_sock_ext_ack(x->s), "clash");
+	assert_int_equal(fake_nl_pending(x->f), 0);
+	/* An answer outside first..last is refused. */
+	first = send_three(x);
+	answer(x->f, first + 3, 0, NULL);
+	assert_int_equal(nlw_sock_recv_until(x->s, first, first + 2, NULL, NULL), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +377,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_big_reply_grows_buffer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_reply_is_an_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_get_link_enodev_mapping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recv_until_acks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recv_until_error_reads_queued, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("nlw-talk", tests, NULL, NULL);

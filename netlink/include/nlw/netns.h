@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Network namespace handles. The only places that call setns() are
- * nlw_netns_run() and nlw_sock_open_in_netns().
+ * Network namespace handles. nlw_netns_run() is the one place in podwire
+ * that calls setns(); nlw_sock_open_in_netns() and the _in_netns sysctl
+ * helpers go through it.
  */
 #pragma once
 

@@ -44,8 +44,8 @@ struct pw_nft;
 #define PW_NFT_TAG_MAX 240
 
 /*
- * Open an NETLINK_NETFILTER socket (SOCK_CLOEXEC) in the calling thread's
- * netns. *ret is owned by the caller (pw_nft_free).
+ * Open a NETLINK_NETFILTER socket in the calling thread's netns (nlw's:
+ * SOCK_CLOEXEC, extended ACKs). *ret is owned by the caller (pw_nft_free).
  * Errors: -ENOMEM, socket()/bind() errnos (-EPROTONOSUPPORT without nf_tables).
  */
 int pw_nft_open(struct pw_nft **ret);
@@ -67,8 +67,8 @@ static inline void pw_nft_freep(struct pw_nft **p)
 }
 
 /*
- * The kernel's extended-ACK text of the last failed request, or NULL.
- * Borrowed; valid until the next request.
+ * The kernel's extended-ACK text of the last failed request, or NULL (also
+ * for a NULL handle). Borrowed; valid until the next request.
  */
 const char *pw_nft_ext_ack(const struct pw_nft *nft);
 

@@ -22,12 +22,6 @@
 
 #define ROOT_HANDLE NLW_TC_HANDLE(1, 0)
 
-static int tc_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *what,
-		   const char *dev)
-{
-	return podnet_fail(ctx, sock, r, "%s on '%s'", what, dev);
-}
-
 /* ---- undo steps ---- */
 
 struct undo_qdisc {
@@ -95,7 +89,7 @@ static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandw
 		r = push_qdisc_undo(pn, l->ifindex, NLW_TC_H_ROOT);
 	if (r >= 0 && c->n_subnets)
 		r = add_htb_classes(s, l->ifindex, c, rate, burst, match_src);
-	return r < 0 ? tc_fail(pn->ctx, s, r, "add shaping qdisc", l->name) : 0;
+	return r < 0 ? podnet_fail(pn->ctx, s, r, "add shaping qdisc on '%s'", l->name) : 0;
 }
 
 static int add_egress(struct podnet *pn, const struct nlw_link *veth,
@@ -111,7 +105,7 @@ static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	r = nlw_link_add_ifb(s, ifb_name, veth->mtu);
 	if (r < 0)
-		return tc_fail(ctx, s, r, "create ifb device", ifb_name);
+		return podnet_fail(ctx, s, r, "create ifb device on '%s'", ifb_name);
 	r = podnet_undo_host_link(pn, ifb_name);
 	if (r >= 0)
 		r = nlw_link_get_by_name(s, ifb_name, &ifb);
@@ -121,7 +115,7 @@ static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 	    bandwidth_ifb_alias(ctx->conf.name, ctx->container_id, alias, sizeof(alias)) >= 0)
 		r = nlw_link_set_alias(s, ifb.ifindex, alias);
 	if (r < 0)
-		return tc_fail(ctx, s, r, "read ifb device", ifb_name);
+		return podnet_fail(ctx, s, r, "read ifb device on '%s'", ifb_name);
 	r = cni_result_add_iface(ctx->result, ifb_name,
 				 ifb.has_mac ? nlw_mac_fmt(ifb.mac, mac) : NULL, NULL);
 	if (r < 0)
@@ -133,7 +127,7 @@ static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 		r = nlw_filter_add_redirect(s, veth->ifindex, NLW_TC_HANDLE(0xffff, 0), 1,
 					    ifb.ifindex);
 	if (r < 0)
-		return tc_fail(ctx, s, r, "redirect to ifb", veth->name);
+		return podnet_fail(ctx, s, r, "redirect to ifb on '%s'", veth->name);
 	return shape(pn, &ifb, c, c->egress_rate, c->egress_burst, false);
 }
 
@@ -216,7 +210,8 @@ static int bandwidth_del(struct podnet *pn)
 		if (!pr->ifaces[i].sandbox || !pr->ifaces[i].sandbox[0]) {
 			r = del_veth_qdiscs(s, pr->ifaces[i].name);
 			if (r < 0 && !first)
-				first = tc_fail(ctx, s, r, "remove qdiscs", pr->ifaces[i].name);
+				first = podnet_fail(ctx, s, r, "remove qdiscs on '%s'",
+						    pr->ifaces[i].name);
 		}
 	if (bandwidth_ifb_name(ctx->conf.name, ctx->container_id, ifb_name) < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
@@ -224,7 +219,7 @@ static int bandwidth_del(struct podnet *pn)
 	if (r >= 0 && strcmp(l.kind, "ifb") == 0)
 		r = nlw_link_del(s, l.ifindex);
 	if (r < 0 && r != -ENODEV && !first)
-		first = tc_fail(ctx, s, r, "delete ifb device", ifb_name);
+		first = podnet_fail(ctx, s, r, "delete ifb device on '%s'", ifb_name);
 	return first;
 }
 
@@ -271,7 +266,7 @@ static int check_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct ba
 				  "egressBurst %llu",
 				  ifb_name, (unsigned long long)c->egress_rate,
 				  (unsigned long long)c->egress_burst);
-	return r < 0 ? tc_fail(ctx, s, r, "list qdiscs", ifb_name) : 0;
+	return r < 0 ? podnet_fail(ctx, s, r, "list qdiscs on '%s'", ifb_name) : 0;
 }
 
 static int bandwidth_check(struct podnet *pn)
@@ -297,7 +292,7 @@ static int bandwidth_check(struct podnet *pn)
 				       veth.name, (unsigned long long)c.ingress_rate,
 				       (unsigned long long)c.ingress_burst);
 		else if (r < 0)
-			r = tc_fail(ctx, s, r, "list qdiscs", veth.name);
+			r = podnet_fail(ctx, s, r, "list qdiscs on '%s'", veth.name);
 	}
 	if (r >= 0 && bandwidth_egress(&c))
 		r = check_egress(ctx, s, &c);
@@ -331,7 +326,7 @@ static int bandwidth_gc(struct podnet *pn)
 		return 0;
 	r = nlw_link_list_kind(s, "ifb", &links, &n);
 	if (r < 0)
-		return tc_fail(ctx, s, r, "list ifb devices", "host");
+		return podnet_fail(ctx, s, r, "list ifb devices on 'host'");
 	for (unsigned i = 0; i < n; i++) {
 		if (bandwidth_ifb_alias_parse(links[i].alias, ctx->conf.name, cid, sizeof(cid)) <
 			0 ||
@@ -340,7 +335,7 @@ static int bandwidth_gc(struct podnet *pn)
 		cni_log_info("gc: deleting ifb '%s' of container '%s'", links[i].name, cid);
 		r = nlw_link_del(s, links[i].ifindex);
 		if (r < 0 && r != -ENODEV && !first)
-			first = tc_fail(ctx, s, r, "delete ifb device", links[i].name);
+			first = podnet_fail(ctx, s, r, "delete ifb device on '%s'", links[i].name);
 	}
 	return first;
 }

@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* loopback's ADD, DEL and CHECK. */
 #include <errno.h>
-#include <string.h>
-
-#include "cni/log.h"
 
 #include "base/macro.h"
 #include "loopback.h"
-#include "podnet/netns-rule.h"
+#include "nlw/netns.h"
+#include "nlw/sock.h"
+#include "podnet/rules.h"
 
 /* The reference's quirk, kept: CNI_IFNAME is ignored, the interface is always lo. */
 #define LO_NAME "lo"
 #define LO_MAC "00:00:00:00:00:00"
-
-/* podwire's one errno-to-code policy, as podnet_fail applies it. */
-static int kernel_error(struct cni_ctx *ctx, int r, const char *what)
-{
-	return cni_errorf(&ctx->err, cni_error_code_for(r), r, "%s lo in '%s': %s", what,
-			  ctx->netns, strerror(-r));
-}
 
 /* The reference refuses an lo carrying anything but loopback addresses. */
 static int check_addrs(struct cni_ctx *ctx, const struct lo_addrs *a)
@@ -60,45 +52,33 @@ static int build_result(struct cni_ctx *ctx, const struct lo_addrs *a)
 }
 
 /*
- * Enter CNI_NETNS by podnet's netns rules (podnet/netns-rule.h), then open
- * the socket there. Returns 1 entered, 0 no pod netns (DEL), or a negative
- * errno with ctx->err set.
+ * CNI_NETNS by podnet's netns rules (podnet/rules.h), and a socket in it.
+ * Returns 1, 0 no pod netns (DEL), or a negative errno with ctx->err set.
  */
-static int enter(struct cni_ctx *ctx, int *ret_fd)
+static int open_pod(struct cni_ctx *ctx, struct nlw_sock **ret)
 {
-	bool required = podnet_netns_required(ctx->command), own = false;
 	_cleanup_close_ int ns = -1;
-	int r;
+	int r = podnet_netns_open(ctx, podnet_netns_required(ctx->command), nlw_netns_open, &ns);
 
-	if (!required && isempty(ctx->netns))
-		return 0;
-	r = lo_netns_open(ctx->netns, &ns);
-	if (r >= 0)
-		own = lo_netns_is_own(ns);
-	if (r >= 0 && !own)
-		r = lo_netns_enter(ns);
-	r = podnet_netns_rule(ctx, required, r, own);
 	if (r <= 0)
 		return r;
-	r = lo_sock_open(ret_fd);
-	return r < 0 ? kernel_error(ctx, r, "open netlink for") : 1;
+	r = nlw_sock_open_in_netns(ns, NETLINK_ROUTE, ret);
+	return r < 0 ? podnet_fail(ctx, NULL, r, "open netlink for lo in '%s'", ctx->netns) : 1;
 }
 
 static int cmd_add(struct cni_ctx *ctx)
 {
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
 	struct lo_addrs addrs = {0};
-	struct lo_reply st = {.seq_last = 2, .link_up = -1, .addrs = &addrs};
-	_cleanup_close_ int fd = -1;
-	char req[256];
-	int r, len;
+	int r = open_pod(ctx, &s);
 
-	r = enter(ctx, &fd);
 	if (r < 0)
 		return r;
-	len = lo_req_up_dump(req, sizeof(req), 1);
-	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
+	r = lo_set_up(s, true);
+	if (r >= 0)
+		r = lo_addrs_get(s, &addrs);
 	if (r < 0)
-		return kernel_error(ctx, r, "set up");
+		return podnet_fail(ctx, s, r, "set up lo in '%s'", ctx->netns);
 	r = check_addrs(ctx, &addrs);
 	if (r < 0)
 		return r;
@@ -116,36 +96,26 @@ static int cmd_add(struct cni_ctx *ctx)
  */
 static int cmd_del(struct cni_ctx *ctx)
 {
-	struct lo_reply st = {.seq_last = 1, .link_up = -1};
-	_cleanup_close_ int fd = -1;
-	char req[64];
-	int r, len;
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	int r = open_pod(ctx, &s);
 
-	r = enter(ctx, &fd);
 	if (r <= 0)
 		return r;
-	len = lo_req_setflags(req, sizeof(req), 1, false);
-	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
-	if (r < 0)
-		return kernel_error(ctx, r, "set down");
-	return 0;
+	r = lo_set_up(s, false);
+	return r < 0 ? podnet_fail(ctx, s, r, "set down lo in '%s'", ctx->netns) : 0;
 }
 
 static int cmd_check(struct cni_ctx *ctx)
 {
-	struct lo_reply st = {.seq_last = 1, .link_up = -1};
-	_cleanup_close_ int fd = -1;
-	char req[64];
-	int r, len;
+	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
+	int r = open_pod(ctx, &s);
 
-	r = enter(ctx, &fd);
 	if (r < 0)
 		return r;
-	len = lo_req_getlink(req, sizeof(req), 1);
-	r = len < 0 ? len : lo_sock_transact(fd, req, (size_t)len, &st);
+	r = lo_is_up(s);
 	if (r < 0)
-		return kernel_error(ctx, r, "get");
-	if (st.link_up != 1)
+		return podnet_fail(ctx, s, r, "get lo in '%s'", ctx->netns);
+	if (r == 0)
 		return cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
 				  "loopback interface is down in '%s'", ctx->netns);
 	return 0;

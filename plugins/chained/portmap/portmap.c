@@ -60,11 +60,6 @@ static int run_init(struct cni_ctx *ctx, struct portmap_run *run)
 	return 0;
 }
 
-static int nft_fail(struct cni_ctx *ctx, struct pw_nft *nft, int r, const char *what)
-{
-	return podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r, "%s", what);
-}
-
 /* "runtimeConfig.portMappings[i] (tcp 8080 -> 10.1.2.3:80)" */
 static void describe(const struct portmap_run *run, size_t k, char *buf, size_t len)
 {
@@ -150,14 +145,14 @@ static int add_elems(struct podnet *pn, struct portmap_run *run)
 
 	r = pw_nft_open(&nft);
 	if (r < 0)
-		return nft_fail(ctx, NULL, r, "open nftables socket");
+		return podnet_fail_ack(ctx, NULL, r, "open nftables socket");
 	r = pw_nft_portmap_add(nft, &run->pm, owner, &which);
 	if (r == -EEXIST) {
 		describe(run, which < run->n_ports ? which : 0, what, sizeof(what));
 		r = cni_errorf(&ctx->err, CNI_ERR_EXISTS, r,
 			       "%s: host port already mapped by attachment '%s'", what, owner);
 	} else if (r < 0) {
-		r = nft_fail(ctx, nft, r, "add hostPort mappings");
+		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "add hostPort mappings");
 	}
 	pw_nft_free(nft);
 	return r < 0 ? r : push_elems_undo(pn, &run->pm);
@@ -198,13 +193,13 @@ static int portmap_del(struct podnet *pn)
 		goto out;
 	r = pw_nft_open(&nft);
 	if (r < 0) {
-		r = nft_fail(ctx, NULL, r, "open nftables socket");
+		r = podnet_fail_ack(ctx, NULL, r, "open nftables socket");
 		goto out;
 	}
 	/* Without prevResult addresses (n_ports 0) the maps are scanned for our tag. */
 	r = pw_nft_portmap_del(nft, &run.pm);
 	if (r < 0)
-		r = nft_fail(ctx, nft, r, "remove hostPort mappings");
+		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "remove hostPort mappings");
 	pw_nft_free(nft);
 out:
 	run_done(&run);
@@ -229,7 +224,7 @@ static int portmap_check(struct podnet *pn)
 	if (r >= 0)
 		r = pw_nft_portmap_check(nft, &run.pm, &which);
 	if (r < 0) {
-		r = nft_fail(ctx, nft, r, "check hostPort mappings");
+		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "check hostPort mappings");
 	} else if (r == 0) {
 		describe(&run, which < run.n_ports ? which : 0, what, sizeof(what));
 		r = cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
@@ -269,7 +264,7 @@ static int portmap_gc(struct podnet *pn)
 	if (r > 0)
 		cni_log_info("gc: removed %d hostPort elements of network '%s'", r, ctx->conf.name);
 	if (r < 0)
-		r = nft_fail(ctx, nft, r, "gc hostPort mappings");
+		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "gc hostPort mappings");
 	pw_nft_free(nft);
 	return r < 0 ? r : 0;
 }

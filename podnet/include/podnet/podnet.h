@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "cni/plugin.h"
+#include "podnet/rules.h" /* the netns rules, podnet_fail, podnet_fail_ack */
 
 struct nlw_sock;
 
@@ -133,18 +134,6 @@ static inline bool podnet_has_pod(const struct podnet *pn)
 {
 	return pn->pod != NULL;
 }
-
-/*
- * The one error helper for kernel and nftables failures: record
- * "<what>: <strerror>" with the code cni_error_code_for(r) gives (11 for
- * EAGAIN, EBUSY, ETIMEDOUT; 100 for most others), and the kernel's
- * extended-ACK text in details: from sock (may be NULL) for podnet_fail, or
- * given (may be NULL) for podnet_fail_ack. Returns r.
- */
-int podnet_fail(struct cni_ctx *ctx, struct nlw_sock *sock, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-int podnet_fail_ack(struct cni_ctx *ctx, const char *ext_ack, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /* DEL's error collection: remember the first failure, keep going. */
 static inline void podnet_keep_first(int *first, int r)
