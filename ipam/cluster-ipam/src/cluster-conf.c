@@ -67,20 +67,18 @@ static int endpoint_ok(const char *s)
 	return 0;
 }
 
-static int parse_endpoints(struct cni_ctx *ctx, const json_t *e, const char *path,
-			   struct cipam_etcd_conf *ret)
+static int parse_endpoints(struct cni_ctx *ctx, const json_t *e, struct cipam_etcd_conf *ret)
 {
 	const json_t *arr = json_object_get(e, "endpoints");
-	char p[2 * PATH_LEN];
+	char p[PATH_LEN];
 	size_t i;
 	json_t *v;
 
-	snprintf(p, sizeof(p), "%s.endpoints", path);
 	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
 	    json_array_size(arr) > PWETCD_MAX_ENDPOINTS)
-		return bad(ctx, p, "a list of 1 to 16 URLs", arr);
+		return bad(ctx, "ipam.etcd.endpoints", "a list of 1 to 16 URLs", arr);
 	json_array_foreach (arr, i, v) {
-		snprintf(p, sizeof(p), "%s.endpoints[%zu]", path, i);
+		snprintf(p, sizeof(p), "ipam.etcd.endpoints[%zu]", i);
 		if (!json_is_string(v) || !endpoint_ok(json_string_value(v)))
 			return bad(ctx, p, "http://HOST:PORT, https://HOST:PORT or unix:///PATH",
 				   v);
@@ -100,20 +98,18 @@ static int dup_opt(const char *s, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			  struct cipam_etcd_conf *ret)
+/* ipam.etcd: checked on every command (it decides what is touched). */
+static int parse_etcd(struct cni_ctx *ctx, const json_t *ipam, struct cipam_etcd_conf *ret)
 {
-	const json_t *e = json_object_get(obj, "etcd");
+	const json_t *e = json_object_get(ipam, "etcd");
+	const struct cni_conf_reader rd = hard(ctx, e, "ipam.etcd");
 	const char *ca = NULL, *cert = NULL, *key = NULL;
-	char p[PATH_LEN];
-	const struct cni_conf_reader rd = hard(ctx, e, p);
 	int r;
 
-	snprintf(p, sizeof(p), "%s.etcd", path);
 	if (!json_is_object(e))
-		return bad(ctx, p, "an object with endpoints", e);
-	cni_conf_warn_unknown_keys(e, p, etcd_keys, false);
-	r = parse_endpoints(ctx, e, p, ret);
+		return bad(ctx, rd.path, "an object with endpoints", e);
+	cni_conf_warn_unknown_keys(e, rd.path, etcd_keys, false);
+	r = parse_endpoints(ctx, e, ret);
 	if (r >= 0)
 		r = hard_string(&rd, "caFile", &ca);
 	if (r >= 0)
@@ -122,7 +118,7 @@ int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *pa
 		r = hard_string(&rd, "keyFile", &key);
 	if (r >= 0 && !cert != !key)
 		r = cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			       "%s: certFile and keyFile go together (got only %s)", p,
+			       "%s: certFile and keyFile go together (got only %s)", rd.path,
 			       cert ? "certFile" : "keyFile");
 	ret->timeout_ms = PWETCD_DEFAULT_TIMEOUT_MS;
 	if (r >= 0)
@@ -136,7 +132,7 @@ int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *pa
 	return r;
 }
 
-void cipam_etcd_conf_done(struct cipam_etcd_conf *c)
+static void etcd_conf_done(struct cipam_etcd_conf *c)
 {
 	for (size_t i = 0; i < c->n_endpoints; i++)
 		free(c->endpoints[i]);
@@ -404,7 +400,7 @@ int cipam_conf_parse(struct cni_ctx *ctx, struct cipam_conf *ret)
 	if (r >= 0)
 		r = parse_prefix(ctx, ipam, &c);
 	if (r >= 0)
-		r = cipam_etcd_conf_parse(ctx, ipam, "ipam", &c.etcd);
+		r = parse_etcd(ctx, ipam, &c.etcd);
 	if (r >= 0)
 		r = parse_numbers(ctx, ipam, &c);
 	if (r >= 0 && (strict || json_object_get(ipam, "pools"))) {
@@ -435,7 +431,7 @@ void cipam_conf_done(struct cipam_conf *c)
 	free(c->node);
 	free(c->prefix);
 	free(c->data_dir);
-	cipam_etcd_conf_done(&c->etcd);
+	etcd_conf_done(&c->etcd);
 	cni_result_free(c->routes);
 	memset(c, 0, sizeof(*c));
 }
