@@ -128,7 +128,7 @@ CAPS='{"bandwidth":{"ingressRate":10000000,"ingressBurst":80000,"egressRate":100
 	for bad in '{"ingressRate":1000}|ingressBurst: if ingressRate is set, ingressBurst must also be set' \
 		'{"egressBurst":1000}|egressRate: if egressBurst is set' \
 		'{"egressRate":1000,"egressBurst":34359738360}|egressBurst: cannot be more than 4GB' \
-		'{"ingressRate":-5,"ingressBurst":10}|ingressRate: must be a non-negative integer, got -5' \
+		'{"ingressRate":-5,"ingressBurst":10}|ingressRate: expected a non-negative integer, got -5' \
 		'{"unshapedSubnets":["10.0.0.0/8"],"shapedSubnets":["10.1.0.0/16"]}|cannot both be set' \
 		'{"unshapedSubnets":["nope"]}|unshapedSubnets[0]: must be a CIDR'; do
 		local conf

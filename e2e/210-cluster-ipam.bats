@@ -181,10 +181,15 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"10.244.0.0/16"*"26"* ]]
 	[[ "$output" == *"n1/c1/eth0"* ]]
-	echo "{\"nodeName\":\"n1\",\"etcd\":{\"endpoints\":[\"$CI_EP\"]},\"etcdPrefix\":\"$CI_PREFIX\"}" >"$STATE/node.json"
+	echo "{\"nodeName\":\"n1\",\"routerId\":\"10.98.0.1\",\"asNumber\":64512,\"etcd\":{\"endpoints\":[\"$CI_EP\"]},\"etcdPrefix\":\"$CI_PREFIX\"}" >"$STATE/node.json"
 	run ci_ipam_tool show --json --node-config "$STATE/node.json"
 	[ "$(jq -r '.blocks | length' <<<"$output")" = 2 ]
 	[ "$(jq -r '.allocations[0].handle' <<<"$output")" = "n1/c1/eth0" ]
+	# the node config is read by podwire-node's own parser: all of it must be valid
+	echo "{\"nodeName\":\"n1\",\"etcd\":{\"endpoints\":[\"$CI_EP\"]}}" >"$STATE/bad.json"
+	run ci_ipam_tool show --node-config "$STATE/bad.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"podwire-node ipam: $STATE/bad.json: routerId: required"* ]]
 	run ci_ipam_tool --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"usage: podwire-node ipam"* ]]

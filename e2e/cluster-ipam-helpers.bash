@@ -93,21 +93,16 @@ ci_conf() {
 EOF2
 }
 
-# The operator tool: podwire-node when built, else the test driver.
+# The operator tool: podwire-node ipam.
 ci_ipam_tool() {
-	if [ -x "$PODWIRE_BIN/podwire-node" ]; then
-		"$PODWIRE_BIN/podwire-node" ipam "$@"
-	else
-		"$PODWIRE_TEST_BIN/pwnode-ipam-driver" "$@"
-	fi
+	"$PODWIRE_BIN/podwire-node" ipam "$@"
 }
 
 # ci_in_ns NS ARGS...: the operator tool inside a netns (no function export needed).
 ci_in_ns() {
-	local ns=$1 tool=("$PODWIRE_TEST_BIN/pwnode-ipam-driver")
+	local ns=$1
 	shift
-	[ -x "$PODWIRE_BIN/podwire-node" ] && tool=("$PODWIRE_BIN/podwire-node" ipam)
-	ip netns exec "$ns" "${tool[@]}" "$@"
+	ip netns exec "$ns" "$PODWIRE_BIN/podwire-node" ipam "$@"
 }
 
 # ci_check NODE_NS NODE: `ipam check` in that node's netns (its blackholes).

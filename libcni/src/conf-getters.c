@@ -98,7 +98,23 @@ bool cni_ctx_strict(const struct cni_ctx *ctx)
 	return !ctx || (ctx->command != CNI_CMD_DEL && ctx->command != CNI_CMD_GC);
 }
 
-int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...)
+struct cni_conf_reader cni_ctx_reader(struct cni_ctx *ctx, const json_t *obj, const char *path)
+{
+	return (struct cni_conf_reader){
+	    .err = &ctx->err, .obj = obj, .path = path, .lenient = !cni_ctx_strict(ctx)};
+}
+
+struct cni_conf_reader cni_conf_at(const struct cni_conf_reader *rd, const json_t *obj,
+				   const char *path)
+{
+	struct cni_conf_reader sub = *rd;
+
+	sub.obj = obj;
+	sub.path = path;
+	return sub;
+}
+
+int cni_conf_invalid(const struct cni_conf_reader *rd, unsigned code, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
@@ -109,110 +125,136 @@ int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	if (!cni_ctx_strict(ctx)) {
+	if (rd->lenient) {
 		cni_log_warning("%s, ignoring", msg);
 		return 0;
 	}
-	return cni_errorf(&ctx->err, code, -EINVAL, "%s", msg);
+	return cni_errorf(rd->err, code, -EINVAL, "%s", msg);
 }
 
-static int bad_type(struct cni_ctx *ctx, const char *path, const char *key, const json_t *v,
-		    const char *want)
+/* "<path>.<key>: <want>, got <got>" */
+static int bad(const struct cni_conf_reader *rd, const char *key, const char *want, const char *got)
+{
+	bool sep = !isempty(key) && *rd->path;
+
+	return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG, "%s%s%s: %s, got %s", rd->path,
+				sep ? "." : "", key ? key : "", want, got);
+}
+
+int cni_conf_bad_value(const struct cni_conf_reader *rd, const char *key, const json_t *v,
+		       const char *want)
 {
 	_cleanup_free_ char *repr = cni_json_repr(v);
 
-	return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s%s%s: %s, got %s", path,
-				*path ? "." : "", key, want, repr ? repr : "?");
+	return bad(rd, key, want, repr ? repr : "?");
 }
 
-/* Common prologue: borrowed member or NULL when absent/null. */
-static const json_t *member(const json_t *obj, const char *key, bool *ret_present)
+/* Common prologue: the borrowed member, or NULL when absent or JSON null. */
+static const json_t *member(const struct cni_conf_reader *rd, const char *key, bool *ret_present)
 {
-	const json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+	const json_t *v = !json_is_object(rd->obj) ? NULL
+			  : rd->ci		   ? cni_json_get_ci(rd->obj, key)
+						   : json_object_get(rd->obj, key);
 
 	if (ret_present)
 		*ret_present = false;
 	return v && !json_is_null(v) ? v : NULL;
 }
 
-int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		      bool *ret, bool *ret_present)
+static int found(bool *ret_present)
 {
-	const json_t *v = member(obj, key, ret_present);
+	if (ret_present)
+		*ret_present = true;
+	return 0;
+}
+
+int cni_conf_get_bool(const struct cni_conf_reader *rd, const char *key, bool *ret,
+		      bool *ret_present)
+{
+	const json_t *v = member(rd, key, ret_present);
 
 	if (!v)
 		return 0;
 	if (!json_is_boolean(v))
-		return bad_type(ctx, path, key, v, "expected true or false");
+		return cni_conf_bad_value(rd, key, v, "expected true or false");
 	*ret = json_is_true(v);
-	if (ret_present)
-		*ret_present = true;
-	return 0;
+	return found(ret_present);
 }
 
-int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-			const char **ret, bool *ret_present)
+int cni_conf_get_string(const struct cni_conf_reader *rd, const char *key, const char **ret,
+			bool *ret_present)
 {
-	const json_t *v = member(obj, key, ret_present);
+	const json_t *v = member(rd, key, ret_present);
 
 	if (!v)
 		return 0;
 	if (!json_is_string(v))
-		return bad_type(ctx, path, key, v, "expected a string");
+		return cni_conf_bad_value(rd, key, v, "expected a string");
 	*ret = json_string_value(v);
-	if (ret_present)
-		*ret_present = true;
-	return 0;
+	return found(ret_present);
 }
 
-int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		      unsigned long long min, unsigned long long max, unsigned long long *ret,
-		      bool *ret_present)
+int cni_conf_get_uint(const struct cni_conf_reader *rd, const char *key, unsigned min, unsigned max,
+		      unsigned *ret, bool *ret_present)
 {
-	const json_t *v = member(obj, key, ret_present);
-	char want[96];
+	const json_t *v = member(rd, key, ret_present);
+	char want[64];
 	json_int_t i;
 
 	if (!v)
 		return 0;
-	snprintf(want, sizeof(want), "expected an integer from %llu to %llu", min, max);
-	if (!cni_json_whole_number(v, &i) || i < 0 || (unsigned long long)i < min ||
-	    (unsigned long long)i > max)
-		return bad_type(ctx, path, key, v, want);
-	*ret = (unsigned long long)i;
-	if (ret_present)
-		*ret_present = true;
-	return 0;
+	if (!cni_json_whole_number(v, &i) || i < (json_int_t)min || i > (json_int_t)max) {
+		snprintf(want, sizeof(want), "expected an integer from %u to %u", min, max);
+		return cni_conf_bad_value(rd, key, v, want);
+	}
+	*ret = (unsigned)i;
+	return found(ret_present);
 }
 
-int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-			const json_t **ret, bool *ret_present)
+int cni_conf_get_u64(const struct cni_conf_reader *rd, const char *key, uint64_t *ret,
+		     bool *ret_present)
 {
-	const json_t *v = member(obj, key, ret_present);
+	const json_t *v = member(rd, key, ret_present);
+	json_int_t i;
+
+	if (!v)
+		return 0;
+	if (!cni_json_whole_number(v, &i) || i < 0)
+		return cni_conf_bad_value(rd, key, v, "expected a non-negative integer");
+	*ret = (uint64_t)i;
+	return found(ret_present);
+}
+
+int cni_conf_get_object(const struct cni_conf_reader *rd, const char *key, const json_t **ret,
+			bool *ret_present)
+{
+	const json_t *v = member(rd, key, ret_present);
 
 	if (!v)
 		return 0;
 	if (!json_is_object(v))
-		return bad_type(ctx, path, key, v, "expected an object");
+		return cni_conf_bad_value(rd, key, v, "expected an object");
 	*ret = v;
-	if (ret_present)
-		*ret_present = true;
-	return 0;
+	return found(ret_present);
 }
 
-int cni_conf_get_array(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		       size_t max_len, const json_t **ret, bool *ret_present)
+int cni_conf_get_array(const struct cni_conf_reader *rd, const char *key, size_t max_len,
+		       const json_t **ret, bool *ret_present)
 {
-	const json_t *v = member(obj, key, ret_present);
+	const json_t *v = member(rd, key, ret_present);
 	char want[64];
 
 	if (!v)
 		return 0;
 	snprintf(want, sizeof(want), "expected a list of at most %zu entries", max_len);
-	if (!json_is_array(v) || json_array_size(v) > max_len)
-		return bad_type(ctx, path, key, v, want);
+	if (!json_is_array(v))
+		return cni_conf_bad_value(rd, key, v, want);
+	if (json_array_size(v) > max_len) { /* the count says more than a cut-off list */
+		char got[24];
+
+		snprintf(got, sizeof(got), "%zu", json_array_size(v));
+		return bad(rd, key, want, got);
+	}
 	*ret = v;
-	if (ret_present)
-		*ret_present = true;
-	return 0;
+	return found(ret_present);
 }

@@ -173,71 +173,28 @@ bool cni_valid_ifname(const char *s)
 	return !cni_ifname_problem(s);
 }
 
-/* Borrowed string of an optional member; -EINVAL with err when not a string. */
-static int opt_string(const json_t *root, const char *key, bool lenient, const char **ret,
-		      struct cni_error *err)
+static int parse_name_version(const struct cni_conf_reader *rd, struct cni_conf *c)
 {
-	const json_t *v = json_object_get(root, key);
-	_cleanup_free_ char *repr = NULL;
-
-	*ret = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (json_is_string(v)) {
-		*ret = json_string_value(v);
-		return 0;
-	}
-	repr = cni_json_repr(v);
-	if (lenient) {
-		cni_log_warning("%s: not a string: %s, ignoring", key, repr ? repr : "?");
-		return 0;
-	}
-	return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: not a string: %s", key,
-			  repr ? repr : "?");
-}
-
-static int opt_object(const json_t *root, const char *key, bool lenient, const json_t **ret,
-		      struct cni_error *err)
-{
-	const json_t *v = json_object_get(root, key);
-	_cleanup_free_ char *repr = NULL;
-
-	*ret = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (json_is_object(v)) {
-		*ret = v;
-		return 0;
-	}
-	repr = cni_json_repr(v);
-	if (lenient) {
-		cni_log_warning("%s: not an object: %s, ignoring", key, repr ? repr : "?");
-		return 0;
-	}
-	return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: not an object: %s", key,
-			  repr ? repr : "?");
-}
-
-static int parse_name_version(const json_t *root, struct cni_conf *c, struct cni_error *err)
-{
-	const json_t *name = json_object_get(root, "name");
-	const char *ver;
+	const json_t *name = json_object_get(rd->obj, "name");
+	struct cni_conf_reader strict = *rd;
+	const char *ver = NULL;
 	int r;
 
 	if (!name || json_is_null(name))
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "missing network name");
+		return cni_errorf(rd->err, CNI_ERR_INVALID_CONFIG, -EINVAL, "missing network name");
 	if (!json_is_string(name) || !cni_valid_name(json_string_value(name))) {
 		_cleanup_free_ char *repr = cni_json_repr(name);
 
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+		return cni_errorf(rd->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "name: invalid network name %s (want [a-zA-Z0-9][a-zA-Z0-9_.-]*)",
 				  repr ? repr : "?");
 	}
 	c->name = strdup(json_string_value(name));
-	r = opt_string(root, "cniVersion", false, &ver, err);
+	strict.lenient = false;
+	r = cni_conf_get_string(&strict, "cniVersion", &ver, NULL);
 	if (r < 0) {
 		/* A non-string version cannot be decoded at all. */
-		err->code = CNI_ERR_DECODE;
+		rd->err->code = CNI_ERR_DECODE;
 		return r;
 	}
 	if (ver) {
@@ -255,21 +212,21 @@ static int parse_name_version(const json_t *root, struct cni_conf *c, struct cni
 	return c->name ? 0 : -ENOMEM;
 }
 
-static int parse_ipam(const json_t *root, bool lenient, struct cni_conf *c, struct cni_error *err)
+static int parse_ipam(const struct cni_conf_reader *rd, struct cni_conf *c)
 {
+	struct cni_conf_reader ipam;
 	const char *type = NULL;
 	int r;
 
-	r = opt_object(root, "ipam", lenient, &c->ipam, err);
+	r = cni_conf_get_object(rd, "ipam", &c->ipam, NULL);
 	if (r < 0 || !c->ipam)
 		return r;
-	r = opt_string(c->ipam, "type", lenient, &type, err);
-	if (r < 0)
-		return cni_error_wrapf(err, r, "ipam");
-	if (isempty(type))
-		return 0;
+	ipam = cni_conf_at(rd, c->ipam, "ipam");
+	r = cni_conf_get_string(&ipam, "type", &type, NULL);
+	if (r < 0 || isempty(type))
+		return r;
 	if (strchr(type, '/') || strchr(type, '\\'))
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+		return cni_errorf(rd->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "ipam.type: invalid plugin name '%s'", type);
 	c->ipam_type = strdup(type);
 	return c->ipam_type ? 0 : -ENOMEM;
@@ -290,12 +247,13 @@ static int parse_string_list(const json_t *arr, const char *path, char ***ret, s
 		return -ENOMEM;
 	json_array_foreach (arr, i, v) {
 		if (!json_is_string(v)) {
-			_cleanup_free_ char *repr = cni_json_repr(v);
+			char p[64];
 
+			snprintf(p, sizeof(p), "%s[%zu]", path, i);
 			*ret = list; /* caller frees what was copied */
 			*ret_n = i;
-			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-					  "%s[%zu]: not a string: %s", path, i, repr ? repr : "?");
+			return cni_conf_bad_value(&(struct cni_conf_reader){.err = err, .path = p},
+						  NULL, v, "expected a string");
 		}
 		list[i] = strdup(json_string_value(v));
 		if (!list[i]) {
@@ -309,12 +267,12 @@ static int parse_string_list(const json_t *arr, const char *path, char ***ret, s
 	return 0;
 }
 
-static int parse_args(const json_t *root, bool lenient, struct cni_conf *c, struct cni_error *err)
+static int parse_args(const struct cni_conf_reader *rd, struct cni_conf *c)
 {
 	const json_t *cni, *ips;
 	int r;
 
-	r = opt_object(root, "args", lenient, &c->args, err);
+	r = cni_conf_get_object(rd, "args", &c->args, NULL);
 	if (r < 0 || !c->args)
 		return r;
 	cni = json_object_get(c->args, "cni");
@@ -324,13 +282,13 @@ static int parse_args(const json_t *root, bool lenient, struct cni_conf *c, stru
 	if (!ips || json_is_null(ips))
 		return 0;
 	if (!json_is_array(ips)) {
-		if (lenient)
+		if (rd->lenient)
 			return 0;
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
+		return cni_errorf(rd->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  "args.cni.ips: not a list of strings");
 	}
-	r = parse_string_list(ips, "args.cni.ips", &c->args_cni_ips, &c->n_args_cni_ips, err);
-	return lenient ? 0 : r;
+	r = parse_string_list(ips, "args.cni.ips", &c->args_cni_ips, &c->n_args_cni_ips, rd->err);
+	return rd->lenient ? 0 : r;
 }
 
 static int parse_attachment(const json_t *v, size_t i, struct cni_attachment *a,
@@ -377,54 +335,43 @@ static int parse_valid_attachments(const json_t *root, struct cni_conf *c, struc
 	return 0;
 }
 
-static int parse_misc(const json_t *root, bool lenient, struct cni_conf *c, struct cni_error *err)
+static int dup_string(const struct cni_conf_reader *rd, const char *key, char **ret)
 {
-	const json_t *masq = json_object_get(root, "ipMasq");
-	const char *s;
-	int r;
+	const char *s = NULL;
+	int r = cni_conf_get_string(rd, key, &s, NULL);
 
-	if (masq && !json_is_null(masq)) {
-		if (json_is_boolean(masq)) {
-			c->has_ip_masq = true;
-			c->ip_masq = json_is_true(masq);
-		} else if (!lenient) {
-			_cleanup_free_ char *repr = cni_json_repr(masq);
-
-			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-					  "ipMasq: not a boolean: %s", repr ? repr : "?");
-		}
-	}
-	if ((r = opt_string(root, "type", lenient, &s, err)) < 0)
+	if (r < 0 || !s)
 		return r;
-	if (s && !(c->type = strdup(s)))
-		return -ENOMEM;
-	if ((r = opt_string(root, "logFile", lenient, &s, err)) < 0)
-		return r;
-	if (s && !(c->log_file = strdup(s)))
-		return -ENOMEM;
-	if ((r = opt_string(root, "logLevel", lenient, &s, err)) < 0)
-		return r;
-	if (s && !(c->log_level = strdup(s)))
-		return -ENOMEM;
-	if ((r = opt_object(root, "runtimeConfig", lenient, &c->runtime_config, err)) < 0)
-		return r;
-	if ((r = opt_object(root, "capabilities", lenient, &c->capabilities, err)) < 0)
-		return r;
-	return opt_object(root, "prevResult", lenient, &c->prev_result, err);
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
 }
 
-static int parse_dns(const json_t *root, bool lenient, struct cni_conf *c, struct cni_error *err)
+static int parse_misc(const struct cni_conf_reader *rd, struct cni_conf *c)
 {
-	const json_t *dns;
 	int r;
 
-	r = opt_object(root, "dns", lenient, &dns, err);
+	if ((r = cni_conf_get_bool(rd, "ipMasq", &c->ip_masq, &c->has_ip_masq)) < 0 ||
+	    (r = dup_string(rd, "type", &c->type)) < 0 ||
+	    (r = dup_string(rd, "logFile", &c->log_file)) < 0 ||
+	    (r = dup_string(rd, "logLevel", &c->log_level)) < 0 ||
+	    (r = cni_conf_get_object(rd, "runtimeConfig", &c->runtime_config, NULL)) < 0 ||
+	    (r = cni_conf_get_object(rd, "capabilities", &c->capabilities, NULL)) < 0)
+		return r;
+	return cni_conf_get_object(rd, "prevResult", &c->prev_result, NULL);
+}
+
+static int parse_dns(const struct cni_conf_reader *rd, struct cni_conf *c)
+{
+	const json_t *dns = NULL;
+	int r;
+
+	r = cni_conf_get_object(rd, "dns", &dns, NULL);
 	if (r < 0 || !dns)
 		return r;
-	r = cni_dns_from_json(dns, "dns", &c->dns, err);
-	if (r < 0 && lenient) {
-		cni_log_warning("%s, ignoring", err->msg ? err->msg : "dns: invalid");
-		cni_error_done(err);
+	r = cni_dns_from_json(dns, "dns", &c->dns, rd->err);
+	if (r < 0 && rd->lenient) {
+		cni_log_warning("%s, ignoring", rd->err->msg ? rd->err->msg : "dns: invalid");
+		cni_error_done(rd->err);
 		cni_dns_done(&c->dns);
 		return 0;
 	}
@@ -434,6 +381,7 @@ static int parse_dns(const json_t *root, bool lenient, struct cni_conf *c, struc
 
 int cni_conf_parse_ex(json_t *root, bool lenient, struct cni_conf *ret, struct cni_error *err)
 {
+	const struct cni_conf_reader rd = {.err = err, .obj = root, .path = "", .lenient = lenient};
 	struct cni_conf c = {0};
 	int r;
 
@@ -441,15 +389,15 @@ int cni_conf_parse_ex(json_t *root, bool lenient, struct cni_conf *ret, struct c
 		return cni_errorf(err, CNI_ERR_DECODE, -EINVAL,
 				  "network config: not a JSON object");
 	c.root = json_incref(root);
-	r = parse_name_version(root, &c, err);
+	r = parse_name_version(&rd, &c);
 	if (r >= 0)
-		r = parse_misc(root, lenient, &c, err);
+		r = parse_misc(&rd, &c);
 	if (r >= 0)
-		r = parse_ipam(root, lenient, &c, err);
+		r = parse_ipam(&rd, &c);
 	if (r >= 0)
-		r = parse_dns(root, lenient, &c, err);
+		r = parse_dns(&rd, &c);
 	if (r >= 0)
-		r = parse_args(root, lenient, &c, err);
+		r = parse_args(&rd, &c);
 	if (r >= 0)
 		r = parse_valid_attachments(root, &c, err);
 	if (r < 0) {

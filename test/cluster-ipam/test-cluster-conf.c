@@ -147,7 +147,7 @@ static void test_errors(void **state)
 	expect_error(CNI_CMD_ADD,
 		     "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{\"endpoints\":"
 		     "[\"http://h:1\"],\"timeoutMs\":5},\"pools\":[{\"cidr\":\"10.0.0.0/16\"}]}}",
-		     "ipam.etcd.timeoutMs: expected milliseconds in 10..600000, got 5");
+		     "ipam.etcd.timeoutMs: expected an integer from 10 to 600000, got 5");
 	expect_error(
 	    CNI_CMD_ADD,
 	    "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"ipam\":{\"etcd\":{\"endpoints\":"

@@ -315,15 +315,17 @@ struct err_case {
 };
 
 static const struct err_case err_cases[] = {
-    {"[]", CNI_V110, 7, "prevResult: not a JSON object: []"},
-    {"{\"ips\":{}}", CNI_V110, 7, "prevResult.ips: not an array: {}"},
-    {"{\"ips\":[1]}", CNI_V110, 7, "prevResult.ips[0]: not a JSON object: 1"},
+    {"[]", CNI_V110, 7, "prevResult: expected an object, got []"},
+    {"{\"ips\":{}}", CNI_V110, 7,
+     "prevResult.ips: expected a list of at most 1024 entries, got {}"},
+    {"{\"ips\":[1]}", CNI_V110, 7, "prevResult.ips[0]: expected an object, got 1"},
     {"{\"ips\":[{}]}", CNI_V110, 7, "prevResult.ips[0].address: missing"},
     {"{\"ips\":[{\"address\":\"10.0.0.1/24\"},{\"address\":\"10.0.0.5\"}]}", CNI_V110, 7,
      "prevResult.ips[1].address: not a CIDR: '10.0.0.5'"},
     {"{\"ips\":[{\"address\":\"10.0.0.5/33\"}]}", CNI_V110, 7,
      "prevResult.ips[0].address: not a CIDR: '10.0.0.5/33'"},
-    {"{\"ips\":[{\"address\":5}]}", CNI_V110, 7, "prevResult.ips[0].address: not a string: 5"},
+    {"{\"ips\":[{\"address\":5}]}", CNI_V110, 7,
+     "prevResult.ips[0].address: expected a string, got 5"},
     {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"fd00::1\"}]}", CNI_V110, 7,
      "prevResult.ips[0].gateway: 'fd00::1' is not of the same family as '10.0.0.5/24'"},
     {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"gateway\":\"10.0.0.1/24\"}]}", CNI_V110, 7,
@@ -332,9 +334,9 @@ static const struct err_case err_cases[] = {
      "\"interface\":1}]}",
      CNI_V110, 7, "prevResult.ips[0].interface: index 1 out of range (1 interfaces)"},
     {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":-1}]}", CNI_V110, 7,
-     "prevResult.ips[0].interface: not an integer in [0, 2147483647]: -1"},
+     "prevResult.ips[0].interface: expected an integer from 0 to 2147483647, got -1"},
     {"{\"ips\":[{\"address\":\"10.0.0.5/24\",\"interface\":\"0\"}]}", CNI_V110, 7,
-     "prevResult.ips[0].interface: not an integer in [0, 2147483647]: \"0\""},
+     "prevResult.ips[0].interface: expected an integer from 0 to 2147483647, got \"0\""},
     {"{\"ips\":[{\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
      "prevResult.ips[0].version: missing"},
     {"{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.5/24\"}]}", CNI_V040, 7,
@@ -342,31 +344,33 @@ static const struct err_case err_cases[] = {
     {"{\"ips\":[{\"version\":\"v4\",\"address\":\"10.0.0.5/24\"}]}", CNI_V031, 7,
      "prevResult.ips[0].version: must be \"4\" or \"6\": 'v4'"},
     {"{\"ips\":[{\"version\":4,\"address\":\"10.0.0.5/24\"}]}", CNI_V030, 7,
-     "prevResult.ips[0].version: not a string: 4"},
+     "prevResult.ips[0].version: expected a string, got 4"},
     {"{\"interfaces\":[{\"mac\":\"x\"}]}", CNI_V110, 7, "prevResult.interfaces[0].name: missing"},
     {"{\"interfaces\":[{\"name\":\"a\",\"mtu\":\"1500\"}]}", CNI_V110, 7,
-     "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: \"1500\""},
+     "prevResult.interfaces[0].mtu: expected an integer from 0 to 2147483647, got \"1500\""},
     {"{\"interfaces\":[{\"name\":\"a\",\"mtu\":1500.5}]}", CNI_V110, 7,
-     "prevResult.interfaces[0].mtu: not an integer in [0, 2147483647]: 1500.5"},
+     "prevResult.interfaces[0].mtu: expected an integer from 0 to 2147483647, got 1500.5"},
     {"{\"interfaces\":[{\"name\":\"a\",\"sandbox\":[]}]}", CNI_V040, 7,
-     "prevResult.interfaces[0].sandbox: not a string: []"},
+     "prevResult.interfaces[0].sandbox: expected a string, got []"},
     {"{\"routes\":[{\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7, "prevResult.routes[0].dst: missing"},
     {"{\"routes\":[{\"dst\":\"default\"}]}", CNI_V110, 7,
      "prevResult.routes[0].dst: not a CIDR: 'default'"},
     {"{\"routes\":[{\"dst\":\"::/0\",\"gw\":\"10.0.0.1\"}]}", CNI_V110, 7,
      "prevResult.routes[0].gw: '10.0.0.1' is not of the same family as '::/0'"},
     {"{\"routes\":[{\"dst\":\"::/0\",\"scope\":256}]}", CNI_V110, 7,
-     "prevResult.routes[0].scope: not an integer in [0, 255]: 256"},
+     "prevResult.routes[0].scope: expected an integer from 0 to 255, got 256"},
     {"{\"routes\":[{\"dst\":\"::/0\",\"table\":true}]}", CNI_V040, 7,
-     "prevResult.routes[0].table: not an integer in [0, 2147483647]: true"},
-    {"{\"dns\":[]}", CNI_V110, 7, "prevResult.dns: not a JSON object: []"},
+     "prevResult.routes[0].table: expected an integer from 0 to 2147483647, got true"},
+    {"{\"dns\":[]}", CNI_V110, 7, "prevResult.dns: expected an object, got []"},
     {"{\"dns\":{\"nameservers\":\"8.8.8.8\"}}", CNI_V110, 7,
-     "prevResult.dns.nameservers: not an array: \"8.8.8.8\""},
-    {"{\"dns\":{\"search\":[\"a\",2]}}", CNI_V110, 7, "prevResult.dns.search[1]: not a string: 2"},
-    {"{\"dns\":{\"domain\":false}}", CNI_V040, 7, "prevResult.dns.domain: not a string: false"},
+     "prevResult.dns.nameservers: expected a list of at most 1024 entries, got \"8.8.8.8\""},
+    {"{\"dns\":{\"search\":[\"a\",2]}}", CNI_V110, 7,
+     "prevResult.dns.search[1]: expected a string, got 2"},
+    {"{\"dns\":{\"domain\":false}}", CNI_V040, 7,
+     "prevResult.dns.domain: expected a string, got false"},
     {"{\"ip4\":{}}", CNI_V020, 7, "prevResult.ip4.ip: missing"},
     {"{\"ip4\":\"10.0.0.5/24\"}", CNI_V020, 7,
-     "prevResult.ip4: not a JSON object: \"10.0.0.5/24\""},
+     "prevResult.ip4: expected an object, got \"10.0.0.5/24\""},
     {"{\"ip4\":{\"ip\":\"fd00::5/64\"}}", CNI_V010, 7,
      "prevResult.ip4.ip: 'fd00::5/64' is not an IPv4 address"},
     {"{\"ip6\":{\"ip\":\"fd00::5/64\",\"gateway\":\"10.0.0.1\"}}", CNI_V020, 7,
@@ -374,8 +378,8 @@ static const struct err_case err_cases[] = {
     {"{\"ip6\":{\"ip\":\"fd00::5/64\",\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}", CNI_V020, 7,
      "prevResult.ip6.routes[0].dst: '0.0.0.0/0' is not an IPv6 address"},
     {"{\"ip4\":{\"ip\":\"10.0.0.5/24\",\"routes\":[{\"dst\":\"10.1.0.0/16\",\"gw\":1}]}}", CNI_V020,
-     7, "prevResult.ip4.routes[0].gw: not a string: 1"},
-    {"{\"cniVersion\":1}", CNI_V110, 7, "prevResult.cniVersion: not a string: 1"},
+     7, "prevResult.ip4.routes[0].gw: expected a string, got 1"},
+    {"{\"cniVersion\":1}", CNI_V110, 7, "prevResult.cniVersion: expected a string, got 1"},
     /* Cross-family labels are refused, as the reference's ParsePrevResult does. */
     {"{\"cniVersion\":\"1.0.0\"}", CNI_V040, 1,
      "prevResult.cniVersion: result version '1.0.0' is incompatible with version '0.4.0'"},
@@ -450,7 +454,7 @@ static void test_path_variants(void **state)
 	json_decref(j);
 	j = load("5");
 	assert_int_equal(cni_result_from_json(j, CNI_V110, "", &r, &err), -EINVAL);
-	assert_string_equal(err.msg, "result: not a JSON object: 5");
+	assert_string_equal(err.msg, "result: expected an object, got 5");
 	cni_error_done(&err);
 	assert_int_equal(cni_result_from_json(j, CNI_V_INVALID, "", &r, &err), -EINVAL);
 	cni_error_done(&err);
@@ -474,11 +478,11 @@ static void test_caps(void **state)
 		const char *key, *entry, *msg;
 	} lists[] = {
 	    {"ips", "{\"address\":\"10.0.0.1/8\"}",
-	     "prevResult.ips: too many entries (1025, at most 1024)"},
+	     "prevResult.ips: expected a list of at most 1024 entries, got 1025"},
 	    {"routes", "{\"dst\":\"10.0.0.0/8\"}",
-	     "prevResult.routes: too many entries (1025, at most 1024)"},
+	     "prevResult.routes: expected a list of at most 1024 entries, got 1025"},
 	    {"interfaces", "{\"name\":\"eth0\"}",
-	     "prevResult.interfaces: too many entries (1025, at most 1024)"},
+	     "prevResult.interfaces: expected a list of at most 1024 entries, got 1025"},
 	};
 
 	(void)state;
@@ -512,7 +516,8 @@ static void test_dns_caps_and_parse(void **state)
 		json_array_append_new(a, json_string("opt"));
 	json_object_set_new(j, "options", a);
 	assert_int_equal(cni_dns_from_json(j, "ipam.dns", &dns, &err), -EINVAL);
-	assert_string_equal(err.msg, "ipam.dns.options: too many entries (1025, at most 1024)");
+	assert_string_equal(err.msg,
+			    "ipam.dns.options: expected a list of at most 1024 entries, got 1025");
 	cni_error_done(&err);
 	json_decref(j);
 

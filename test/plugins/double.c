@@ -40,13 +40,14 @@ static json_t *str_or_null(const char *s)
 
 int double_record(struct cni_ctx *ctx)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	const char *file = NULL;
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *line = NULL, *withnl = NULL;
 	json_t *rec;
 	ssize_t n;
 
-	if (cni_conf_get_string(ctx, ctx->conf.root, "", "recordFile", &file, NULL) < 0)
+	if (cni_conf_get_string(&rd, "recordFile", &file, NULL) < 0)
 		return -EINVAL;
 	if (!file)
 		return 0;
@@ -74,13 +75,14 @@ int double_record(struct cni_ctx *ctx)
 
 int double_succeed(struct cni_ctx *ctx)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	const json_t *res = NULL;
 	int r;
 
 	r = double_record(ctx);
 	if (r < 0 || ctx->command != CNI_CMD_ADD)
 		return r;
-	if (cni_conf_get_object(ctx, ctx->conf.root, "", "result", &res, NULL) < 0)
+	if (cni_conf_get_object(&rd, "result", &res, NULL) < 0)
 		return -EINVAL;
 	if (res)
 		return cni_result_from_json_any(res, ctx->conf.version, "result", &ctx->result,

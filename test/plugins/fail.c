@@ -26,22 +26,23 @@ static bool fails_on(struct cni_ctx *ctx, const json_t *list)
 
 static int fail_any(struct cni_ctx *ctx)
 {
-	unsigned long long code = CNI_ERR_PLUGIN, hang = 0;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
+	unsigned code = CNI_ERR_PLUGIN, hang = 0;
 	const char *msg = "injected failure", *details = NULL;
-	const json_t *fail_on = NULL, *root = ctx->conf.root;
+	const json_t *fail_on = NULL;
 
-	if (cni_conf_get_uint(ctx, root, "", "code", 1, 999, &code, NULL) < 0 ||
-	    cni_conf_get_string(ctx, root, "", "msg", &msg, NULL) < 0 ||
-	    cni_conf_get_string(ctx, root, "", "details", &details, NULL) < 0 ||
-	    cni_conf_get_array(ctx, root, "", "failOn", 8, &fail_on, NULL) < 0 ||
-	    cni_conf_get_uint(ctx, root, "", "hangSeconds", 0, 3600, &hang, NULL) < 0)
+	if (cni_conf_get_uint(&rd, "code", 1, 999, &code, NULL) < 0 ||
+	    cni_conf_get_string(&rd, "msg", &msg, NULL) < 0 ||
+	    cni_conf_get_string(&rd, "details", &details, NULL) < 0 ||
+	    cni_conf_get_array(&rd, "failOn", 8, &fail_on, NULL) < 0 ||
+	    cni_conf_get_uint(&rd, "hangSeconds", 0, 3600, &hang, NULL) < 0)
 		return -EINVAL;
 	if (!fails_on(ctx, fail_on))
 		return double_succeed(ctx);
 	double_record(ctx);
 	if (hang)
-		sleep((unsigned)hang);
-	cni_errorf(&ctx->err, (unsigned)code, -EINVAL, "%s", msg);
+		sleep(hang);
+	cni_errorf(&ctx->err, code, -EINVAL, "%s", msg);
 	if (details)
 		cni_error_add_detail(&ctx->err, details);
 	return -EINVAL;

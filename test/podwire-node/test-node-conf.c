@@ -33,7 +33,7 @@ static const struct bad_case bad_cases[] = {
     {"{\"nodeName\":\"n\",\"routerId\":\"10.0.0.1\",\"asNumber\":4294967296}", "got 4294967296"},
     {"{\"nodeName\":\"n\",\"routerId\":\"10.0.0.1\",\"asNumber\":\"64512\"}",
      "asNumber: expected an integer"},
-    {BASE ",\"peers\":{}}", "peers: expected an array, got {}"},
+    {BASE ",\"peers\":{}}", "peers: expected a list of at most 4096 entries, got {}"},
     {BASE ",\"peers\":[7]}", "peers[0]: expected an object"},
     {BASE ",\"peers\":[{}]}", "peers[0].address: required"},
     {BASE ",\"peers\":[{\"address\":\"10.0.0.300\"}]}",

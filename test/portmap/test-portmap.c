@@ -69,7 +69,7 @@ static const struct bad_case bad_cases[] = {
 	"{\"hostPort\":80,\"containerPort\":90,\"hostIP\":\"0.0.0.0\"}]"),
      "overlaps"},
     {PM("[5]"), "portMappings[0].: must be an object"},
-    {PM("{}"), "runtimeConfig.portMappings: must be a list"},
+    {PM("{}"), "runtimeConfig.portMappings: expected a list of at most 16 entries, got {}"},
     {BASE ",\"markMasqBit\":32}", "markMasqBit"},
     {BASE ",\"markMasqBit\":1,\"externalSetMarkChain\":\"X\"}", "mutually exclusive"},
     {BASE ",\"backend\":\"bpf\"}", "backend: must be \"iptables\" or \"nftables\", got 'bpf'"},

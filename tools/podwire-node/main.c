@@ -5,9 +5,6 @@
 
 #include "nodelay.h"
 #include "pwnode.h"
-#ifdef HAVE_IPAM_CLUSTER
-#include "ipam/cluster-node.h"
-#endif
 
 static void usage(FILE *f)
 {
@@ -25,7 +22,7 @@ static void usage(FILE *f)
 static int cmd_ipam(int argc, char **argv)
 {
 #ifdef HAVE_IPAM_CLUSTER
-	return podwire_node_ipam(argc, argv, stdout, stderr);
+	return pwn_cmd_ipam(argc, argv, stdout, stderr);
 #else
 	(void)argc;
 	(void)argv;

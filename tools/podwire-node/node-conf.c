@@ -47,125 +47,75 @@ static void warn_unknown(const json_t *obj, const char *path, const char *const 
 	}
 }
 
-/* A string member; -EINVAL when present with another type. */
-static int get_str(const json_t *obj, const char *path, const char *key, const char **ret,
-		   struct cni_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v)) {
-		_cleanup_free_ char *repr = cni_json_repr(v);
-
-		return BAD(err, "%s%s: expected a string, got %s", path, key, repr ? repr : "?");
-	}
-	*ret = json_string_value(v);
-	return 1;
-}
-
-static int get_uint(const json_t *obj, const char *path, const char *key, json_int_t min,
-		    json_int_t max, json_int_t *ret, struct cni_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-	json_int_t n;
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!cni_json_whole_number(v, &n) || n < min || n > max) {
-		_cleanup_free_ char *repr = cni_json_repr(v);
-
-		return BAD(err, "%s%s: expected an integer from %lld to %lld, got %s", path, key,
-			   (long long)min, (long long)max, repr ? repr : "?");
-	}
-	*ret = n;
-	return 1;
-}
-
-static int get_typed(const json_t *obj, const char *path, const char *key, json_type type,
-		     const json_t **ret, struct cni_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (json_typeof(v) != type) {
-		_cleanup_free_ char *repr = cni_json_repr(v);
-
-		return BAD(err, "%s%s: expected %s, got %s", path, key,
-			   type == JSON_OBJECT ? "an object" : "an array", repr ? repr : "?");
-	}
-	*ret = v;
-	return 1;
-}
-
-static int get_ipv4(const json_t *obj, const char *path, const char *key, struct in_addr *ret,
-		    struct cni_error *err)
+static int get_ipv4(const struct cni_conf_reader *rd, const char *key, struct in_addr *ret,
+		    bool *ret_present)
 {
 	const char *s = NULL;
 	union ip_addr a;
 	int r, family;
 
-	r = get_str(obj, path, key, &s, err);
-	if (r <= 0)
+	r = cni_conf_get_string(rd, key, &s, ret_present);
+	if (r < 0 || !s)
 		return r;
 	if (ip_addr_parse(s, &family, &a) < 0 || family != AF_INET)
-		return BAD(err, "%s%s: expected an IPv4 address, got \"%s\"", path, key, s);
+		return BAD(rd->err, "%s%s%s: expected an IPv4 address, got \"%s\"", rd->path,
+			   *rd->path ? "." : "", key, s);
 	*ret = a.in;
-	return 1;
+	return 0;
 }
 
-static int get_dup(const json_t *obj, const char *key, const char *def, char **ret,
-		   struct cni_error *err)
+static int get_dup(const struct cni_conf_reader *rd, const char *key, const char *def, char **ret)
 {
 	const char *s = def;
-	int r = get_str(obj, "", key, &s, err);
+	bool present = false;
+	int r = cni_conf_get_string(rd, key, &s, &present);
 
 	if (r < 0)
 		return r;
-	if (r > 0 && isempty(s))
-		return BAD(err, "%s: must not be empty", key);
+	if (present && isempty(s))
+		return BAD(rd->err, "%s: must not be empty", key);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
 
 /* "10.0.0.1" or "10.0.0.1/24" (the length is kept only for the record). */
-static int parse_addr(const json_t *v, const char *path, size_t i, struct ip_prefix *ret,
-		      struct cni_error *err)
+static int parse_addr(const struct cni_conf_reader *rd, size_t i, const json_t *v,
+		      struct ip_prefix *ret)
 {
 	const char *s = json_string_value(v);
 
 	if (!s || ip_prefix_parse_full(s, true, ret) < 0) {
 		_cleanup_free_ char *repr = cni_json_repr(v);
 
-		return BAD(err, "%s[%zu]: expected an IP address, got %s", path, i,
+		return BAD(rd->err, "%s[%zu]: expected an IP address, got %s", rd->path, i,
 			   repr ? repr : "?");
 	}
 	return 0;
 }
 
-static int parse_addresses(const json_t *root, struct pwn_conf *c, struct cni_error *err)
+static int parse_addresses(const struct cni_conf_reader *rd, struct pwn_conf *c)
 {
+	const struct cni_conf_reader at = cni_conf_at(rd, NULL, "addresses");
 	const json_t *arr = NULL;
 	size_t i;
 	json_t *v;
 	int r;
 
-	r = get_typed(root, "", "addresses", JSON_ARRAY, &arr, err);
+	r = cni_conf_get_array(rd, "addresses", PWN_MAX_ADDRESSES, &arr, NULL);
 	if (r < 0)
 		return r;
-	if (r == 0) {
+	if (!arr) {
 		c->addresses[0].family = AF_INET;
 		c->addresses[0].addr.in = c->router_id;
 		c->addresses[0].prefixlen = 32;
 		c->n_addresses = 1;
 		return 0;
 	}
-	if (json_array_size(arr) == 0 || json_array_size(arr) > PWN_MAX_ADDRESSES)
-		return BAD(err, "addresses: expected 1 to %d addresses, got %zu", PWN_MAX_ADDRESSES,
-			   json_array_size(arr));
+	if (json_array_size(arr) == 0)
+		return BAD(rd->err, "addresses: expected 1 to %d addresses, got 0",
+			   PWN_MAX_ADDRESSES);
 	json_array_foreach (arr, i, v) {
-		r = parse_addr(v, "addresses", i, &c->addresses[i], err);
+		r = parse_addr(&at, i, v, &c->addresses[i]);
 		if (r < 0)
 			return r;
 	}
@@ -184,33 +134,29 @@ static bool is_own_address(const struct pwn_conf *c, int family, const union ip_
 	return false;
 }
 
-static int parse_peer(const json_t *v, size_t i, const struct pwn_conf *c, struct pwn_peer *p,
-		      struct cni_error *err)
+static int parse_peer(const struct cni_conf_reader *rd, size_t i, const struct pwn_conf *c,
+		      struct pwn_peer *p)
 {
-	char path[48], buf[INET6_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN];
 	const char *s = NULL;
-	json_int_t as = c->as;
 	int r;
 
-	snprintf(path, sizeof(path), "peers[%zu].", i);
-	if (!json_is_object(v))
-		return BAD(err, "peers[%zu]: expected an object", i);
-	r = get_str(v, path, "address", &s, err);
+	if (!json_is_object(rd->obj))
+		return cni_conf_bad_value(rd, NULL, rd->obj, "expected an object");
+	r = cni_conf_get_string(rd, "address", &s, NULL);
 	if (r < 0)
 		return r;
-	if (r == 0)
-		return BAD(err, "peers[%zu].address: required", i);
+	if (!s)
+		return BAD(rd->err, "peers[%zu].address: required", i);
 	if (ip_addr_parse(s, &p->family, &p->addr) < 0)
-		return BAD(err, "peers[%zu].address: expected an IP address, got \"%s\"", i, s);
+		return BAD(rd->err, "peers[%zu].address: expected an IP address, got \"%s\"", i, s);
 	if (is_own_address(c, p->family, &p->addr))
 		return BAD(
-		    err, "peers[%zu].address: %s is this node's own address (duplicate router id)",
-		    i, ip_addr_fmt(p->family, &p->addr, buf));
-	r = get_uint(v, path, "asNumber", 1, UINT32_MAX, &as, err);
-	if (r < 0)
-		return r;
-	p->as = (uint32_t)as;
-	return 0;
+		    rd->err,
+		    "peers[%zu].address: %s is this node's own address (duplicate router id)", i,
+		    ip_addr_fmt(p->family, &p->addr, buf));
+	p->as = c->as;
+	return cni_conf_get_uint(rd, "asNumber", 1, UINT32_MAX, &p->as, NULL);
 }
 
 static int find_peer(const struct pwn_conf *c, int family, const union ip_addr *a)
@@ -221,63 +167,62 @@ static int find_peer(const struct pwn_conf *c, int family, const union ip_addr *
 	return -1;
 }
 
-static int parse_peers(const json_t *root, struct pwn_conf *c, FILE *warn, struct cni_error *err)
+static int parse_peers(const struct cni_conf_reader *rd, struct pwn_conf *c, FILE *warn)
 {
 	const json_t *arr = NULL;
-	char buf[INET6_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN], path[48];
 	size_t i;
 	json_t *v;
 	int r;
 
-	r = get_typed(root, "", "peers", JSON_ARRAY, &arr, err);
-	if (r <= 0)
+	r = cni_conf_get_array(rd, "peers", PWN_MAX_PEERS, &arr, NULL);
+	if (r < 0 || !arr)
 		return r;
-	if (json_array_size(arr) > PWN_MAX_PEERS)
-		return BAD(err, "peers: at most %d peers, got %zu", PWN_MAX_PEERS,
-			   json_array_size(arr));
 	c->peers = calloc(json_array_size(arr) + 1, sizeof(*c->peers));
 	if (!c->peers)
 		return -ENOMEM;
 	json_array_foreach (arr, i, v) {
+		const struct cni_conf_reader peer = cni_conf_at(rd, v, path);
 		struct pwn_peer p = {0};
 
-		r = parse_peer(v, i, c, &p, err);
+		snprintf(path, sizeof(path), "peers[%zu]", i);
+		r = parse_peer(&peer, i, c, &p);
 		if (r < 0)
 			return r;
 		if (find_peer(c, p.family, &p.addr) >= 0)
-			return BAD(err, "peers[%zu].address: %s is listed twice", i,
+			return BAD(rd->err, "peers[%zu].address: %s is listed twice", i,
 				   ip_addr_fmt(p.family, &p.addr, buf));
-		if (json_is_object(v))
-			warn_unknown(v, "peers[]", peer_keys, warn);
+		warn_unknown(v, "peers[]", peer_keys, warn);
 		c->peers[c->n_peers++] = p;
 	}
 	return 0;
 }
 
-static int parse_rr_clients(const json_t *rr, struct pwn_conf *c, struct cni_error *err)
+static int parse_rr_clients(const struct cni_conf_reader *rr, struct pwn_conf *c)
 {
+	const struct cni_conf_reader at = cni_conf_at(rr, NULL, "routeReflector.clients");
 	const json_t *arr = NULL;
 	size_t i;
 	json_t *v;
 	int r;
 
-	r = get_typed(rr, "routeReflector.", "clients", JSON_ARRAY, &arr, err);
-	if (r <= 0)
+	r = cni_conf_get_array(rr, "clients", PWN_MAX_PEERS, &arr, NULL);
+	if (r < 0 || !arr)
 		return r;
 	json_array_foreach (arr, i, v) {
 		struct ip_prefix p;
 		int k;
 
-		r = parse_addr(v, "routeReflector.clients", i, &p, err);
+		r = parse_addr(&at, i, v, &p);
 		if (r < 0)
 			return r;
 		k = find_peer(c, p.family, &p.addr);
 		if (k < 0 || p.prefixlen != ip_family_bits(p.family))
-			return BAD(err,
+			return BAD(rr->err,
 				   "routeReflector.clients[%zu]: %s is not one of peers[].address",
 				   i, json_string_value(v));
 		if (c->peers[k].as != c->as)
-			return BAD(err,
+			return BAD(rr->err,
 				   "routeReflector.clients[%zu]: %s has asNumber %u, a client must "
 				   "be in this node's AS %u",
 				   i, json_string_value(v), c->peers[k].as, c->as);
@@ -286,59 +231,63 @@ static int parse_rr_clients(const json_t *rr, struct pwn_conf *c, struct cni_err
 	return 0;
 }
 
-static int parse_rr(const json_t *root, struct pwn_conf *c, FILE *warn, struct cni_error *err)
+static int parse_rr(const struct cni_conf_reader *rd, struct pwn_conf *c, FILE *warn)
 {
-	const json_t *rr = NULL;
+	struct cni_conf_reader rr;
+	const json_t *o = NULL;
 	int r;
 
-	r = get_typed(root, "", "routeReflector", JSON_OBJECT, &rr, err);
-	if (r <= 0)
+	r = cni_conf_get_object(rd, "routeReflector", &o, NULL);
+	if (r < 0 || !o)
 		return r;
-	warn_unknown(rr, "routeReflector", rr_keys, warn);
+	warn_unknown(o, "routeReflector", rr_keys, warn);
+	rr = cni_conf_at(rd, o, "routeReflector");
 	c->is_reflector = true;
 	c->rr_cluster_id = c->router_id;
-	r = get_ipv4(rr, "routeReflector.", "clusterId", &c->rr_cluster_id, err);
+	r = get_ipv4(&rr, "clusterId", &c->rr_cluster_id, NULL);
 	if (r < 0)
 		return r;
-	return parse_rr_clients(rr, c, err);
+	return parse_rr_clients(&rr, c);
 }
 
-static int parse_protos(const json_t *root, struct pwn_conf *c, FILE *warn, struct cni_error *err)
+static int parse_protos(const struct cni_conf_reader *rd, struct pwn_conf *c, FILE *warn)
 {
+	unsigned v[3] = {80, 81, 82};
+	struct cni_conf_reader protos;
 	const json_t *o = NULL;
-	json_int_t v[3] = {80, 81, 82};
 	int r;
 
-	r = get_typed(root, "", "routeProtocols", JSON_OBJECT, &o, err);
+	r = cni_conf_get_object(rd, "routeProtocols", &o, NULL);
 	if (r < 0)
 		return r;
-	if (r > 0) {
+	if (o) {
 		warn_unknown(o, "routeProtocols", proto_keys, warn);
+		protos = cni_conf_at(rd, o, "routeProtocols");
 		for (size_t i = 0; i < 3; i++) {
 			/* 0-4 and 12 are the kernel's and BIRD's own: BIRD never learns them. */
-			r = get_uint(o, "routeProtocols.", proto_keys[i], 5, 255, &v[i], err);
+			r = cni_conf_get_uint(&protos, proto_keys[i], 5, 255, &v[i], NULL);
 			if (r < 0)
 				return r;
 			if (v[i] == 12)
-				return BAD(err, "routeProtocols.%s: 12 is BIRD's own protocol",
+				return BAD(rd->err, "routeProtocols.%s: 12 is BIRD's own protocol",
 					   proto_keys[i]);
 		}
 		if (v[0] == v[1] || v[0] == v[2] || v[1] == v[2])
-			return BAD(err,
-				   "routeProtocols: pod, block and borrowed must differ (%lld, "
-				   "%lld, %lld)",
-				   (long long)v[0], (long long)v[1], (long long)v[2]);
+			return BAD(rd->err,
+				   "routeProtocols: pod, block and borrowed must differ (%u, %u, "
+				   "%u)",
+				   v[0], v[1], v[2]);
 	}
-	c->proto_pod = (unsigned)v[0];
-	c->proto_block = (unsigned)v[1];
-	c->proto_borrowed = (unsigned)v[2];
+	c->proto_pod = v[0];
+	c->proto_block = v[1];
+	c->proto_borrowed = v[2];
 	return 0;
 }
 
-static int parse_export_mode(const json_t *root, struct pwn_conf *c, struct cni_error *err)
+static int parse_export_mode(const struct cni_conf_reader *rd, struct pwn_conf *c)
 {
 	const char *s = "pods";
-	int r = get_str(root, "", "exportMode", &s, err);
+	int r = cni_conf_get_string(rd, "exportMode", &s, NULL);
 
 	if (r < 0)
 		return r;
@@ -347,7 +296,7 @@ static int parse_export_mode(const json_t *root, struct pwn_conf *c, struct cni_
 	else if (streq(s, "blocks"))
 		c->export_mode = PWN_EXPORT_BLOCKS;
 	else
-		return BAD(err, "exportMode: expected \"pods\" or \"blocks\", got \"%s\"", s);
+		return BAD(rd->err, "exportMode: expected \"pods\" or \"blocks\", got \"%s\"", s);
 	return 0;
 }
 
@@ -363,29 +312,29 @@ static bool valid_if_prefix(const char *s)
 	return true;
 }
 
-static int parse_identity(const json_t *root, struct pwn_conf *c, struct cni_error *err)
+static int parse_identity(const struct cni_conf_reader *rd, struct pwn_conf *c)
 {
-	json_int_t as = 0;
+	bool present = false;
 	int r;
 
-	r = get_dup(root, "nodeName", "", &c->node_name, err);
+	r = get_dup(rd, "nodeName", "", &c->node_name);
 	if (r < 0)
 		return r;
 	if (isempty(c->node_name) || strlen(c->node_name) > PWN_NAME_MAX ||
 	    !cni_valid_name(c->node_name))
-		return BAD(err, "nodeName: required, 1-%d characters [a-zA-Z0-9_.-], got \"%s\"",
+		return BAD(rd->err,
+			   "nodeName: required, 1-%d characters [a-zA-Z0-9_.-], got \"%s\"",
 			   PWN_NAME_MAX, c->node_name);
-	r = get_ipv4(root, "", "routerId", &c->router_id, err);
+	r = get_ipv4(rd, "routerId", &c->router_id, &present);
 	if (r < 0)
 		return r;
-	if (r == 0)
-		return BAD(err, "routerId: required (an IPv4 address)");
-	r = get_uint(root, "", "asNumber", 1, UINT32_MAX, &as, err);
+	if (!present)
+		return BAD(rd->err, "routerId: required (an IPv4 address)");
+	r = cni_conf_get_uint(rd, "asNumber", 1, UINT32_MAX, &c->as, &present);
 	if (r < 0)
 		return r;
-	if (r == 0)
-		return BAD(err, "asNumber: required (1 to 4294967295)");
-	c->as = (uint32_t)as;
+	if (!present)
+		return BAD(rd->err, "asNumber: required (1 to 4294967295)");
 	return 0;
 }
 
@@ -396,27 +345,26 @@ static bool valid_endpoint(const char *s)
 }
 
 /* The same "etcd" object cluster-ipam reads. */
-static int parse_etcd(struct pwn_conf *c, FILE *warn, struct cni_error *err)
+static int parse_etcd(const struct cni_conf_reader *etcd, struct pwn_conf *c, FILE *warn)
 {
 	const json_t *arr = NULL;
-	json_int_t ms = 2000;
 	size_t i;
 	json_t *v;
 	int r;
 
 	warn_unknown(c->etcd, "etcd", etcd_keys, warn);
-	r = get_typed(c->etcd, "etcd.", "endpoints", JSON_ARRAY, &arr, err);
+	r = cni_conf_get_array(etcd, "endpoints", PWN_MAX_ENDPOINTS, &arr, NULL);
 	if (r < 0)
 		return r;
-	if (r == 0 || json_array_size(arr) == 0 || json_array_size(arr) > PWN_MAX_ENDPOINTS)
-		return BAD(err, "etcd.endpoints: required, 1 to %d URLs", PWN_MAX_ENDPOINTS);
+	if (json_array_size(arr) == 0)
+		return BAD(etcd->err, "etcd.endpoints: required, 1 to %d URLs", PWN_MAX_ENDPOINTS);
 	json_array_foreach (arr, i, v) {
 		const char *s = json_string_value(v);
 
 		if (!s || !valid_endpoint(s)) {
 			_cleanup_free_ char *repr = cni_json_repr(v);
 
-			return BAD(err,
+			return BAD(etcd->err,
 				   "etcd.endpoints[%zu]: expected an http://, https:// or unix:/// "
 				   "URL, got %s",
 				   i, repr ? repr : "?");
@@ -424,74 +372,69 @@ static int parse_etcd(struct pwn_conf *c, FILE *warn, struct cni_error *err)
 		c->etcd_endpoints[i] = s;
 	}
 	c->n_etcd_endpoints = json_array_size(arr);
-	if ((r = get_str(c->etcd, "etcd.", "caFile", &c->etcd_ca_file, err)) < 0 ||
-	    (r = get_str(c->etcd, "etcd.", "certFile", &c->etcd_cert_file, err)) < 0 ||
-	    (r = get_str(c->etcd, "etcd.", "keyFile", &c->etcd_key_file, err)) < 0)
+	if ((r = cni_conf_get_string(etcd, "caFile", &c->etcd_ca_file, NULL)) < 0 ||
+	    (r = cni_conf_get_string(etcd, "certFile", &c->etcd_cert_file, NULL)) < 0 ||
+	    (r = cni_conf_get_string(etcd, "keyFile", &c->etcd_key_file, NULL)) < 0)
 		return r;
 	if (!c->etcd_cert_file != !c->etcd_key_file)
-		return BAD(err, "etcd: certFile and keyFile go together");
-	r = get_uint(c->etcd, "etcd.", "timeoutMs", 1, 600000, &ms, err);
-	if (r < 0)
-		return r;
-	c->etcd_timeout_ms = (unsigned)ms;
-	return 0;
+		return BAD(etcd->err, "etcd: certFile and keyFile go together");
+	c->etcd_timeout_ms = 2000;
+	return cni_conf_get_uint(etcd, "timeoutMs", 1, 600000, &c->etcd_timeout_ms, NULL);
 }
 
-static int parse_bird_and_etcd(const json_t *root, struct pwn_conf *c, FILE *warn,
-			       struct cni_error *err)
+static int parse_bird_and_etcd(const struct cni_conf_reader *rd, struct pwn_conf *c, FILE *warn)
 {
-	json_int_t ttl = 10;
+	struct cni_conf_reader etcd;
 	int r;
 
-	r = get_dup(root, "birdSocket", "/run/bird/bird.ctl", &c->bird_socket, err);
+	r = get_dup(rd, "birdSocket", "/run/bird/bird.ctl", &c->bird_socket);
 	if (r < 0)
 		return r;
-	r = get_dup(root, "birdConfig", "/etc/bird/bird.conf", &c->bird_config, err);
+	r = get_dup(rd, "birdConfig", "/etc/bird/bird.conf", &c->bird_config);
 	if (r < 0)
 		return r;
-	r = get_dup(root, "podInterfacePrefix", "pwr", &c->pod_if_prefix, err);
+	r = get_dup(rd, "podInterfacePrefix", "pwr", &c->pod_if_prefix);
 	if (r < 0)
 		return r;
 	if (!valid_if_prefix(c->pod_if_prefix))
-		return BAD(err, "podInterfacePrefix: 1-4 characters [a-zA-Z0-9_-], got \"%s\"",
+		return BAD(rd->err, "podInterfacePrefix: 1-4 characters [a-zA-Z0-9_-], got \"%s\"",
 			   c->pod_if_prefix);
-	r = get_typed(root, "", "etcd", JSON_OBJECT, &c->etcd, err);
+	r = cni_conf_get_object(rd, "etcd", &c->etcd, NULL);
+	etcd = cni_conf_at(rd, c->etcd, "etcd");
+	if (r >= 0 && c->etcd)
+		r = parse_etcd(&etcd, c, warn);
 	if (r < 0)
 		return r;
-	if (r > 0 && (r = parse_etcd(c, warn, err)) < 0)
-		return r;
-	r = get_dup(root, "etcdPrefix", "/podwire", &c->etcd_prefix, err);
+	r = get_dup(rd, "etcdPrefix", "/podwire", &c->etcd_prefix);
 	if (r < 0)
 		return r;
 	if (c->etcd_prefix[0] != '/')
-		return BAD(err, "etcdPrefix: must start with '/', got \"%s\"", c->etcd_prefix);
-	r = get_uint(root, "", "leaseTtl", 2, 3600, &ttl, err);
-	if (r < 0)
-		return r;
-	c->lease_ttl = (unsigned)ttl;
-	return 0;
+		return BAD(rd->err, "etcdPrefix: must start with '/', got \"%s\"", c->etcd_prefix);
+	c->lease_ttl = 10;
+	return cni_conf_get_uint(rd, "leaseTtl", 2, 3600, &c->lease_ttl, NULL);
 }
 
 static int parse_root(const json_t *root, struct pwn_conf *c, FILE *warn, struct cni_error *err)
 {
+	const struct cni_conf_reader rd = {.err = err, .obj = root, .path = ""};
 	int r;
 
 	if (!json_is_object(root))
 		return BAD(err, "node config: expected a JSON object");
 	warn_unknown(root, "", top_keys, warn);
-	r = parse_identity(root, c, err);
+	r = parse_identity(&rd, c);
 	if (r >= 0)
-		r = parse_addresses(root, c, err);
+		r = parse_addresses(&rd, c);
 	if (r >= 0)
-		r = parse_peers(root, c, warn, err);
+		r = parse_peers(&rd, c, warn);
 	if (r >= 0)
-		r = parse_rr(root, c, warn, err);
+		r = parse_rr(&rd, c, warn);
 	if (r >= 0)
-		r = parse_protos(root, c, warn, err);
+		r = parse_protos(&rd, c, warn);
 	if (r >= 0)
-		r = parse_export_mode(root, c, err);
+		r = parse_export_mode(&rd, c);
 	if (r >= 0)
-		r = parse_bird_and_etcd(root, c, warn, err);
+		r = parse_bird_and_etcd(&rd, c, warn);
 	return r;
 }
 

@@ -142,3 +142,15 @@ int pwn_spawn(char *const *argv, char **ret_output, int *ret_status);
 /* The subcommands (argv[0] is the subcommand name). Exit status. */
 int pwn_cmd_bird_config(int argc, char **argv, FILE *out, FILE *err);
 int pwn_cmd_run(int argc, char **argv, FILE *out, FILE *err);
+/*
+ * `ipam show|check` (ipam.c, built with cluster-ipam): cluster-ipam's data
+ * in etcd, for operators. Options: --json, --node-config FILE (the node
+ * config: its "etcd", "etcdPrefix" and "nodeName"), --etcd-endpoint URL
+ * (repeatable; overrides the node config's endpoints), --prefix P
+ * (etcdPrefix, default /podwire), --node NAME (whose blackhole routes in
+ * the current netns are checked; default: nodeName, else the hostname),
+ * --block-protocol N (default 81), --help. Exit status: 0 ok (check:
+ * consistent), 1 check found inconsistencies (each named on `out`), 2
+ * usage, config or etcd error (on `err`).
+ */
+int pwn_cmd_ipam(int argc, char **argv, FILE *out, FILE *err);

@@ -42,21 +42,20 @@ static int bad(struct cni_ctx *ctx, const char *path, const char *want, const js
 			  path, want, repr ? repr : "nothing");
 }
 
-/* A string that must be valid on every command (it decides what is touched). */
-static int hard_string(struct cni_ctx *ctx, const json_t *o, const char *path, const char *key,
-		       const char **ret)
+/* Keys that decide what is touched: checked on every command, DEL and GC too. */
+static struct cni_conf_reader hard(struct cni_ctx *ctx, const json_t *obj, const char *path)
 {
-	const json_t *v = json_object_get(o, key);
-	char p[2 * PATH_LEN];
+	return (struct cni_conf_reader){.err = &ctx->err, .obj = obj, .path = path};
+}
 
-	if (!v || json_is_null(v))
-		return 0;
-	snprintf(p, sizeof(p), "%s.%s", path, key);
-	if (!json_is_string(v) || json_string_length(v) == 0 ||
-	    strlen(json_string_value(v)) != json_string_length(v))
-		return bad(ctx, p, "a non-empty string", v);
-	*ret = json_string_value(v);
-	return 0;
+static int hard_string(const struct cni_conf_reader *rd, const char *key, const char **ret)
+{
+	const json_t *v = json_object_get(rd->obj, key);
+
+	if (json_is_string(v) &&
+	    (json_string_length(v) == 0 || strlen(json_string_value(v)) != json_string_length(v)))
+		return cni_conf_bad_value(rd, key, v, "expected a non-empty string");
+	return cni_conf_get_string(rd, key, ret, NULL);
 }
 
 static int endpoint_ok(const char *s)
@@ -68,20 +67,18 @@ static int endpoint_ok(const char *s)
 	return 0;
 }
 
-static int parse_endpoints(struct cni_ctx *ctx, const json_t *e, const char *path,
-			   struct cipam_etcd_conf *ret)
+static int parse_endpoints(struct cni_ctx *ctx, const json_t *e, struct cipam_etcd_conf *ret)
 {
 	const json_t *arr = json_object_get(e, "endpoints");
-	char p[2 * PATH_LEN];
+	char p[PATH_LEN];
 	size_t i;
 	json_t *v;
 
-	snprintf(p, sizeof(p), "%s.endpoints", path);
 	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
 	    json_array_size(arr) > PWETCD_MAX_ENDPOINTS)
-		return bad(ctx, p, "a list of 1 to 16 URLs", arr);
+		return bad(ctx, "ipam.etcd.endpoints", "a list of 1 to 16 URLs", arr);
 	json_array_foreach (arr, i, v) {
-		snprintf(p, sizeof(p), "%s.endpoints[%zu]", path, i);
+		snprintf(p, sizeof(p), "ipam.etcd.endpoints[%zu]", i);
 		if (!json_is_string(v) || !endpoint_ok(json_string_value(v)))
 			return bad(ctx, p, "http://HOST:PORT, https://HOST:PORT or unix:///PATH",
 				   v);
@@ -101,47 +98,31 @@ static int dup_opt(const char *s, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int parse_timeout(struct cni_ctx *ctx, const json_t *e, const char *path, unsigned *ret)
+/* ipam.etcd: checked on every command (it decides what is touched). */
+static int parse_etcd(struct cni_ctx *ctx, const json_t *ipam, struct cipam_etcd_conf *ret)
 {
-	const json_t *v = json_object_get(e, "timeoutMs");
-	json_int_t n;
-	char p[2 * PATH_LEN];
-
-	*ret = PWETCD_DEFAULT_TIMEOUT_MS;
-	if (!v || json_is_null(v))
-		return 0;
-	snprintf(p, sizeof(p), "%s.timeoutMs", path);
-	if (!cni_json_whole_number(v, &n) || n < 10 || n > 600000)
-		return bad(ctx, p, "milliseconds in 10..600000", v);
-	*ret = (unsigned)n;
-	return 0;
-}
-
-int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			  struct cipam_etcd_conf *ret)
-{
-	const json_t *e = json_object_get(obj, "etcd");
+	const json_t *e = json_object_get(ipam, "etcd");
+	const struct cni_conf_reader rd = hard(ctx, e, "ipam.etcd");
 	const char *ca = NULL, *cert = NULL, *key = NULL;
-	char p[PATH_LEN];
 	int r;
 
-	snprintf(p, sizeof(p), "%s.etcd", path);
 	if (!json_is_object(e))
-		return bad(ctx, p, "an object with endpoints", e);
-	cni_conf_warn_unknown_keys(e, p, etcd_keys, false);
-	r = parse_endpoints(ctx, e, p, ret);
+		return bad(ctx, rd.path, "an object with endpoints", e);
+	cni_conf_warn_unknown_keys(e, rd.path, etcd_keys, false);
+	r = parse_endpoints(ctx, e, ret);
 	if (r >= 0)
-		r = hard_string(ctx, e, p, "caFile", &ca);
+		r = hard_string(&rd, "caFile", &ca);
 	if (r >= 0)
-		r = hard_string(ctx, e, p, "certFile", &cert);
+		r = hard_string(&rd, "certFile", &cert);
 	if (r >= 0)
-		r = hard_string(ctx, e, p, "keyFile", &key);
+		r = hard_string(&rd, "keyFile", &key);
 	if (r >= 0 && !cert != !key)
 		r = cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
-			       "%s: certFile and keyFile go together (got only %s)", p,
+			       "%s: certFile and keyFile go together (got only %s)", rd.path,
 			       cert ? "certFile" : "keyFile");
+	ret->timeout_ms = PWETCD_DEFAULT_TIMEOUT_MS;
 	if (r >= 0)
-		r = parse_timeout(ctx, e, p, &ret->timeout_ms);
+		r = cni_conf_get_uint(&rd, "timeoutMs", 10, 600000, &ret->timeout_ms, NULL);
 	if (r >= 0)
 		r = dup_opt(ca, &ret->ca_file);
 	if (r >= 0)
@@ -151,7 +132,7 @@ int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *pa
 	return r;
 }
 
-void cipam_etcd_conf_done(struct cipam_etcd_conf *c)
+static void etcd_conf_done(struct cipam_etcd_conf *c)
 {
 	for (size_t i = 0; i < c->n_endpoints; i++)
 		free(c->endpoints[i]);
@@ -193,10 +174,11 @@ static bool name_ok(const char *s)
 
 static int parse_node(struct cni_ctx *ctx, const json_t *ipam, struct cipam_conf *c)
 {
+	const struct cni_conf_reader rd = hard(ctx, ipam, "ipam");
 	const char *node = NULL;
 	char host[256];
 
-	if (hard_string(ctx, ipam, "ipam", "nodeName", &node) < 0)
+	if (hard_string(&rd, "nodeName", &node) < 0)
 		return -EINVAL;
 	if (!node) {
 		if (gethostname(host, sizeof(host)) < 0)
@@ -214,11 +196,11 @@ static int parse_node(struct cni_ctx *ctx, const json_t *ipam, struct cipam_conf
 
 static int parse_prefix(struct cni_ctx *ctx, const json_t *ipam, struct cipam_conf *c)
 {
+	const struct cni_conf_reader rd = hard(ctx, ipam, "ipam");
 	const char *prefix = CIPAM_DEFAULT_PREFIX, *dir = CIPAM_DEFAULT_DATA_DIR;
 	size_t n;
 
-	if (hard_string(ctx, ipam, "ipam", "etcdPrefix", &prefix) < 0 ||
-	    hard_string(ctx, ipam, "ipam", "dataDir", &dir) < 0)
+	if (hard_string(&rd, "etcdPrefix", &prefix) < 0 || hard_string(&rd, "dataDir", &dir) < 0)
 		return -EINVAL;
 	if (prefix[0] != '/' || strstr(prefix, "//"))
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
@@ -362,13 +344,15 @@ static int parse_requested(struct cni_ctx *ctx, struct cipam_conf *c)
 
 static int parse_numbers(struct cni_ctx *ctx, const json_t *ipam, struct cipam_conf *c)
 {
-	unsigned long long max = CIPAM_DEFAULT_MAX_BLOCKS, grace = CIPAM_DEFAULT_GRACE_S,
-			   proto = CIPAM_DEFAULT_ROUTE_PROTO;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
+	unsigned proto = CIPAM_DEFAULT_ROUTE_PROTO;
 
-	if (cni_conf_get_uint(ctx, ipam, "ipam", "maxBlocksPerNode", 0, 100000, &max, NULL) < 0 ||
-	    cni_conf_get_uint(ctx, ipam, "ipam", "blockReleaseGraceSeconds", 0, 86400 * 365, &grace,
-			      NULL) < 0 ||
-	    cni_conf_get_bool(ctx, ipam, "ipam", "strictAffinity", &c->strict_affinity, NULL) < 0)
+	c->max_blocks = CIPAM_DEFAULT_MAX_BLOCKS;
+	c->grace_s = CIPAM_DEFAULT_GRACE_S;
+	if (cni_conf_get_uint(&rd, "maxBlocksPerNode", 0, 100000, &c->max_blocks, NULL) < 0 ||
+	    cni_conf_get_uint(&rd, "blockReleaseGraceSeconds", 0, 86400 * 365, &c->grace_s, NULL) <
+		0 ||
+	    cni_conf_get_bool(&rd, "strictAffinity", &c->strict_affinity, NULL) < 0)
 		return -EINVAL;
 	/* the protocol decides which routes GC removes: checked on every command */
 	{
@@ -380,12 +364,10 @@ static int parse_numbers(struct cni_ctx *ctx, const json_t *ipam, struct cipam_c
 				return bad(
 				    ctx, "ipam.blockRouteProtocol",
 				    "a route protocol number in 1..255 (not 2 kernel, 12 bird)", v);
-			proto = (unsigned long long)n;
+			proto = (unsigned)n;
 		}
 	}
-	c->max_blocks = (unsigned)max;
-	c->grace_s = (unsigned)grace;
-	c->route_protocol = (unsigned)proto;
+	c->route_protocol = proto;
 	return 0;
 }
 
@@ -415,7 +397,7 @@ int cipam_conf_parse(struct cni_ctx *ctx, struct cipam_conf *ret)
 	if (r >= 0)
 		r = parse_prefix(ctx, ipam, &c);
 	if (r >= 0)
-		r = cipam_etcd_conf_parse(ctx, ipam, "ipam", &c.etcd);
+		r = parse_etcd(ctx, ipam, &c.etcd);
 	if (r >= 0)
 		r = parse_numbers(ctx, ipam, &c);
 	if (r >= 0 && (strict || json_object_get(ipam, "pools"))) {
@@ -446,7 +428,7 @@ void cipam_conf_done(struct cipam_conf *c)
 	free(c->node);
 	free(c->prefix);
 	free(c->data_dir);
-	cipam_etcd_conf_done(&c->etcd);
+	etcd_conf_done(&c->etcd);
 	cni_result_free(c->routes);
 	memset(c, 0, sizeof(*c));
 }

@@ -23,64 +23,58 @@ static const char *const range_keys[] = {"subnet", "rangeStart", "rangeEnd", "ga
 
 static int invalid_type(struct cni_ctx *ctx, const char *path, const char *want, const json_t *v)
 {
-	_cleanup_free_ char *repr = cni_json_repr(v);
+	const struct cni_conf_reader at = cni_ctx_reader(ctx, NULL, path);
 
-	return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s: expected %s, got %s", path, want,
-				repr ? repr : "?");
+	return cni_conf_bad_value(&at, NULL, v, want);
 }
 
 /* One range of the config (exact keys). */
 static int conf_range(struct cni_ctx *ctx, const json_t *o, const char *path, bool warn_unknown,
 		      struct ipam_range *ret)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, o, path);
 	struct ipam_range_spec spec = {0};
 
 	if (!json_is_object(o)) {
-		invalid_type(ctx, path, "a range object", o);
+		invalid_type(ctx, path, "expected a range object", o);
 		return -EINVAL;
 	}
 	if (warn_unknown)
 		cni_conf_warn_unknown_keys(o, path, range_keys, false);
-	if (cni_conf_get_string(ctx, o, path, "subnet", &spec.subnet, NULL) < 0 ||
-	    cni_conf_get_string(ctx, o, path, "rangeStart", &spec.range_start, NULL) < 0 ||
-	    cni_conf_get_string(ctx, o, path, "rangeEnd", &spec.range_end, NULL) < 0 ||
-	    cni_conf_get_string(ctx, o, path, "gateway", &spec.gateway, NULL) < 0)
+	if (cni_conf_get_string(&rd, "subnet", &spec.subnet, NULL) < 0 ||
+	    cni_conf_get_string(&rd, "rangeStart", &spec.range_start, NULL) < 0 ||
+	    cni_conf_get_string(&rd, "rangeEnd", &spec.range_end, NULL) < 0 ||
+	    cni_conf_get_string(&rd, "gateway", &spec.gateway, NULL) < 0)
 		return -EINVAL;
 	return ipam_range_init(&spec, path, ret, &ctx->err);
 }
 
-/* A runtime-supplied string: case-insensitive key, "" means absent (containerd). */
-static int runtime_string(struct cni_ctx *ctx, const json_t *o, const char *path, const char *key,
-			  const char **ret)
+/* A runtime-supplied string (rd->ci): "" means absent (containerd). */
+static int runtime_string(const struct cni_conf_reader *rd, const char *key, const char **ret)
 {
-	const json_t *v = cni_json_get_ci(o, key);
-	char p[PATH_LEN];
+	int r = cni_conf_get_string(rd, key, ret, NULL);
 
-	*ret = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	snprintf(p, sizeof(p), "%s.%s", path, key);
-	if (!json_is_string(v))
-		return invalid_type(ctx, p, "a string", v);
-	if (json_string_length(v) > 0)
-		*ret = json_string_value(v);
-	return 0;
+	if (*ret && !**ret)
+		*ret = NULL;
+	return r;
 }
 
 /* One range of runtimeConfig.ipRanges, either shape. */
 static int runtime_range(struct cni_ctx *ctx, const json_t *o, const char *path,
 			 struct ipam_range *ret)
 {
+	struct cni_conf_reader rd = cni_ctx_reader(ctx, o, path);
 	struct ipam_range_spec spec = {0};
 
 	if (!json_is_object(o)) {
-		invalid_type(ctx, path, "a range object", o);
+		invalid_type(ctx, path, "expected a range object", o);
 		return -EINVAL;
 	}
-	if (runtime_string(ctx, o, path, "subnet", &spec.subnet) < 0 ||
-	    runtime_string(ctx, o, path, "rangeStart", &spec.range_start) < 0 ||
-	    runtime_string(ctx, o, path, "rangeEnd", &spec.range_end) < 0 ||
-	    runtime_string(ctx, o, path, "gateway", &spec.gateway) < 0)
+	rd.ci = true;
+	if (runtime_string(&rd, "subnet", &spec.subnet) < 0 ||
+	    runtime_string(&rd, "rangeStart", &spec.range_start) < 0 ||
+	    runtime_string(&rd, "rangeEnd", &spec.range_end) < 0 ||
+	    runtime_string(&rd, "gateway", &spec.gateway) < 0)
 		return -EINVAL;
 	return ipam_range_init(&spec, path, ret, &ctx->err);
 }
@@ -125,7 +119,7 @@ static int parse_set(struct cni_ctx *ctx, const json_t *arr, const char *path, b
 	json_t *o;
 
 	if (!json_is_array(arr))
-		return invalid_type(ctx, path, "a list of ranges", arr);
+		return invalid_type(ctx, path, "expected a list of ranges", arr);
 	if (json_array_size(arr) > IPAM_MAX_RANGES)
 		return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -E2BIG,
 				  "%s: more than %d ranges", path, IPAM_MAX_RANGES);
@@ -198,7 +192,7 @@ static int parse_runtime_ranges(struct cni_ctx *ctx, struct host_local_conf *c)
 	if (!arr || json_is_null(arr))
 		return 0;
 	if (!json_is_array(arr))
-		return invalid_type(ctx, path, "a list of range sets", arr);
+		return invalid_type(ctx, path, "expected a list of range sets", arr);
 	if (json_array_size(arr) > IPAM_MAX_RANGES)
 		return too_many(ctx, path);
 	json_array_foreach (arr, i, o) {
@@ -208,8 +202,8 @@ static int parse_runtime_ranges(struct cni_ctx *ctx, struct host_local_conf *c)
 	if (flat && json_array_size(arr) > 0)
 		return parse_flat(ctx, arr, path, c);
 	if (!nested)
-		return invalid_type(ctx, path, "a list of range sets or a flat list of ranges",
-				    arr);
+		return invalid_type(ctx, path,
+				    "expected a list of range sets or a flat list of ranges", arr);
 	json_array_foreach (arr, i, o) {
 		int r;
 
@@ -223,6 +217,7 @@ static int parse_runtime_ranges(struct cni_ctx *ctx, struct host_local_conf *c)
 
 static int parse_legacy_range(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	_cleanup_(ipam_range_set_done) struct ipam_range_set set = {0};
 	struct ipam_range range;
 	int r;
@@ -230,7 +225,7 @@ static int parse_legacy_range(struct cni_ctx *ctx, const json_t *ipam, struct ho
 	if (!json_object_get(ipam, "subnet")) {
 		if (json_object_get(ipam, "rangeStart") || json_object_get(ipam, "rangeEnd") ||
 		    json_object_get(ipam, "gateway"))
-			return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+			return cni_conf_invalid(&rd, CNI_ERR_INVALID_CONFIG,
 						"ipam.subnet: required with ipam.rangeStart, "
 						"ipam.rangeEnd or ipam.gateway");
 		return 0;
@@ -246,11 +241,12 @@ static int parse_legacy_range(struct cni_ctx *ctx, const json_t *ipam, struct ho
 
 static int parse_conf_ranges(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	const json_t *arr = NULL, *o;
 	char p[PATH_LEN];
 	size_t i;
 
-	if (cni_conf_get_array(ctx, ipam, "ipam", "ranges", IPAM_MAX_RANGE_SETS, &arr, NULL) < 0)
+	if (cni_conf_get_array(&rd, "ranges", IPAM_MAX_RANGE_SETS, &arr, NULL) < 0)
 		return -EINVAL;
 	json_array_foreach (arr, i, o) {
 		int r;
@@ -266,10 +262,11 @@ static int parse_conf_ranges(struct cni_ctx *ctx, const json_t *ipam, struct hos
 /* Across sets: no overlap, and legacy versions get one address per family. */
 static int check_sets(struct cni_ctx *ctx, const struct host_local_conf *c)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, NULL, "");
 	unsigned n4 = 0, n6 = 0;
 
 	if (c->n_sets == 0)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(&rd, CNI_ERR_INVALID_CONFIG,
 					"ipam: no IP ranges specified (ipam.ranges, ipam.subnet "
 					"or runtimeConfig.ipRanges)");
 	for (size_t i = 0; i < c->n_sets; i++) {
@@ -279,12 +276,12 @@ static int check_sets(struct cni_ctx *ctx, const struct host_local_conf *c)
 			n6++;
 		for (size_t j = 0; j < i; j++)
 			if (ipam_range_set_overlaps(&c->sets[j], &c->sets[i]))
-				return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+				return cni_conf_invalid(&rd, CNI_ERR_INVALID_CONFIG,
 							"range set %zu (%s) overlaps with %zu (%s)",
 							j, c->set_paths[j], i, c->set_paths[i]);
 	}
 	if (cni_version_is_legacy(ctx->conf.version) && (n4 > 1 || n6 > 1))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(&rd, CNI_ERR_INVALID_CONFIG,
 					"CNI version %s does not support more than 1 address per "
 					"family",
 					cni_version_str(ctx->conf.version));
@@ -293,6 +290,7 @@ static int check_sets(struct cni_ctx *ctx, const struct host_local_conf *c)
 
 static int parse_ranges(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	const json_t *routes = NULL;
 	int r;
 
@@ -304,8 +302,7 @@ static int parse_ranges(struct cni_ctx *ctx, const json_t *ipam, struct host_loc
 	if (r >= 0)
 		r = check_sets(ctx, c);
 	if (r >= 0)
-		r = cni_conf_get_array(ctx, ipam, "ipam", "routes", CNI_RESULT_MAX_ENTRIES, &routes,
-				       NULL);
+		r = cni_conf_get_array(&rd, "routes", CNI_RESULT_MAX_ENTRIES, &routes, NULL);
 	if (r >= 0)
 		r = ipam_parse_routes(routes, "ipam", c->extra, &ctx->err);
 	return r < 0 ? -EINVAL : 0;
@@ -358,7 +355,7 @@ static int parse_requested(struct cni_ctx *ctx, struct host_local_conf *c)
 			return -EINVAL;
 	}
 	if (ips && !json_is_null(ips) && !json_is_array(ips))
-		return invalid_type(ctx, "runtimeConfig.ips", "a list of addresses", ips);
+		return invalid_type(ctx, "runtimeConfig.ips", "expected a list of addresses", ips);
 	json_array_foreach (ips, i, v) {
 		snprintf(p, sizeof(p), "runtimeConfig.ips[%zu]", i);
 		if (push_requested(ctx, c, p, json_string_value(v), CNI_ERR_INVALID_CONFIG) < 0)
@@ -413,10 +410,11 @@ static int parse_data_dir(struct cni_ctx *ctx, const json_t *ipam, const char **
 
 static int parse_store(struct cni_ctx *ctx, const json_t *ipam, struct host_local_conf *c)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	const char *dir = HOST_LOCAL_DEFAULT_DATA_DIR, *resolv = NULL;
 	int r = parse_data_dir(ctx, ipam, &dir);
 
-	if (r < 0 || cni_conf_get_string(ctx, ipam, "ipam", "resolvConf", &resolv, NULL) < 0)
+	if (r < 0 || cni_conf_get_string(&rd, "resolvConf", &resolv, NULL) < 0)
 		return -EINVAL;
 	c->skip_store = r > 0;
 	c->data_dir = strdup(dir);

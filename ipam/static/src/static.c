@@ -66,14 +66,15 @@ static int set_gateway(struct cni_ctx *ctx, struct cni_ip *ip, const char *path,
 
 static int conf_addresses(struct cni_ctx *ctx, const json_t *ipam, struct cni_result *res)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	const json_t *arr = NULL, *o;
 	char p[PATH_LEN];
 	size_t i;
 
-	if (cni_conf_get_array(ctx, ipam, "ipam", "addresses", CNI_RESULT_MAX_ENTRIES, &arr, NULL) <
-	    0)
+	if (cni_conf_get_array(&rd, "addresses", CNI_RESULT_MAX_ENTRIES, &arr, NULL) < 0)
 		return -EINVAL;
 	json_array_foreach (arr, i, o) {
+		const struct cni_conf_reader entry = cni_conf_at(&rd, o, p);
 		const char *addr = NULL, *gw = NULL;
 
 		snprintf(p, sizeof(p), "ipam.addresses[%zu]", i);
@@ -81,8 +82,8 @@ static int conf_addresses(struct cni_ctx *ctx, const json_t *ipam, struct cni_re
 			return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  "%s: expected an object {address, gateway}", p);
 		cni_conf_warn_unknown_keys(o, p, address_keys, false);
-		if (cni_conf_get_string(ctx, o, p, "address", &addr, NULL) < 0 ||
-		    cni_conf_get_string(ctx, o, p, "gateway", &gw, NULL) < 0)
+		if (cni_conf_get_string(&entry, "address", &addr, NULL) < 0 ||
+		    cni_conf_get_string(&entry, "gateway", &gw, NULL) < 0)
 			return -EINVAL;
 		strncat(p, ".address", sizeof(p) - strlen(p) - 1);
 		if (add_address(ctx, res, p, addr, CNI_ERR_INVALID_CONFIG) < 0)
@@ -193,11 +194,11 @@ static int check_families(struct cni_ctx *ctx, const struct cni_result *res)
 
 static int conf_extras(struct cni_ctx *ctx, const json_t *ipam, struct cni_result *res)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	const json_t *routes = NULL, *dns = NULL;
 
-	if (cni_conf_get_array(ctx, ipam, "ipam", "routes", CNI_RESULT_MAX_ENTRIES, &routes, NULL) <
-		0 ||
-	    cni_conf_get_object(ctx, ipam, "ipam", "dns", &dns, NULL) < 0)
+	if (cni_conf_get_array(&rd, "routes", CNI_RESULT_MAX_ENTRIES, &routes, NULL) < 0 ||
+	    cni_conf_get_object(&rd, "dns", &dns, NULL) < 0)
 		return -EINVAL;
 	if (ipam_parse_routes(routes, "ipam", res, &ctx->err) < 0)
 		return -EINVAL;

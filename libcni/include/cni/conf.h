@@ -11,14 +11,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "cni/error.h"
 #include "cni/result.h"
 #include "cni/version.h"
-
-struct cni_ctx;
 
 struct cni_attachment {
 	char *container_id;
@@ -153,33 +152,60 @@ const char *cni_key_suggest(const char *key, const char *const *known);
 json_t *cni_json_get_ci(const json_t *obj, const char *key);
 
 /*
- * Typed getters for a plugin's own keys. Each looks up `key` in obj and:
- *  - absent (or JSON null): returns 0, leaves *ret untouched, *ret_present=false;
- *  - right type and valid: sets *ret, *ret_present=true, returns 0;
- *  - wrong type / invalid: on ADD, CHECK and STATUS records a code-7
- *    error naming "<path>.<key>" and the value and returns -EINVAL; on DEL
- *    and GC only logs a warning and returns 0 as if absent, so a bad config
- *    can never wedge clean-up.
- * `path` is the parent's JSON path ("" for the root). ret_present may be NULL.
+ * Reads the keys of one config object with typed getters. Plugins take one
+ * from cni_ctx_reader() (lenient on DEL and GC); any other parser of a
+ * config (results, podwire-node's node config) fills in its own, strict.
  */
-int cni_conf_get_bool(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		      bool *ret, bool *ret_present);
-int cni_conf_get_string(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-			const char **ret, bool *ret_present);
-int cni_conf_get_uint(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		      unsigned long long min, unsigned long long max, unsigned long long *ret,
-		      bool *ret_present);
-int cni_conf_get_object(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-			const json_t **ret, bool *ret_present);
-int cni_conf_get_array(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		       size_t max_len, const json_t **ret, bool *ret_present);
+struct cni_conf_reader {
+	struct cni_error *err; /* where a bad value is recorded */
+	const json_t *obj;     /* the object read; anything else reads as empty */
+	const char *path;      /* obj's JSON path in messages, "" for the root */
+	bool lenient;	       /* a bad value is a warning and reads as absent (DEL, GC) */
+	bool ci;	       /* keys match case-insensitively (runtime-supplied objects) */
+};
+
+/* rd on another object (a member of rd's, say): the same slot and rules. */
+struct cni_conf_reader cni_conf_at(const struct cni_conf_reader *rd, const json_t *obj,
+				   const char *path);
 
 /*
- * Record an invalid-config error (code `code`, usually 7 or 2) on ADD/CHECK/
- * STATUS and return -EINVAL; on DEL and GC log it as a warning and return 0.
- * For semantic checks after the typed getters.
+ * Typed getters. Each looks up `key` in rd->obj and:
+ *  - absent (or JSON null): returns 0, leaves *ret untouched, *ret_present=false;
+ *  - right type and valid: sets *ret, *ret_present=true, returns 0;
+ *  - wrong type / invalid: records a code-7 error naming "<path>.<key>" and
+ *    the value and returns -EINVAL; a lenient reader only logs a warning
+ *    and returns 0 as if absent, so a bad config can never wedge clean-up.
+ * ret_present may be NULL. Numbers may be written as reals with no fraction.
  */
-int cni_conf_invalid(struct cni_ctx *ctx, unsigned code, const char *fmt, ...) _printf_(3, 4);
+int cni_conf_get_bool(const struct cni_conf_reader *rd, const char *key, bool *ret,
+		      bool *ret_present);
+int cni_conf_get_string(const struct cni_conf_reader *rd, const char *key, const char **ret,
+			bool *ret_present);
+/* An integer from min to max. */
+int cni_conf_get_uint(const struct cni_conf_reader *rd, const char *key, unsigned min, unsigned max,
+		      unsigned *ret, bool *ret_present);
+/* Any non-negative integer (at most 2^63-1: JSON's integers are 64-bit signed). */
+int cni_conf_get_u64(const struct cni_conf_reader *rd, const char *key, uint64_t *ret,
+		     bool *ret_present);
+int cni_conf_get_object(const struct cni_conf_reader *rd, const char *key, const json_t **ret,
+			bool *ret_present);
+/* A list of at most max_len entries. */
+int cni_conf_get_array(const struct cni_conf_reader *rd, const char *key, size_t max_len,
+		       const json_t **ret, bool *ret_present);
+
+/*
+ * Record an invalid-config error (code `code`, usually 7 or 2) and return
+ * -EINVAL; a lenient reader logs it as a warning and returns 0. For
+ * semantic checks after the typed getters.
+ */
+int cni_conf_invalid(const struct cni_conf_reader *rd, unsigned code, const char *fmt, ...)
+    _printf_(3, 4);
+/*
+ * cni_conf_invalid() with code 7 and "<path>.<key>: <want>, got <value>"
+ * (key NULL or "": the path alone), as the getters word it.
+ */
+int cni_conf_bad_value(const struct cni_conf_reader *rd, const char *key, const json_t *v,
+		       const char *want);
 
 /* Format a JSON value compactly for messages (truncated to 64 chars). Owned. */
 char *cni_json_repr(const json_t *v);

@@ -148,3 +148,5 @@ void cni_ctx_child_done(struct cni_ctx *child);
 
 /* True for ADD, CHECK and STATUS: where config errors are fatal (not DEL, GC). */
 bool cni_ctx_strict(const struct cni_ctx *ctx);
+/* A reader of obj (at path) that records into ctx->err, lenient on DEL and GC. */
+struct cni_conf_reader cni_ctx_reader(struct cni_ctx *ctx, const json_t *obj, const char *path);

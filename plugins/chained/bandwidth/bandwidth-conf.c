@@ -20,30 +20,8 @@ static const char *const known_keys[] = {
 
 static const char *const rate_keys[] = {"ingressRate", "ingressBurst", "egressRate", "egressBurst"};
 
-static int get_u64(struct cni_ctx *ctx, const json_t *obj, const char *path, const char *key,
-		   bool ci, uint64_t *ret, bool *present)
-{
-	const json_t *v = ci ? cni_json_get_ci(obj, key) : json_object_get(obj, key);
-	json_int_t n;
-
-	*present = v && !json_is_null(v);
-	if (!*present)
-		return 0;
-	if (!cni_json_whole_number(v, &n) || n < 0) {
-		_cleanup_free_ char *repr = cni_json_repr(v);
-
-		*present = false;
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s%s: must be a non-negative integer, got %s", path, key,
-					repr ? repr : "?");
-	}
-	*ret = (uint64_t)n;
-	return 0;
-}
-
-/* The four values from obj; *any tells whether one was present. */
-static int get_rates(struct cni_ctx *ctx, const json_t *obj, const char *path, bool ci,
-		     struct bandwidth_conf *c, bool *any)
+/* The four values from rd's object; *any tells whether one was present. */
+static int get_rates(const struct cni_conf_reader *rd, struct bandwidth_conf *c, bool *any)
 {
 	uint64_t *fields[] = {&c->ingress_rate, &c->ingress_burst, &c->egress_rate,
 			      &c->egress_burst};
@@ -51,7 +29,7 @@ static int get_rates(struct cni_ctx *ctx, const json_t *obj, const char *path, b
 	*any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(rate_keys); i++) {
 		bool present = false;
-		int r = get_u64(ctx, obj, path, rate_keys[i], ci, fields[i], &present);
+		int r = cni_conf_get_u64(rd, rate_keys[i], fields[i], &present);
 
 		if (r < 0)
 			return r;
@@ -60,33 +38,35 @@ static int get_rates(struct cni_ctx *ctx, const json_t *obj, const char *path, b
 	return 0;
 }
 
-static int check_pair(struct cni_ctx *ctx, const char *path, const char *dir, uint64_t rate,
+static int check_pair(const struct cni_conf_reader *rd, const char *dir, uint64_t rate,
 		      uint64_t burst)
 {
+	char p[64]; /* the key's path up to "Rate" or "Burst" */
+
+	snprintf(p, sizeof(p), "%s%s%s", rd->path, *rd->path ? "." : "", dir);
 	if (burst == 0 && rate != 0)
-		return cni_conf_invalid(
-		    ctx, CNI_ERR_INVALID_CONFIG,
-		    "%s%sBurst: if %sRate is set, %sBurst must also be set, got "
-		    "%sRate %llu and %sBurst 0",
-		    path, dir, dir, dir, dir, (unsigned long long)rate, dir);
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
+					"%sBurst: if %sRate is set, %sBurst must also be set, got "
+					"%sRate %llu and %sBurst 0",
+					p, dir, dir, dir, (unsigned long long)rate, dir);
 	if (rate == 0 && burst != 0)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s%sRate: if %sBurst is set, %sRate must also be set, got "
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
+					"%sRate: if %sBurst is set, %sRate must also be set, got "
 					"%sBurst %llu and %sRate 0",
-					path, dir, dir, dir, dir, (unsigned long long)burst, dir);
+					p, dir, dir, dir, (unsigned long long)burst, dir);
 	if (burst / 8 >= UINT32_MAX)
 		return cni_conf_invalid(
-		    ctx, CNI_ERR_INVALID_CONFIG,
-		    "%s%sBurst: cannot be more than 4GB (%u bytes), got %llu bits", path, dir,
-		    UINT32_MAX, (unsigned long long)burst);
+		    rd, CNI_ERR_INVALID_CONFIG,
+		    "%sBurst: cannot be more than 4GB (%u bytes), got %llu bits", p, UINT32_MAX,
+		    (unsigned long long)burst);
 	if (rate != 0 && rate < 8)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s%sRate: must be at least 8 bits/s, got %llu", path, dir,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
+					"%sRate: must be at least 8 bits/s, got %llu", p,
 					(unsigned long long)rate);
 	return 0;
 }
 
-static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwidth_conf *c)
+static int parse_subnets(const struct cni_conf_reader *rd, struct bandwidth_conf *c)
 {
 	const json_t *un = NULL, *sh = NULL, *list;
 	const char *key;
@@ -95,17 +75,15 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 	json_t *v;
 	int r;
 
-	r = cni_conf_get_array(ctx, root, "", "unshapedSubnets", BANDWIDTH_MAX_SUBNETS, &un,
-			       &has_un);
+	r = cni_conf_get_array(rd, "unshapedSubnets", BANDWIDTH_MAX_SUBNETS, &un, &has_un);
 	if (r >= 0)
-		r = cni_conf_get_array(ctx, root, "", "shapedSubnets", BANDWIDTH_MAX_SUBNETS, &sh,
-				       &has_sh);
+		r = cni_conf_get_array(rd, "shapedSubnets", BANDWIDTH_MAX_SUBNETS, &sh, &has_sh);
 	if (r < 0)
 		return r;
 	has_un = has_un && json_array_size(un) > 0;
 	has_sh = has_sh && json_array_size(sh) > 0;
 	if (has_un && has_sh)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"unshapedSubnets and shapedSubnets cannot both be set, got "
 					"%zu and %zu entries",
 					json_array_size(un), json_array_size(sh));
@@ -116,7 +94,7 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 	c->subnets_shaped = has_sh;
 	c->subnets = calloc(json_array_size(list), sizeof(*c->subnets));
 	if (!c->subnets)
-		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+		return cni_errorf(rd->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
 	json_array_foreach (list, i, v) {
 		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
 
@@ -125,7 +103,7 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 			continue;
 		}
 		_cleanup_free_ char *repr = cni_json_repr(v);
-		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 				     "%s[%zu]: must be a CIDR like \"10.0.0.0/8\", got %s", key, i,
 				     repr ? repr : "?");
 		if (r < 0)
@@ -136,26 +114,28 @@ static int parse_subnets(struct cni_ctx *ctx, const json_t *root, struct bandwid
 
 int bandwidth_conf_parse(struct cni_ctx *ctx, struct bandwidth_conf *ret)
 {
-	const json_t *root = ctx->conf.root, *rc = ctx->conf.runtime_config, *bw;
+	const struct cni_conf_reader root = cni_ctx_reader(ctx, ctx->conf.root, "");
+	struct cni_conf_reader rd = root;
 	struct bandwidth_conf c = {0};
-	const char *path = "";
+	const json_t *bw;
 	bool any = false;
 	int r;
 
-	cni_conf_warn_unknown_keys(root, "", known_keys, true);
-	r = get_rates(ctx, root, "", false, &c, &any);
-	bw = rc ? cni_json_get_ci(rc, "bandwidth") : NULL;
+	cni_conf_warn_unknown_keys(root.obj, "", known_keys, true);
+	r = get_rates(&root, &c, &any);
+	bw = cni_json_get_ci(ctx->conf.runtime_config, "bandwidth");
 	if (r >= 0 && !any && json_is_object(bw)) {
-		path = "runtimeConfig.bandwidth.";
+		rd = cni_conf_at(&root, bw, "runtimeConfig.bandwidth");
+		rd.ci = true;
 		c.from_runtime_config = true;
-		r = get_rates(ctx, bw, path, true, &c, &any);
+		r = get_rates(&rd, &c, &any);
 	}
 	if (r >= 0)
-		r = check_pair(ctx, path, "ingress", c.ingress_rate, c.ingress_burst);
+		r = check_pair(&rd, "ingress", c.ingress_rate, c.ingress_burst);
 	if (r >= 0)
-		r = check_pair(ctx, path, "egress", c.egress_rate, c.egress_burst);
+		r = check_pair(&rd, "egress", c.egress_rate, c.egress_burst);
 	if (r >= 0)
-		r = parse_subnets(ctx, root, &c);
+		r = parse_subnets(&root, &c);
 	if (r < 0) {
 		bandwidth_conf_done(&c);
 		return r;

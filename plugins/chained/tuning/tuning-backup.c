@@ -56,54 +56,29 @@ char *tuning_backup_format(const struct tuning_backup *b)
 	return s;
 }
 
-static int get_uint(const json_t *o, const char *key, unsigned *ret, bool *present)
-{
-	const json_t *v = json_object_get(o, key);
-
-	*present = false;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > 4294967295LL)
-		return -EINVAL;
-	*ret = (unsigned)json_integer_value(v);
-	*present = true;
-	return 0;
-}
-
-static int get_bool(const json_t *o, const char *key, bool *ret, bool *present)
-{
-	const json_t *v = json_object_get(o, key);
-
-	*present = false;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_boolean(v))
-		return -EINVAL;
-	*ret = json_is_true(v);
-	*present = true;
-	return 0;
-}
-
 static int parse_obj(const json_t *o, struct tuning_backup *b)
 {
-	const json_t *mac = json_object_get(o, "mac");
-	bool has_mtu = false;
+	struct cni_error err = {0}; /* the caller only needs -EINVAL: a bad backup is dropped */
+	const struct cni_conf_reader rd = {.err = &err, .obj = o, .path = ""};
+	const char *mac = NULL;
+	int r;
 
-	if (mac && !json_is_string(mac))
-		return -EINVAL;
+	r = cni_conf_get_string(&rd, "mac", &mac, NULL);
 	/* "" is what the reference's omitempty would have dropped. */
-	if (mac && *json_string_value(mac)) {
-		if (tuning_mac_parse(json_string_value(mac), b->mac) < 0)
-			return -EINVAL;
-		b->has_mac = true;
+	if (r >= 0 && !isempty(mac)) {
+		r = tuning_mac_parse(mac, b->mac);
+		b->has_mac = r >= 0;
 	}
-	if (get_bool(o, "promisc", &b->promisc, &b->has_promisc) < 0 ||
-	    get_uint(o, "mtu", &b->mtu, &has_mtu) < 0 ||
-	    get_bool(o, "allmulti", &b->allmulti, &b->has_allmulti) < 0 ||
-	    get_uint(o, "txQLen", &b->txqlen, &b->has_txqlen) < 0)
-		return -EINVAL;
-	return 0;
+	if (r >= 0)
+		r = cni_conf_get_bool(&rd, "promisc", &b->promisc, &b->has_promisc);
+	if (r >= 0)
+		r = cni_conf_get_uint(&rd, "mtu", 0, UINT32_MAX, &b->mtu, NULL);
+	if (r >= 0)
+		r = cni_conf_get_bool(&rd, "allmulti", &b->allmulti, &b->has_allmulti);
+	if (r >= 0)
+		r = cni_conf_get_uint(&rd, "txQLen", 0, UINT32_MAX, &b->txqlen, &b->has_txqlen);
+	cni_error_done(&err);
+	return r < 0 ? -EINVAL : 0;
 }
 
 int tuning_backup_parse(const char *text, size_t len, struct tuning_backup *ret)

@@ -148,22 +148,23 @@ static struct tuning_sysctl *sysctl_slot(struct tuning_conf *c, const char *key)
 }
 
 /* Add or replace (same key: the later map wins, as the reference's merge). */
-static int sysctl_put(struct cni_ctx *ctx, struct tuning_conf *c, const char *where,
+static int sysctl_put(const struct cni_conf_reader *rd, const char *ifname, struct tuning_conf *c,
 		      const char *key, const json_t *v)
 {
+	const char *where = *rd->path ? "args.cni.sysctl" : "sysctl";
 	char path[TUNING_SYSCTL_PATH_MAX];
 	struct tuning_sysctl *s;
 
 	if (!json_is_string(v))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"%s: value of '%s' must be a string", where, key);
-	if (tuning_sysctl_path(key, ctx->ifname, path, sizeof(path)) < 0)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+	if (tuning_sysctl_path(key, ifname, path, sizeof(path)) < 0)
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"%s: invalid net sysctl key '%s' (value '%s'): only keys "
 					"below net. are allowed",
 					where, key, json_string_value(v));
 	if (c->n_sysctls == TUNING_SYSCTL_MAX)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s: more than %u sysctls",
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG, "%s: more than %u sysctls",
 					where, TUNING_SYSCTL_MAX);
 	s = sysctl_slot(c, key);
 	if (!s)
@@ -174,19 +175,20 @@ static int sysctl_put(struct cni_ctx *ctx, struct tuning_conf *c, const char *wh
 	return 0;
 }
 
-static int parse_sysctl_map(struct cni_ctx *ctx, struct tuning_conf *c, const json_t *obj,
-			    const char *path)
+/* The "sysctl" map of rd's object (the root, or args.cni). */
+static int parse_sysctl_map(const struct cni_conf_reader *rd, const char *ifname,
+			    struct tuning_conf *c)
 {
 	const json_t *map = NULL;
 	const char *key;
 	json_t *v;
 	int r;
 
-	r = cni_conf_get_object(ctx, obj, path, "sysctl", &map, NULL);
+	r = cni_conf_get_object(rd, "sysctl", &map, NULL);
 	if (r < 0 || !map)
 		return r;
 	json_object_foreach ((json_t *)map, key, v) {
-		r = sysctl_put(ctx, c, *path ? "args.cni.sysctl" : "sysctl", key, v);
+		r = sysctl_put(rd, ifname, c, key, v);
 		if (r < 0)
 			return r;
 	}
@@ -194,8 +196,8 @@ static int parse_sysctl_map(struct cni_ctx *ctx, struct tuning_conf *c, const js
 }
 
 /* One MAC source; a later call with a value overrides. empty_clears: args.cni.mac "". */
-static int mac_source(struct cni_ctx *ctx, struct tuning_conf *c, const char *src, const char *s,
-		      bool empty_clears)
+static int mac_source(const struct cni_conf_reader *rd, struct tuning_conf *c, const char *src,
+		      const char *s, bool empty_clears)
 {
 	if (!s || (!*s && !empty_clears))
 		return 0;
@@ -205,12 +207,12 @@ static int mac_source(struct cni_ctx *ctx, struct tuning_conf *c, const char *sr
 	}
 	if (tuning_mac_parse(s, c->mac) < 0) {
 		c->has_mac = false;
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s: invalid MAC address '%s'",
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG, "%s: invalid MAC address '%s'",
 					src, s);
 	}
 	if ((c->mac[0] & 1) || !memcmp(c->mac, "\0\0\0\0\0\0", TUNING_MAC_LEN)) {
 		c->has_mac = false;
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"%s: '%s' is not a unicast MAC address", src, s);
 	}
 	c->has_mac = true;
@@ -222,81 +224,77 @@ static int mac_source(struct cni_ctx *ctx, struct tuning_conf *c, const char *sr
  * Lowest to highest: "mac", CNI_ARGS MAC, runtimeConfig.mac, args.cni.mac.
  * Only the winner is validated (as the reference, which parses only it).
  */
-static int parse_mac(struct cni_ctx *ctx, struct tuning_conf *c, const json_t *args_cni)
+static int parse_mac(struct cni_ctx *ctx, const struct cni_conf_reader *root,
+		     const struct cni_conf_reader *args_cni, struct tuning_conf *c)
 {
 	const char *srcs[4] = {"mac", "CNI_ARGS MAC", "runtimeConfig.mac", "args.cni.mac"};
 	const char *vals[4] = {NULL};
 	const json_t *rc = cni_json_get_ci(ctx->conf.runtime_config, "mac");
-	int r = cni_conf_get_string(ctx, ctx->conf.root, "", "mac", &vals[0], NULL);
+	int r = cni_conf_get_string(root, "mac", &vals[0], NULL);
 
 	if (r >= 0)
 		vals[1] = cni_args_get(&ctx->args, "MAC");
 	if (r >= 0 && json_is_string(rc))
 		vals[2] = json_string_value(rc);
 	if (r >= 0)
-		r = cni_conf_get_string(ctx, args_cni, "args.cni", "mac", &vals[3], NULL);
+		r = cni_conf_get_string(args_cni, "mac", &vals[3], NULL);
 	if (r < 0)
 		return r;
 	for (int i = 3; i >= 0; i--)
 		if (vals[i] && (*vals[i] || i == 3))
-			return mac_source(ctx, c, srcs[i], vals[i], i == 3);
+			return mac_source(root, c, srcs[i], vals[i], i == 3);
 	return 0;
 }
 
-/* mtu, promisc, allmulti, txQLen from obj (the root, then args.cni over it). */
-static int parse_link_keys(struct cni_ctx *ctx, struct tuning_conf *c, const json_t *obj,
-			   const char *path)
+/* mtu, promisc, allmulti, txQLen from rd's object (the root, then args.cni over it). */
+static int parse_link_keys(const struct cni_conf_reader *rd, struct tuning_conf *c)
 {
-	unsigned long long mtu = 0, txqlen = 0;
 	bool present = false, b = false;
 	int r;
 
-	r = cni_conf_get_uint(ctx, obj, path, "mtu", 0, 2147483647, &mtu, &present);
-	if (r >= 0 && present)
-		c->mtu = (unsigned)mtu;
+	r = cni_conf_get_uint(rd, "mtu", 0, 2147483647, &c->mtu, NULL);
 	if (r >= 0)
-		r = cni_conf_get_bool(ctx, obj, path, "promisc", &b, &present);
+		r = cni_conf_get_bool(rd, "promisc", &b, &present);
 	if (r >= 0 && present)
 		c->promisc = b;
 	if (r >= 0)
-		r = cni_conf_get_bool(ctx, obj, path, "allmulti", &b, &present);
-	if (r >= 0 && present) {
+		r = cni_conf_get_bool(rd, "allmulti", &c->allmulti, &present);
+	if (r >= 0 && present)
 		c->has_allmulti = true;
-		c->allmulti = b;
-	}
 	if (r >= 0)
-		r = cni_conf_get_uint(ctx, obj, path, "txQLen", 0, 4294967295ULL, &txqlen,
-				      &present);
-	if (r >= 0 && present) {
+		r = cni_conf_get_uint(rd, "txQLen", 0, UINT32_MAX, &c->txqlen, &present);
+	if (r >= 0 && present)
 		c->has_txqlen = true;
-		c->txqlen = (unsigned)txqlen;
-	}
 	return r;
 }
 
 int tuning_conf_parse(struct cni_ctx *ctx, struct tuning_conf *ret)
 {
-	const json_t *root = ctx->conf.root, *args_cni = NULL;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
+	const struct cni_conf_reader args = cni_ctx_reader(ctx, ctx->conf.args, "args");
 	struct tuning_conf c = {.data_dir = TUNING_DEFAULT_DATA_DIR};
+	struct cni_conf_reader args_cni;
+	const json_t *obj = NULL;
 	const char *dir = NULL;
 	int r;
 
-	cni_conf_warn_unknown_keys(root, "", tuning_keys, true);
-	r = cni_conf_get_string(ctx, root, "", "dataDir", &dir, NULL);
+	cni_conf_warn_unknown_keys(rd.obj, "", tuning_keys, true);
+	r = cni_conf_get_string(&rd, "dataDir", &dir, NULL);
 	if (r >= 0 && !isempty(dir))
 		c.data_dir = dir;
 	if (r >= 0)
-		r = cni_conf_get_object(ctx, ctx->conf.args, "args", "cni", &args_cni, NULL);
+		r = cni_conf_get_object(&args, "cni", &obj, NULL);
+	args_cni = cni_conf_at(&rd, obj, "args.cni");
 	if (r >= 0)
-		r = parse_sysctl_map(ctx, &c, root, "");
+		r = parse_sysctl_map(&rd, ctx->ifname, &c);
 	if (r >= 0)
-		r = parse_sysctl_map(ctx, &c, args_cni, "args.cni");
+		r = parse_sysctl_map(&args_cni, ctx->ifname, &c);
 	if (r >= 0)
-		r = parse_link_keys(ctx, &c, root, "");
+		r = parse_link_keys(&rd, &c);
 	if (r >= 0)
-		r = parse_link_keys(ctx, &c, args_cni, "args.cni");
+		r = parse_link_keys(&args_cni, &c);
 	if (r >= 0)
-		r = parse_mac(ctx, &c, args_cni);
+		r = parse_mac(ctx, &rd, &args_cni, &c);
 	if (r < 0) {
 		tuning_conf_done(&c);
 		return r;

@@ -24,17 +24,17 @@ static bool valid_prefix(const char *s)
 	return true;
 }
 
-static int parse_prefix(struct cni_ctx *ctx, const json_t *root, struct bgpr_conf *c)
+static int parse_prefix(const struct cni_conf_reader *rd, struct bgpr_conf *c)
 {
 	const char *s = NULL;
 	bool present = false;
 	int r;
 
-	r = cni_conf_get_string(ctx, root, "", "hostIfPrefix", &s, &present);
+	r = cni_conf_get_string(rd, "hostIfPrefix", &s, &present);
 	if (r < 0)
 		return r;
 	if (present && !valid_prefix(s))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"hostIfPrefix: '%s' must be 1-%u characters [a-zA-Z0-9_-]",
 					s, IFNAMSIZ - 1 - BGPR_HOST_HEX);
 	if (present && valid_prefix(s))
@@ -43,41 +43,43 @@ static int parse_prefix(struct cni_ctx *ctx, const json_t *root, struct bgpr_con
 }
 
 /* 0-4 are the kernel's own (BIRD never learns them), 12 is BIRD's. */
-static int parse_protos(struct cni_ctx *ctx, const json_t *root, struct bgpr_conf *c)
+static int parse_protos(const struct cni_conf_reader *rd, struct bgpr_conf *c)
 {
-	unsigned long long v[3] = {c->proto_pod, c->proto_block, c->proto_borrowed};
+	unsigned v[3] = {c->proto_pod, c->proto_block, c->proto_borrowed};
+	struct cni_conf_reader protos;
 	const json_t *o = NULL;
 	bool present = false;
 	int r;
 
-	r = cni_conf_get_object(ctx, root, "", "routeProtocols", &o, &present);
+	r = cni_conf_get_object(rd, "routeProtocols", &o, &present);
 	if (r < 0 || !present)
 		return r;
 	cni_conf_warn_unknown_keys(o, "routeProtocols", proto_keys, false);
+	protos = cni_conf_at(rd, o, "routeProtocols");
 	for (size_t i = 0; i < 3; i++) {
-		r = cni_conf_get_uint(ctx, o, "routeProtocols", proto_keys[i], 5, 255, &v[i], NULL);
+		r = cni_conf_get_uint(&protos, proto_keys[i], 5, 255, &v[i], NULL);
 		if (r < 0)
 			return r;
 		if (v[i] == 12)
-			return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+			return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 						"routeProtocols.%s: 12 is BIRD's own protocol",
 						proto_keys[i]);
 	}
 	if (v[0] == v[1] || v[0] == v[2] || v[1] == v[2])
 		return cni_conf_invalid(
-		    ctx, CNI_ERR_INVALID_CONFIG,
-		    "routeProtocols: pod, block and borrowed must differ (%llu, %llu, %llu)", v[0],
-		    v[1], v[2]);
+		    rd, CNI_ERR_INVALID_CONFIG,
+		    "routeProtocols: pod, block and borrowed must differ (%u, %u, %u)", v[0], v[1],
+		    v[2]);
 	c->proto_pod = (unsigned char)v[0];
 	c->proto_block = (unsigned char)v[1];
 	c->proto_borrowed = (unsigned char)v[2];
 	return 0;
 }
 
-static int parse_ipam(struct cni_ctx *ctx, struct bgpr_conf *c)
+static int parse_ipam(struct cni_ctx *ctx, const struct cni_conf_reader *rd, struct bgpr_conf *c)
 {
 	if (!ctx->conf.ipam_type)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"ipam: required (bgp-route routes the pod's addresses)");
 	c->strict_borrow = streq(ctx->conf.ipam_type, "cluster-ipam");
 	return 0;
@@ -85,8 +87,7 @@ static int parse_ipam(struct cni_ctx *ctx, struct bgpr_conf *c)
 
 int bgpr_conf_parse(struct cni_ctx *ctx, struct bgpr_conf *c)
 {
-	const json_t *root = ctx->conf.root;
-	unsigned long long mtu = BGPR_MTU_DEFAULT;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -95,17 +96,15 @@ int bgpr_conf_parse(struct cni_ctx *ctx, struct bgpr_conf *c)
 	c->proto_pod = 80;
 	c->proto_block = 81;
 	c->proto_borrowed = 82;
-	cni_conf_warn_unknown_keys(root, "", bgpr_keys, true);
-	r = cni_conf_get_uint(ctx, root, "", "mtu", BGPR_MTU_MIN, BGPR_MTU_MAX, &mtu, NULL);
-	if (r < 0)
-		return r;
-	c->mtu = (unsigned)mtu;
-	r = parse_prefix(ctx, root, c);
+	cni_conf_warn_unknown_keys(rd.obj, "", bgpr_keys, true);
+	r = cni_conf_get_uint(&rd, "mtu", BGPR_MTU_MIN, BGPR_MTU_MAX, &c->mtu, NULL);
 	if (r >= 0)
-		r = parse_protos(ctx, root, c);
+		r = parse_prefix(&rd, c);
 	if (r >= 0)
-		r = cni_conf_get_string(ctx, root, "", "birdSocket", &c->bird_socket, NULL);
+		r = parse_protos(&rd, c);
 	if (r >= 0)
-		r = parse_ipam(ctx, c);
+		r = cni_conf_get_string(&rd, "birdSocket", &c->bird_socket, NULL);
+	if (r >= 0)
+		r = parse_ipam(ctx, &rd, c);
 	return r;
 }

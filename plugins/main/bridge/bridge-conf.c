@@ -60,12 +60,12 @@ static const struct bool_key bool_keys[] = {
     BOOL_KEY("portIsolation", port_isolation),
 };
 
-static int parse_bools(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_bools(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(bool_keys); i++) {
 		bool *field = (bool *)((char *)c + bool_keys[i].off);
 		bool present = false;
-		int r = cni_conf_get_bool(ctx, root, "", bool_keys[i].key, field, &present);
+		int r = cni_conf_get_bool(rd, bool_keys[i].key, field, &present);
 
 		if (r < 0)
 			return r;
@@ -75,16 +75,16 @@ static int parse_bools(struct cni_ctx *ctx, const json_t *root, struct bridge_co
 	return 0;
 }
 
-static int parse_bridge_name(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_bridge_name(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	const char *name = NULL;
-	int r = cni_conf_get_string(ctx, root, "", "bridge", &name, NULL);
+	int r = cni_conf_get_string(rd, "bridge", &name, NULL);
 
 	if (r < 0)
 		return r;
 	if (name && !cni_valid_ifname(name)) {
 		/* Say which rule it breaks ("ASCII only", "longer than 15 bytes", ...). */
-		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 				     "bridge: not a valid interface name (%s): '%s'",
 				     cni_ifname_problem(name), name);
 		if (r < 0)
@@ -95,25 +95,25 @@ static int parse_bridge_name(struct cni_ctx *ctx, const json_t *root, struct bri
 	return 0;
 }
 
-static int parse_mtu(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_mtu(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
-	unsigned long long mtu = 0;
+	unsigned mtu = 0;
 	bool present = false;
 	int r;
 
 	/* 0 (the reference's default) means "kernel default". */
-	r = cni_conf_get_uint(ctx, root, "", "mtu", 0, BRIDGE_MTU_MAX, &mtu, &present);
+	r = cni_conf_get_uint(rd, "mtu", 0, BRIDGE_MTU_MAX, &mtu, &present);
 	if (r < 0)
 		return r;
 	if (present && mtu != 0 && mtu < BRIDGE_MTU_MIN) {
-		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-				     "mtu: must be 0 (default) or from %d to %d, got %llu",
+		r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
+				     "mtu: must be 0 (default) or from %d to %d, got %u",
 				     BRIDGE_MTU_MIN, BRIDGE_MTU_MAX, mtu);
 		if (r < 0)
 			return r;
 		mtu = 0;
 	}
-	c->mtu = (unsigned)mtu;
+	c->mtu = mtu;
 	return 0;
 }
 
@@ -123,22 +123,17 @@ static int get_int(const json_t *v, json_int_t *ret)
 	return cni_json_whole_number(v, ret) ? 0 : -EINVAL;
 }
 
-static int parse_vlan(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_vlan(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
-	const json_t *v = json_object_get(root, "vlan");
-	_cleanup_free_ char *repr = NULL;
+	const json_t *v = json_object_get(rd->obj, "vlan");
 	json_int_t id;
 
 	if (!v || json_is_null(v))
 		return 0;
-	if (get_int(v, &id) < 0) {
-		repr = cni_json_repr(v);
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"vlan: expected an integer from 0 to 4094, got %s",
-					repr ? repr : "?");
-	}
+	if (get_int(v, &id) < 0)
+		return cni_conf_bad_value(rd, "vlan", v, "expected an integer from 0 to 4094");
 	if (id < 0 || id > 4094)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"vlan: invalid VLAN ID %lld (must be between 0 and 4094)",
 					(long long)id);
 	c->vlan = (unsigned)id;
@@ -205,7 +200,7 @@ static bool trunk_entry_ok(const json_t *e, json_int_t *lo, json_int_t *hi, char
 	return true;
 }
 
-static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_trunk(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	bool seen[4095] = {false};
 	const json_t *arr = NULL;
@@ -213,7 +208,7 @@ static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_co
 	const json_t *e;
 	int r;
 
-	r = cni_conf_get_array(ctx, root, "", "vlanTrunk", BRIDGE_TRUNK_MAX, &arr, NULL);
+	r = cni_conf_get_array(rd, "vlanTrunk", BRIDGE_TRUNK_MAX, &arr, NULL);
 	if (r < 0 || !arr)
 		return r;
 	json_array_foreach (arr, i, e) {
@@ -221,7 +216,7 @@ static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_co
 		char msg[160];
 
 		if (!trunk_entry_ok(e, &lo, &hi, msg, sizeof(msg))) {
-			r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "vlanTrunk[%zu]: %s", i,
+			r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG, "vlanTrunk[%zu]: %s", i,
 					     msg);
 			if (r < 0)
 				return r;
@@ -248,10 +243,10 @@ static int parse_trunk(struct cni_ctx *ctx, const json_t *root, struct bridge_co
 	return 0;
 }
 
-static int parse_backend(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_backend(const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	const char *b = NULL;
-	int r = cni_conf_get_string(ctx, root, "", "ipMasqBackend", &b, NULL);
+	int r = cni_conf_get_string(rd, "ipMasqBackend", &b, NULL);
 
 	if (r < 0 || !b)
 		return r;
@@ -261,7 +256,7 @@ static int parse_backend(struct cni_ctx *ctx, const json_t *root, struct bridge_
 		c->masq_backend = BRIDGE_MASQ_IPTABLES;
 	else
 		return cni_conf_invalid(
-		    ctx, CNI_ERR_INVALID_CONFIG,
+		    rd, CNI_ERR_INVALID_CONFIG,
 		    "ipMasqBackend: unknown ipmasq backend '%s' (use \"nftables\" "
 		    "or \"iptables\")",
 		    b);
@@ -269,60 +264,57 @@ static int parse_backend(struct cni_ctx *ctx, const json_t *root, struct bridge_
 }
 
 /* A MAC from one source; bad values are errors of `code` naming `what`. */
-static int take_mac(struct cni_ctx *ctx, const char *s, unsigned code, const char *what,
-		    enum bridge_mac_source src, struct bridge_conf *c)
+static int take_mac(const struct cni_conf_reader *rd, const char *s, unsigned code,
+		    const char *what, enum bridge_mac_source src, struct bridge_conf *c)
 {
 	unsigned char mac[6];
 
 	if (nlw_mac_parse(s, mac) < 0)
-		return cni_conf_invalid(ctx, code,
-					"%s: not a MAC address (aa:bb:cc:dd:ee:ff): '%s'", what, s);
+		return cni_conf_invalid(rd, code, "%s: not a MAC address (aa:bb:cc:dd:ee:ff): '%s'",
+					what, s);
 	if (mac[0] & 1)
-		return cni_conf_invalid(ctx, code, "%s: multicast MAC address not allowed: '%s'",
+		return cni_conf_invalid(rd, code, "%s: multicast MAC address not allowed: '%s'",
 					what, s);
 	memcpy(c->mac, mac, sizeof(mac));
 	c->mac_source = src;
 	return 0;
 }
 
-static int mac_from_json(struct cni_ctx *ctx, const json_t *v, const char *what,
+static int mac_from_json(const struct cni_conf_reader *rd, const json_t *v, const char *what,
 			 enum bridge_mac_source src, struct bridge_conf *c)
 {
-	_cleanup_free_ char *repr = NULL;
+	const struct cni_conf_reader at = cni_conf_at(rd, NULL, what);
 
 	if (!v || json_is_null(v))
 		return 0;
-	if (!json_is_string(v)) {
-		repr = cni_json_repr(v);
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s: expected a string, got %s", what, repr ? repr : "?");
-	}
-	return take_mac(ctx, json_string_value(v), CNI_ERR_INVALID_CONFIG, what, src, c);
+	if (!json_is_string(v))
+		return cni_conf_bad_value(&at, NULL, v, "expected a string");
+	return take_mac(rd, json_string_value(v), CNI_ERR_INVALID_CONFIG, what, src, c);
 }
 
 /* Lowest to highest precedence: key, CNI_ARGS MAC, args.cni.mac, runtimeConfig.mac. */
-static int parse_mac(struct cni_ctx *ctx, const json_t *root, struct bridge_conf *c)
+static int parse_mac(struct cni_ctx *ctx, const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	const json_t *cni_obj =
 	    json_is_object(ctx->conf.args) ? json_object_get(ctx->conf.args, "cni") : NULL;
 	const char *env_mac = cni_args_get(&ctx->args, "MAC");
 	int r;
 
-	r = mac_from_json(ctx, json_object_get(root, "mac"), "mac", BRIDGE_MAC_KEY, c);
+	r = mac_from_json(rd, json_object_get(rd->obj, "mac"), "mac", BRIDGE_MAC_KEY, c);
 	if (r >= 0 && env_mac)
-		r = take_mac(ctx, env_mac, CNI_ERR_INVALID_ENV, "CNI_ARGS MAC", BRIDGE_MAC_CNI_ARGS,
+		r = take_mac(rd, env_mac, CNI_ERR_INVALID_ENV, "CNI_ARGS MAC", BRIDGE_MAC_CNI_ARGS,
 			     c);
 	if (r >= 0 && json_is_object(cni_obj))
-		r = mac_from_json(ctx, json_object_get(cni_obj, "mac"), "args.cni.mac",
+		r = mac_from_json(rd, json_object_get(cni_obj, "mac"), "args.cni.mac",
 				  BRIDGE_MAC_ARGS, c);
 	if (r >= 0 && json_is_object(ctx->conf.runtime_config))
-		r = mac_from_json(ctx, cni_json_get_ci(ctx->conf.runtime_config, "mac"),
+		r = mac_from_json(rd, cni_json_get_ci(ctx->conf.runtime_config, "mac"),
 				  "runtimeConfig.mac", BRIDGE_MAC_RUNTIME_CONFIG, c);
 	return r;
 }
 
 /* Cross-key rules and implied values (the reference's loadNetConf/cmdAdd prologue). */
-static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
+static int validate(struct cni_ctx *ctx, const struct cni_conf_reader *rd, struct bridge_conf *c)
 {
 	int r;
 
@@ -331,13 +323,13 @@ static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
 	if (c->is_default_gateway)
 		c->is_gateway = true;
 	if (c->hairpin_mode && c->promisc_mode) {
-		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 				     "hairpinMode and promiscMode cannot both be true");
 		if (r < 0)
 			return r;
 	}
 	if (c->is_layer3 && c->disable_container_interface) {
-		r = cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		r = cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 				     "disableContainerInterface: cannot use IPAM (ipam.type '%s') "
 				     "when disableContainerInterface is true",
 				     ctx->conf.ipam_type);
@@ -351,26 +343,26 @@ static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
 
 int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret)
 {
-	const json_t *root = ctx->conf.root;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	struct bridge_conf c = {.mac_source = BRIDGE_MAC_NONE};
 	int r;
 
-	cni_conf_warn_unknown_keys(root, "", known_keys, true);
-	r = parse_bridge_name(ctx, root, &c);
+	cni_conf_warn_unknown_keys(rd.obj, "", known_keys, true);
+	r = parse_bridge_name(&rd, &c);
 	if (r >= 0)
-		r = parse_bools(ctx, root, &c);
+		r = parse_bools(&rd, &c);
 	if (r >= 0)
-		r = parse_mtu(ctx, root, &c);
+		r = parse_mtu(&rd, &c);
 	if (r >= 0)
-		r = parse_vlan(ctx, root, &c);
+		r = parse_vlan(&rd, &c);
 	if (r >= 0)
-		r = parse_trunk(ctx, root, &c);
+		r = parse_trunk(&rd, &c);
 	if (r >= 0)
-		r = parse_backend(ctx, root, &c);
+		r = parse_backend(&rd, &c);
 	if (r >= 0)
-		r = parse_mac(ctx, root, &c);
+		r = parse_mac(ctx, &rd, &c);
 	if (r >= 0)
-		r = validate(ctx, &c);
+		r = validate(ctx, &rd, &c);
 	if (r < 0) {
 		bridge_conf_done(&c);
 		return r;

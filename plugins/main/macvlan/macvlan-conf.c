@@ -54,12 +54,12 @@ int macvlan_check_mtu(struct cni_ctx *ctx, const struct macvlan_conf *c, unsigne
 }
 
 /* Only the winning source is checked, as the reference parses only it. */
-static int parse_mac(struct cni_ctx *ctx, struct macvlan_conf *c)
+static int parse_mac(struct cni_ctx *ctx, const struct cni_conf_reader *rd, struct macvlan_conf *c)
 {
 	const char *srcs[3] = {"mac", "CNI_ARGS MAC", "runtimeConfig.mac"};
 	const char *vals[3] = {NULL};
 	const json_t *rc = cni_json_get_ci(ctx->conf.runtime_config, "mac");
-	int r = cni_conf_get_string(ctx, ctx->conf.root, "", "mac", &vals[0], NULL);
+	int r = cni_conf_get_string(rd, "mac", &vals[0], NULL);
 
 	if (r < 0)
 		return r;
@@ -70,10 +70,10 @@ static int parse_mac(struct cni_ctx *ctx, struct macvlan_conf *c)
 		if (isempty(vals[i]))
 			continue;
 		if (nlw_mac_parse(vals[i], c->mac) < 0)
-			return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+			return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 						"%s: invalid MAC address '%s'", srcs[i], vals[i]);
 		if (c->mac[0] & 1)
-			return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+			return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 						"%s: '%s' is not a unicast MAC address", srcs[i],
 						vals[i]);
 		c->has_mac = true;
@@ -83,23 +83,23 @@ static int parse_mac(struct cni_ctx *ctx, struct macvlan_conf *c)
 	return 0;
 }
 
-static int parse_master_mode(struct cni_ctx *ctx, struct macvlan_conf *c)
+static int parse_master_mode(const struct cni_conf_reader *rd, struct macvlan_conf *c)
 {
 	const char *master = NULL, *mode = NULL;
 	int r;
 
-	r = cni_conf_get_string(ctx, ctx->conf.root, "", "master", &master, NULL);
+	r = cni_conf_get_string(rd, "master", &master, NULL);
 	if (r < 0)
 		return r;
 	if (!isempty(master) && !cni_valid_ifname(master))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"master: '%s' is not a valid interface name", master);
 	c->master = isempty(master) ? NULL : master;
-	r = cni_conf_get_string(ctx, ctx->conf.root, "", "mode", &mode, NULL);
+	r = cni_conf_get_string(rd, "mode", &mode, NULL);
 	if (r < 0)
 		return r;
 	if (macvlan_mode_parse(mode, &c->mode) < 0)
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
 					"mode: unknown macvlan mode '%s' (bridge, private, vepa, "
 					"passthru)",
 					mode);
@@ -109,28 +109,20 @@ static int parse_master_mode(struct cni_ctx *ctx, struct macvlan_conf *c)
 
 int macvlan_conf_parse(struct cni_ctx *ctx, struct macvlan_conf *ret)
 {
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	struct macvlan_conf c = {.mode = NLW_MACVLAN_BRIDGE, .mode_str = "bridge"};
-	unsigned long long mtu = 0, bcq = 0;
-	bool present = false;
 	int r;
 
-	cni_conf_warn_unknown_keys(ctx->conf.root, "", macvlan_keys, true);
-	r = parse_master_mode(ctx, &c);
+	cni_conf_warn_unknown_keys(rd.obj, "", macvlan_keys, true);
+	r = parse_master_mode(&rd, &c);
 	if (r >= 0)
-		r = cni_conf_get_uint(ctx, ctx->conf.root, "", "mtu", 0, 2147483647, &mtu,
-				      &present);
-	if (r >= 0 && present)
-		c.mtu = (unsigned)mtu;
+		r = cni_conf_get_uint(&rd, "mtu", 0, 2147483647, &c.mtu, NULL);
 	if (r >= 0)
-		r = cni_conf_get_bool(ctx, ctx->conf.root, "", "linkInContainer",
-				      &c.link_in_container, NULL);
+		r = cni_conf_get_bool(&rd, "linkInContainer", &c.link_in_container, NULL);
 	if (r >= 0)
-		r = cni_conf_get_uint(ctx, ctx->conf.root, "", "bcqueuelen", 0, 4294967295ULL, &bcq,
-				      &present);
-	if (r >= 0 && present)
-		c.bc_queue_len = (unsigned)bcq;
+		r = cni_conf_get_uint(&rd, "bcqueuelen", 0, UINT32_MAX, &c.bc_queue_len, NULL);
 	if (r >= 0)
-		r = parse_mac(ctx, &c);
+		r = parse_mac(ctx, &rd, &c);
 	if (r < 0)
 		return r;
 	c.l3 = !isempty(ctx->conf.ipam_type);

@@ -70,11 +70,7 @@ struct cipam_conf {
  * the key and value. Returns 0 or a negative errno with ctx->err set.
  */
 int cipam_conf_parse(struct cni_ctx *ctx, struct cipam_conf *ret);
-/* The etcd object alone ("etcd" key of obj; path names it in messages). */
-int cipam_etcd_conf_parse(struct cni_ctx *ctx, const json_t *obj, const char *path,
-			  struct cipam_etcd_conf *ret);
 void cipam_conf_done(struct cipam_conf *c);
-void cipam_etcd_conf_done(struct cipam_etcd_conf *c);
 /* session_dir: where TLS sessions of https endpoints are kept (NULL: none). */
 int cipam_etcd_open(const struct cipam_etcd_conf *c, const char *session_dir,
 		    struct pwetcd_client **ret);

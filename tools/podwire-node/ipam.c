@@ -15,9 +15,8 @@
 #include <jansson.h>
 
 #include "base/macro.h"
-#include "cni/plugin.h"
 #include "ipam/cluster-ipam.h"
-#include "ipam/cluster-node.h"
+#include "pwnode.h"
 
 struct node_opts {
 	bool json, check;
@@ -112,49 +111,28 @@ static int parse_args(int argc, char **argv, struct node_opts *o, FILE *err)
 	return 0;
 }
 
-/* Node config: etcd object, etcdPrefix, nodeName. */
-static int load_node_config(const struct node_opts *o, struct cipam_etcd_conf *ec, char **prefix,
-			    char **node, FILE *err)
+/* The node config's "etcd"; endpoints on the command line win (its TLS files stay). */
+static int etcd_config(const struct node_opts *o, const struct pwn_conf *c,
+		       struct pwetcd_config *ret, FILE *err)
 {
-	json_t *root = NULL, *v;
-	struct cni_ctx ctx = {.command = CNI_CMD_ADD};
-	json_error_t je;
-	int r = 0;
-
-	if (o->node_config) {
-		root = json_load_file(o->node_config, JSON_REJECT_DUPLICATES, &je);
-		if (!json_is_object(root)) {
-			fprintf(err, "podwire-node ipam: %s: %s\n", o->node_config,
-				root ? "not a JSON object" : je.text);
-			json_decref(root);
-			return -EINVAL;
-		}
-		if (json_is_string(v = json_object_get(root, "etcdPrefix")))
-			*prefix = strdup(json_string_value(v));
-		if (json_is_string(v = json_object_get(root, "nodeName")))
-			*node = strdup(json_string_value(v));
+	*ret = (struct pwetcd_config){
+	    .endpoints = c->etcd_endpoints,
+	    .n_endpoints = c->n_etcd_endpoints,
+	    .ca_file = c->etcd_ca_file,
+	    .cert_file = c->etcd_cert_file,
+	    .key_file = c->etcd_key_file,
+	    .timeout_ms = c->etcd_timeout_ms,
+	};
+	if (o->n_endpoints > 0) {
+		ret->endpoints = o->endpoints;
+		ret->n_endpoints = o->n_endpoints;
 	}
-	if (root && json_is_object(json_object_get(root, "etcd")))
-		r = cipam_etcd_conf_parse(&ctx, root, o->node_config, ec);
-	else if (o->n_endpoints == 0) {
+	if (ret->n_endpoints == 0) {
 		fprintf(err, "podwire-node ipam: no etcd: give --node-config with \"etcd\" or "
 			     "--etcd-endpoint\n");
-		r = -EINVAL;
+		return -EINVAL;
 	}
-	if (r >= 0 && o->n_endpoints > 0) { /* the command line wins; TLS files stay */
-		for (size_t i = 0; i < ec->n_endpoints; i++)
-			free(ec->endpoints[i]);
-		for (size_t i = 0; i < o->n_endpoints; i++)
-			ec->endpoints[i] = strdup(o->endpoints[i]);
-		ec->n_endpoints = o->n_endpoints;
-		if (!ec->timeout_ms)
-			ec->timeout_ms = PWETCD_DEFAULT_TIMEOUT_MS;
-	}
-	if (r < 0 && ctx.err.msg)
-		fprintf(err, "podwire-node ipam: %s\n", ctx.err.msg);
-	cni_error_done(&ctx.err);
-	json_decref(root);
-	return r;
+	return 0;
 }
 
 static void add_pool(struct model *m, const struct pwetcd_kv *kv)
@@ -514,12 +492,12 @@ static int report(const struct node_opts *o, struct model *m, FILE *out)
 	return n == 0 ? 0 : 1;
 }
 
-static int run(const struct node_opts *o, const struct cipam_etcd_conf *ec, const char *prefix,
+static int run(const struct node_opts *o, const struct pwetcd_config *cfg, const char *prefix,
 	       const char *node, FILE *out, FILE *err)
 {
 	struct pwetcd_client *c = NULL;
 	struct model m = {.problems = json_array()};
-	int r = cipam_etcd_open(ec, NULL, &c);
+	int r = pwetcd_open(cfg, &c);
 
 	if (r < 0) {
 		fprintf(err, "podwire-node ipam: bad etcd endpoints\n");
@@ -542,11 +520,25 @@ static int run(const struct node_opts *o, const struct cipam_etcd_conf *ec, cons
 	return r;
 }
 
-int podwire_node_ipam(int argc, char **argv, FILE *out, FILE *err)
+/* The node config (when given) read by the one parser podwire-node has. */
+static int load_conf(const struct node_opts *o, struct pwn_conf *c, FILE *err)
 {
-	struct cipam_etcd_conf ec = {0};
+	struct cni_error e = {0};
+
+	memset(c, 0, sizeof(*c));
+	if (!o->node_config || pwn_conf_load(o->node_config, err, c, &e) >= 0)
+		return 0;
+	fprintf(err, "podwire-node ipam: %s\n", e.msg ? e.msg : "bad node config");
+	cni_error_done(&e);
+	return -EINVAL;
+}
+
+int pwn_cmd_ipam(int argc, char **argv, FILE *out, FILE *err)
+{
 	_cleanup_free_ char *prefix = NULL, *node = NULL;
+	struct pwetcd_config cfg;
 	struct node_opts o;
+	struct pwn_conf c;
 	char host[256] = "";
 	size_t n;
 	int r = parse_args(argc, argv, &o, err);
@@ -555,26 +547,21 @@ int podwire_node_ipam(int argc, char **argv, FILE *out, FILE *err)
 		return 0;
 	if (r)
 		return r;
-	if (load_node_config(&o, &ec, &prefix, &node, err) < 0) {
-		cipam_etcd_conf_done(&ec);
+	if (load_conf(&o, &c, err) < 0)
+		return 2;
+	if (etcd_config(&o, &c, &cfg, err) < 0) {
+		pwn_conf_done(&c);
 		return 2;
 	}
-	if (o.prefix) {
-		free(prefix);
-		prefix = strdup(o.prefix);
-	}
-	if (o.node) {
-		free(node);
-		node = strdup(o.node);
-	}
-	if (!node && gethostname(host, sizeof(host) - 1) == 0)
+	prefix = strdup(o.prefix ? o.prefix : c.etcd_prefix ? c.etcd_prefix : CIPAM_DEFAULT_PREFIX);
+	if (o.node || c.node_name)
+		node = strdup(o.node ? o.node : c.node_name);
+	else if (gethostname(host, sizeof(host) - 1) == 0)
 		node = strdup(host);
-	if (!prefix)
-		prefix = strdup(CIPAM_DEFAULT_PREFIX);
 	n = prefix ? strlen(prefix) : 0;
 	while (n > 0 && prefix[n - 1] == '/')
 		prefix[--n] = '\0';
-	r = prefix && node ? run(&o, &ec, prefix, node, out, err) : 2;
-	cipam_etcd_conf_done(&ec);
+	r = prefix && node ? run(&o, &cfg, prefix, node, out, err) : 2;
+	pwn_conf_done(&c);
 	return r;
 }
