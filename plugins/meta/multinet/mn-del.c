@@ -79,25 +79,30 @@ static int del_one(struct mn_call *c, const struct mn_plan *p, struct mn_delegat
 	return 0;
 }
 
+int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_error *err)
+{
+	struct mn_delegate *d = &p->d[i];
+	struct cni_error e = {0};
+	int r = del_one(c, p, d, &e);
+
+	if (r >= 0)
+		return 0;
+	cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
+		      e.msg ? e.msg : "?");
+	if (!cni_error_isset(&e))
+		cni_error_from_errno(&e, r);
+	cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
+	collect(err, &e, d);
+	return r;
+}
+
 int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err)
 {
 	size_t failed = 0;
 
-	for (size_t i = upto; i > 0; i--) {
-		struct mn_delegate *d = &p->d[i - 1];
-		struct cni_error e = {0};
-		int r = del_one(c, p, d, &e);
-
-		if (r < 0) {
-			cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
-				      e.msg ? e.msg : "?");
-			if (!cni_error_isset(&e))
-				cni_error_from_errno(&e, r);
-			cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
-			collect(err, &e, d);
+	for (size_t i = upto; i > 0; i--)
+		if (mn_del_delegate(c, p, i - 1, err) < 0)
 			failed++;
-		}
-	}
 	return failed ? -EIO : 0;
 }
 
@@ -186,8 +191,9 @@ static int del_finish(struct mn_call *c)
 	return 0;
 }
 
-int mn_del(struct cni_ctx *ctx)
+int mn_cmd_del(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct mn_call c;
 	struct mn_plan p = {0};
 	struct cni_error cache_err = {0};
@@ -222,8 +228,9 @@ out:
 	return r;
 }
 
-int mn_check(struct cni_ctx *ctx)
+int mn_cmd_check(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct mn_call c;
 	struct mn_plan p = {0};
 	struct cni_error tmp = {0};
@@ -274,38 +281,44 @@ struct gc_state {
 	struct cni_error err;
 };
 
-/* Each cache file: DEL it when its container is no longer valid, else keep it. */
-static int gc_caches(struct mn_call *c, struct gc_state *g)
+/* One cache entry: DEL it when its container is no longer valid, else keep it. */
+static void gc_cache(struct mn_call *c, struct gc_state *g, const char *name)
+{
+	struct mn_plan p = {0};
+	struct cni_error e = {0};
+	struct mn_plan *nv;
+
+	if (mn_cache_read(c->conf.cni_dir, name, &p, &e) <= 0) {
+		cni_error_done(&e);
+		return;
+	}
+	if (!attachment_valid(c->ctx, p.container_id)) {
+		if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
+			cni_log_info("gc: removed stale attachment %s", p.container_id);
+			(void)mn_cache_remove(c->conf.cni_dir, p.container_id);
+		}
+	} else if ((nv = reallocarray_safe(g->kept, g->n_kept + 1, sizeof(*nv)))) {
+		g->kept = nv;
+		g->kept[g->n_kept++] = p;
+		return;
+	}
+	mn_plan_done(&p);
+}
+
+/* Each cache file (not a temporary one, nor anything else in cniDir). */
+static void gc_caches(struct mn_call *c, struct gc_state *g)
 {
 	struct dirent **names = NULL;
 	int n = scandir(c->conf.cni_dir, &names, NULL, alphasort);
 
 	for (int i = 0; i < n; i++) {
-		struct mn_plan p = {0};
-		struct cni_error e = {0};
 		const char *name = names[i]->d_name;
 
-		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp.") &&
-		    mn_cache_read(c->conf.cni_dir, name, &p, &e) > 0) {
-			if (attachment_valid(c->ctx, p.container_id)) {
-				struct mn_plan *nv =
-				    reallocarray_safe(g->kept, g->n_kept + 1, sizeof(*nv));
-				if (nv) {
-					g->kept = nv;
-					g->kept[g->n_kept++] = p;
-					p = (struct mn_plan){0};
-				}
-			} else if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
-				cni_log_info("gc: removed stale attachment %s", p.container_id);
-				(void)mn_cache_remove(c->conf.cni_dir, p.container_id);
-			}
-		}
-		cni_error_done(&e);
-		mn_plan_done(&p);
+		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp."))
+			gc_cache(c, g, name);
 		free(names[i]);
 	}
 	free(names);
-	return 0;
 }
 
 /* GC one delegate network with every kept attachment of it as valid. */
@@ -359,8 +372,9 @@ static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_p
 	mn_strv_done(&done);
 }
 
-int mn_gc(struct cni_ctx *ctx)
+int mn_cmd_gc(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct mn_call c;
 	struct mn_plan master = {0};
 	struct gc_state g = {0};
@@ -398,8 +412,9 @@ out:
 	return r;
 }
 
-int mn_status(struct cni_ctx *ctx)
+int mn_cmd_status(struct podnet *pn)
 {
+	struct cni_ctx *ctx = pn->ctx;
 	struct mn_call c;
 	struct mn_plan p = {0};
 	int r;
@@ -420,12 +435,17 @@ out:
 	return r;
 }
 
-const struct cni_plugin_ops multinet_ops = {
+/*
+ * Only ADD touches the pod netns (collisions, default routes). DEL, CHECK
+ * and GC hand CNI_NETNS to the delegates as given, so podnet opens nothing
+ * for them, and a DEL with the netns gone or CNI_NETNS empty runs as any.
+ */
+const struct podnet_plugin_ops multinet_ops = {
     .name = "multinet",
     .about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
-    .add = mn_add,
-    .del = mn_del,
-    .check = mn_check,
-    .gc = mn_gc,
-    .status = mn_status,
+    .add = {mn_cmd_add, PODNET_POD},
+    .del = {mn_cmd_del, PODNET_NOTHING},
+    .check = {mn_cmd_check, PODNET_NOTHING},
+    .gc = {mn_cmd_gc, PODNET_NOTHING},
+    .status = {mn_cmd_status, PODNET_NOTHING},
 };

@@ -24,6 +24,7 @@
 #include "cni/plugin.h"
 #include "cni/runtime.h"
 #include "cni/version.h"
+#include "podnet/podnet.h"
 
 #define MN_DEFAULT_CNI_DIR "/var/lib/cni/multinet"
 #define MN_DEFAULT_CONF_DIR "/etc/cni/multus/net.d"
@@ -319,13 +320,22 @@ int mn_tombstone_gc(const char *cni_dir, const struct cni_conf *conf);
 
 /* ---- network-status (mn-status.c) ---- */
 
+/* One network of the pod, as network-status shows it. */
+struct mn_status_net {
+	const char *name;
+	bool is_default;
+	const json_t *result;	   /* its final ADD result (any version), NULL: no entry */
+	const json_t *device_info; /* NULL: none */
+};
+
 /*
- * Entries for one delegate: one per sandbox interface of its result (IPs
+ * Entries for one network: one per sandbox interface of its result (IPs
  * mapped by interface index, with prefix), or one minimal entry when the
- * result has none. device_info may be NULL. Appended to `arr`.
+ * result has none; a result without cniVersion is read as `fallback`.
+ * Appended to `arr`.
  */
-int mn_status_append(json_t *arr, const char *name, bool is_default, const json_t *result,
-		     enum cni_version fallback, const json_t *device_info, struct cni_error *err);
+int mn_status_append(json_t *arr, const struct mn_status_net *net, enum cni_version fallback,
+		     struct cni_error *err);
 
 /* ---- default route (mn-route.c) ---- */
 
@@ -336,11 +346,12 @@ int mn_status_append(json_t *arr, const char *name, bool is_default, const json_
 int mn_route_validate(const struct mn_plan *p, struct cni_error *err);
 /*
  * Move the pod's default route of each requested family to the named
- * interface, read the routes back to verify, and rewrite the delegates'
- * results (and their libcni cache entries) to match. Returns 1 when results
- * changed, 0 when there was nothing to do.
+ * interface (pn->pod), read the routes back to verify, and rewrite the
+ * delegates' results (and their libcni cache entries) to match. Before a
+ * family's routes change, an undo step that puts them back is pushed.
+ * Returns 1 when results changed, 0 when there was nothing to do.
  */
-int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err);
+int mn_route_apply(struct podnet *pn, struct mn_plan *p, const struct cni_runtime *rt);
 /* Remove default routes of `family` from a result JSON (any version) / add one. */
 void mn_result_drop_default(json_t *result, int family);
 int mn_result_add_default(json_t *result, const char *gw);
@@ -405,13 +416,20 @@ int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p);
 int mn_connect(struct mn_call *c);
 /* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
 int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err);
+/*
+ * DEL delegate i: 0 when done or given up (a warning); otherwise logged, its
+ * error (prefixed with the network) collected into err (the first wins, later
+ * ones become details), and the negative errno returned.
+ */
+int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_error *err);
 void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
 		     struct cni_runtime_conf *rc);
 
-int mn_add(struct cni_ctx *ctx);
-int mn_del(struct cni_ctx *ctx);
-int mn_check(struct cni_ctx *ctx);
-int mn_gc(struct cni_ctx *ctx);
-int mn_status(struct cni_ctx *ctx);
+/* The commands, run by podnet_plugin_main (only ADD is given the pod netns). */
+int mn_cmd_add(struct podnet *pn);
+int mn_cmd_del(struct podnet *pn);
+int mn_cmd_check(struct podnet *pn);
+int mn_cmd_gc(struct podnet *pn);
+int mn_cmd_status(struct podnet *pn);
 
-extern const struct cni_plugin_ops multinet_ops;
+extern const struct podnet_plugin_ops multinet_ops;
