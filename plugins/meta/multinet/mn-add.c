@@ -33,7 +33,11 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 	c->lenient = !cni_ctx_strict(ctx);
 	if ((r = mn_conf_parse(ctx->conf.root, cni_ctx_strict(ctx), &c->conf, &ctx->err)) < 0)
 		return r;
-	if (c->conf.log_level && mn_log_level_parse(c->conf.log_level, &lvl) == 0)
+	/*
+	 * Multus' level names (panic, verbose): the skeleton, which set podwire's,
+	 * refuses them on ADD, CHECK and STATUS and ignores them on DEL and GC.
+	 */
+	if (ctx->conf.log_level && mn_log_level_parse(ctx->conf.log_level, &lvl) == 0)
 		cni_log_set_level(lvl);
 	if (ctx->path && *ctx->path)
 		r = asprintf(&c->path, "%s:%s", c->conf.bin_dir, ctx->path);
@@ -112,7 +116,8 @@ int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx)
 	return r;
 }
 
-int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
+/* A plan from CNI_* and CNI_ARGS, no delegates yet. */
+static int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
 {
 	int r;
 

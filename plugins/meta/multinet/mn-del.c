@@ -96,7 +96,9 @@ int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_e
 	return r;
 }
 
-int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err)
+/* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
+static int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto,
+			    struct cni_error *err)
 {
 	size_t failed = 0;
 
@@ -191,80 +193,58 @@ static int del_finish(struct mn_call *c)
 	return 0;
 }
 
-int mn_cmd_del(struct podnet *pn)
+static int del(struct mn_call *c, struct mn_plan *p)
 {
-	struct cni_ctx *ctx = pn->ctx;
-	struct mn_call c;
-	struct mn_plan p = {0};
+	struct cni_ctx *ctx = c->ctx;
 	struct cni_error cache_err = {0};
-	bool tombstone;
-	int r;
+	int r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &cache_err);
+	bool tombstone =
+	    r == 0 && mn_tombstone_exists(c->conf.cni_dir, ctx->container_id, call_ifname(ctx));
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &cache_err);
-	tombstone =
-	    r == 0 && mn_tombstone_exists(c.conf.cni_dir, ctx->container_id, call_ifname(ctx));
 	switch (mn_del_source(r, tombstone)) {
 	case MN_DEL_DONE_BEFORE:
 		cni_log_info("%s/%s: already deleted (tombstone in %s): nothing to do",
-			     ctx->container_id, call_ifname(ctx), c.conf.cni_dir);
-		r = 0;
-		goto out;
+			     ctx->container_id, call_ifname(ctx), c->conf.cni_dir);
+		return 0;
 	case MN_DEL_FROM_CACHE:
-		r = del_from_cache(&c, &p);
+		r = del_from_cache(c, p);
 		break;
 	case MN_DEL_REBUILD:
-		log_rebuild(&c, r, &cache_err);
-		r = del_rebuilt(&c, &p);
+		log_rebuild(c, r, &cache_err);
+		cni_error_done(&cache_err);
+		r = del_rebuilt(c, p);
 		break;
 	}
-	if (r >= 0)
-		r = del_finish(&c);
-out:
-	cni_error_done(&cache_err);
-	mn_plan_done(&p);
-	mn_call_done(&c);
-	return r;
+	return r < 0 ? r : del_finish(c);
 }
 
-int mn_cmd_check(struct podnet *pn)
+static int check(struct mn_call *c, struct mn_plan *p)
 {
-	struct cni_ctx *ctx = pn->ctx;
-	struct mn_call c;
-	struct mn_plan p = {0};
-	struct cni_error tmp = {0};
-	int r;
+	struct cni_ctx *ctx = c->ctx;
+	struct cni_error first = {0};
+	int r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &ctx->err);
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &ctx->err);
 	if (r == 0)
 		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOENT,
 			       "no multinet cache for container %s in %s", ctx->container_id,
-			       c.conf.cni_dir);
+			       c->conf.cni_dir);
 	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < p.n; i++) {
-		struct mn_delegate *d = &p.d[i];
+		return r;
+	for (size_t i = 0; i < p->n; i++) {
+		struct mn_delegate *d = &p->d[i];
 		struct cni_runtime_conf rc;
 		struct cni_error e = {0};
 
-		mn_runtime_conf(&p, d, &rc);
-		if (cni_runtime_check(&c.rt, d->list, &rc, &e) < 0) {
+		mn_runtime_conf(p, d, &rc);
+		if (cni_runtime_check(&c->rt, d->list, &rc, &e) < 0) {
 			cni_error_wrapf(&e, -EIO, "network %s (%s)", d->display, d->ifname);
-			collect(&tmp, &e, d);
+			collect(&first, &e, d);
 		}
 	}
-	r = 0;
-	if (cni_error_isset(&tmp)) {
-		cni_error_move(&ctx->err, &tmp);
-		r = -EIO;
-	}
-out:
-	mn_plan_done(&p);
-	mn_call_done(&c);
-	return r;
+	if (!cni_error_isset(&first))
+		return 0;
+	cni_error_move(&ctx->err, &first);
+	return -EIO;
 }
 
 static bool attachment_valid(const struct cni_ctx *ctx, const char *cid)
@@ -372,67 +352,84 @@ static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_p
 	mn_strv_done(&done);
 }
 
-int mn_cmd_gc(struct podnet *pn)
+/* master: the cluster network (and the other static delegates). */
+static int gc(struct mn_call *c, struct mn_plan *master)
 {
-	struct cni_ctx *ctx = pn->ctx;
-	struct mn_call c;
-	struct mn_plan master = {0};
+	struct cni_ctx *ctx = c->ctx;
 	struct gc_state g = {0};
 	int r;
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
 	if (!ctx->conf.has_valid_attachments) {
 		cni_log_warning("gc: no cni.dev/valid-attachments given: nothing removed");
-		goto out;
+		return 0;
 	}
-	if ((r = mn_connect(&c)) < 0 &&
-	    (r = mn_lenient(&c, r, "gc: the cluster network is looked up without it")) < 0)
-		goto out;
-	if ((r = mn_resolve_master(&c, &master)) < 0)
-		goto out;
-	gc_caches(&c, &g);
-	gc_networks(&c, &g, &master);
-	r = mn_tombstone_gc(c.conf.cni_dir, &ctx->conf);
-	if (r < 0)
-		cni_log_warning("gc: tombstones in %s: %s, ignoring", c.conf.cni_dir, strerror(-r));
-	else if (r > 0)
-		cni_log_info("gc: removed %d tombstone(s)", r);
-	r = 0;
-	if (cni_error_isset(&g.err)) {
-		cni_error_move(&ctx->err, &g.err);
-		r = -EIO;
-	}
-out:
+	if ((r = mn_connect(c)) < 0 &&
+	    (r = mn_lenient(c, r, "gc: the cluster network is looked up without it")) < 0)
+		return r;
+	if ((r = mn_resolve_master(c, master)) < 0)
+		return r;
+	gc_caches(c, &g);
+	gc_networks(c, &g, master);
 	for (size_t i = 0; i < g.n_kept; i++)
 		mn_plan_done(&g.kept[i]);
 	free(g.kept);
-	mn_plan_done(&master);
+	r = mn_tombstone_gc(c->conf.cni_dir, &ctx->conf);
+	if (r < 0)
+		cni_log_warning("gc: tombstones in %s: %s, ignoring", c->conf.cni_dir,
+				strerror(-r));
+	else if (r > 0)
+		cni_log_info("gc: removed %d tombstone(s)", r);
+	if (!cni_error_isset(&g.err))
+		return 0;
+	cni_error_move(&ctx->err, &g.err);
+	return -EIO;
+}
+
+static int status(struct mn_call *c, struct mn_plan *p)
+{
+	const char *ready = c->conf.readiness_file;
+	int r;
+
+	if (ready && access(ready, F_OK) < 0)
+		return cni_errorf(&c->ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
+				  "readinessindicatorfile '%s' does not exist", ready);
+	if ((r = mn_connect(c)) < 0 || (r = mn_resolve_master(c, p)) < 0)
+		return r;
+	return p->n > 0 ? cni_runtime_status(&c->rt, p->d[0].list, &c->ctx->err) : 0;
+}
+
+/* DEL, CHECK, GC and STATUS: fn with the call and an empty plan. */
+static int with_call(struct podnet *pn, int (*fn)(struct mn_call *c, struct mn_plan *p))
+{
+	struct mn_call c;
+	struct mn_plan p = {0};
+	int r = mn_call_init(&c, pn->ctx);
+
+	if (r >= 0)
+		r = fn(&c, &p);
+	mn_plan_done(&p);
 	mn_call_done(&c);
 	return r;
 }
 
-int mn_cmd_status(struct podnet *pn)
+static int cmd_del(struct podnet *pn)
 {
-	struct cni_ctx *ctx = pn->ctx;
-	struct mn_call c;
-	struct mn_plan p = {0};
-	int r;
+	return with_call(pn, del);
+}
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	if (c.conf.readiness_file && access(c.conf.readiness_file, F_OK) < 0) {
-		r = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
-			       "readinessindicatorfile '%s' does not exist", c.conf.readiness_file);
-		goto out;
-	}
-	if ((r = mn_connect(&c)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
-		goto out;
-	r = p.n > 0 ? cni_runtime_status(&c.rt, p.d[0].list, &ctx->err) : 0;
-out:
-	mn_plan_done(&p);
-	mn_call_done(&c);
-	return r;
+static int cmd_check(struct podnet *pn)
+{
+	return with_call(pn, check);
+}
+
+static int cmd_gc(struct podnet *pn)
+{
+	return with_call(pn, gc);
+}
+
+static int cmd_status(struct podnet *pn)
+{
+	return with_call(pn, status);
 }
 
 /*
@@ -444,8 +441,8 @@ const struct podnet_plugin_ops multinet_ops = {
     .name = "multinet",
     .about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
     .add = {mn_cmd_add, PODNET_POD},
-    .del = {mn_cmd_del, PODNET_NOTHING},
-    .check = {mn_cmd_check, PODNET_NOTHING},
-    .gc = {mn_cmd_gc, PODNET_NOTHING},
-    .status = {mn_cmd_status, PODNET_NOTHING},
+    .del = {cmd_del, PODNET_NOTHING},
+    .check = {cmd_check, PODNET_NOTHING},
+    .gc = {cmd_gc, PODNET_NOTHING},
+    .status = {cmd_status, PODNET_NOTHING},
 };

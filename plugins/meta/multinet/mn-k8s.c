@@ -169,15 +169,6 @@ static int attempt(struct mn_k8s *k, struct k8s_req *q)
 	return 0;
 }
 
-/* With a budget: spent, or the apiserver could not be reached earlier in this call. */
-static int untried(struct mn_k8s *k, const struct k8s_req *q, struct cni_error *err)
-{
-	return cni_errorf(err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT, "apiserver %s: %s %s: not tried: %s",
-			  k->server, q->method, q->path,
-			  k->unreachable ? "it could not be reached earlier in this call"
-					 : "this call's time for the apiserver is spent");
-}
-
 /* The attempts: retried on connection errors, 429 and 5xx, with exponential backoff. */
 static int attempts(struct mn_k8s *k, struct k8s_req *q)
 {
@@ -217,7 +208,11 @@ static int request(struct mn_k8s *k, struct k8s_req *q, struct cni_error *err)
 	int r;
 
 	if (k->budget_end && (k->unreachable || pwhttp_now_ms() >= k->budget_end))
-		return untried(k, q, err);
+		return cni_errorf(err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+				  "apiserver %s: %s %s: not tried: %s", k->server, q->method,
+				  q->path,
+				  k->unreachable ? "it could not be reached earlier in this call"
+						 : "this call's time for the apiserver is spent");
 	r = attempts(k, q);
 	if (r == -ENOMEM)
 		return r;

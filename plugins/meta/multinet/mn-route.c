@@ -97,16 +97,8 @@ static int list_defaults(struct nlw_sock *s, int fam, struct nlw_route **ret, un
 struct defaults_undo {
 	int family;
 	unsigned n;
-	struct nlw_route *v;
+	struct nlw_route v[];
 };
-
-static void defaults_undo_free(void *arg)
-{
-	struct defaults_undo *u = arg;
-
-	free(u->v);
-	free(u);
-}
 
 /*
  * Undo: the family's default routes as they were: ours removed, the ones
@@ -117,13 +109,15 @@ static int undo_defaults(struct podnet *pn, void *arg)
 	const struct defaults_undo *u = arg;
 	_cleanup_free_ struct nlw_route *now = NULL;
 	unsigned n;
-	int first = list_defaults(pn->pod, u->family, &now, &n), r;
+	int first = 0, r = list_defaults(pn->pod, u->family, &now, &n);
 
-	for (unsigned i = 0; first >= 0 && i < n; i++)
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++)
 		if (!route_in(&now[i], u->v, u->n) &&
 		    (r = nlw_route_del(pn->pod, &now[i])) != -ESRCH)
 			podnet_keep_first(&first, r);
-	for (unsigned i = 0; first >= 0 && i < u->n; i++)
+	for (unsigned i = 0; i < u->n; i++)
 		if (!route_in(&u->v[i], now, n) &&
 		    (r = nlw_route_add(pn->pod, &u->v[i])) != -ENODEV)
 			podnet_keep_first(&first, r);
@@ -132,20 +126,18 @@ static int undo_defaults(struct podnet *pn, void *arg)
 
 static int push_defaults_undo(struct podnet *pn, int fam, const struct nlw_route *v, unsigned n)
 {
-	struct defaults_undo *u = calloc(1, sizeof(*u));
+	struct defaults_undo *u = malloc(sizeof(*u) + (size_t)n * sizeof(*v));
 
-	if (!u || (n && !(u->v = malloc_multiply(n, sizeof(*v))))) {
-		free(u);
+	if (!u)
 		return -ENOMEM;
-	}
 	u->family = fam;
 	u->n = n;
 	if (n)
-		memcpy(u->v, v, n * sizeof(*v));
+		memcpy(u->v, v, (size_t)n * sizeof(*v));
 	return podnet_undo_push(pn,
 				fam == AF_INET ? "restore the IPv4 default routes"
 					       : "restore the IPv6 default routes",
-				undo_defaults, u, defaults_undo_free);
+				undo_defaults, u, free);
 }
 
 /* In the pod: remove other default routes of fam, add ours, verify. */

@@ -51,15 +51,12 @@ int mn_strv_push(struct mn_strv *s, const char *x);
 /* ---- configuration (mn-conf.c) ---- */
 
 struct mn_conf {
-	const json_t *root; /* borrowed: the skeleton's parsed stdin */
-	const char *name;
 	enum cni_version version;
 	const char *kubeconfig;
 	const char *cluster_network;
 	struct mn_strv default_networks;
 	const json_t *delegates; /* array or NULL */
 	const char *conf_dir, *cni_dir, *bin_dir;
-	const char *log_file, *log_level;
 	bool log_to_stderr;
 	struct mn_strv system_namespaces;
 	const char *multus_namespace;
@@ -252,8 +249,6 @@ int mn_delegate_set_conf(struct mn_delegate *d, const json_t *conf, const char *
 /* Do the plugins of d->conf declare capability `cap`? */
 bool mn_delegate_has_cap(const struct mn_delegate *d, const char *cap);
 
-/* Path of the cache: <cniDir>/<containerID>. Owned. */
-char *mn_cache_path(const char *cni_dir, const char *container_id);
 /*
  * Write the whole entry atomically (temp file, rename) as the first line of
  * a journal (cni_json_load_journal). durable: the file is fsynced before the
@@ -381,7 +376,6 @@ struct mn_call {
 int mn_call_init(struct mn_call *c, struct cni_ctx *ctx);
 void mn_call_done(struct mn_call *c);
 int mn_pod_from_args(const struct cni_ctx *ctx, struct mn_pod *ret);
-void mn_pod_done(struct mn_pod *p);
 int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx);
 /*
  * Lenient calls (DEL, GC): the error r recorded in ctx->err becomes a
@@ -402,8 +396,6 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p);
  * keeps it), 0 when it has to wait for mn_resolve.
  */
 int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p);
-/* A plan from CNI_* and CNI_ARGS, no delegates yet. */
-int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx);
 /*
  * DEL without a cache: rebuild the delegates as ADD would (the pod may be
  * gone); whatever cannot be resolved, the apiserver included, is a warning.
@@ -414,8 +406,6 @@ int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p);
  * calls bound all its requests by MN_DEL_APISERVER_BUDGET_MS from here.
  */
 int mn_connect(struct mn_call *c);
-/* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
-int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err);
 /*
  * DEL delegate i: 0 when done or given up (a warning); otherwise logged, its
  * error (prefixed with the network) collected into err (the first wins, later
@@ -425,11 +415,7 @@ int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_e
 void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
 		     struct cni_runtime_conf *rc);
 
-/* The commands, run by podnet_plugin_main (only ADD is given the pod netns). */
+/* ADD (the other commands are in mn-del.c), given the pod netns by podnet. */
 int mn_cmd_add(struct podnet *pn);
-int mn_cmd_del(struct podnet *pn);
-int mn_cmd_check(struct podnet *pn);
-int mn_cmd_gc(struct podnet *pn);
-int mn_cmd_status(struct podnet *pn);
 
 extern const struct podnet_plugin_ops multinet_ops;
