@@ -3,7 +3,7 @@
  * The call every command starts from (config, CNI_ARGS, the apiserver), and
  * ADD: resolve every delegate, write the cache, run each delegate through
  * libcni's runtime side (updating the cache after each), move the default
- * route, return the cluster network's result and write network-status.
+ * route, set the cluster network's result, write network-status (last).
  * Every step pushes its undo on podnet's list, which DELetes what was
  * added, in reverse, when the ADD fails.
  */

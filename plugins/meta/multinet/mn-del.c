@@ -4,8 +4,7 @@
  * a finished DEL a tombstone makes the next one a no-op; with neither, DEL
  * rebuilds the delegates (and says so in the log). DEL and GC fail only for
  * a delegate's own failure (the cache stays for the retry), never for
- * config, NADs, isolation, a missing binary or, but for one case, the
- * apiserver (mn_del_needs_retry).
+ * config, NADs, isolation, a missing binary or the apiserver.
  */
 #include <dirent.h>
 #include <errno.h>

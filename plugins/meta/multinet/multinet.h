@@ -4,7 +4,8 @@
  * eth0, every network of the pod's k8s.v1.cni.cncf.io/networks annotation
  * becomes net1..N (or the requested name); every delegate runs through
  * libcni's runtime side; a cache of every delegate's config and result lets
- * DEL, CHECK and GC run without the apiserver.
+ * DEL, CHECK and GC run without the apiserver. The commands run on
+ * podnet_plugin_main; a failed ADD is undone by podnet's undo list.
  *
  * Parsers (conf, annotation, kubeconfig, checkpoint, network-status) take
  * plain inputs and a struct cni_error so unit tests and fuzz targets can
