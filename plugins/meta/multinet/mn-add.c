@@ -449,22 +449,17 @@ static int set_result(struct mn_call *c, const struct mn_plan *p)
 }
 
 /*
- * The working set of an ADD lives on the heap, owned by its first undo
- * step: pushed first, that step runs last, so every later step (the DEL
- * of a delegate, the cache entry) can still use the call and the plan.
+ * The working set of an ADD lives on the heap, owned by the undo step of
+ * the cache entry: pushed first, that step runs last and frees it, so every
+ * later step (the DEL of a delegate, the tombstone) can still use the call
+ * and the plan.
  */
 struct mn_add {
 	struct mn_call c;
 	struct mn_plan p;
+	bool cached;		       /* the cache entry is written */
 	struct cni_error rollback_err; /* the delegates' DELs that failed on rollback */
 };
-
-static int release_add(struct podnet *pn, void *arg)
-{
-	(void)pn;
-	(void)arg;
-	return 0; /* only frees the working set (add_free), after every other step */
-}
 
 static void add_free(void *arg)
 {
@@ -486,15 +481,17 @@ static int undo_tombstone(struct podnet *pn, void *arg)
 }
 
 /*
- * Undo of the cache entry: it goes once every delegate's DEL succeeded (the
- * steps that ran before this one); otherwise it stays, and the runtime's DEL
- * runs every delegate again.
+ * Undo of the cache entry, once written: it goes once every delegate's DEL
+ * succeeded (the steps that ran before this one); otherwise it stays, and
+ * the runtime's DEL runs every delegate again.
  */
 static int undo_cache(struct podnet *pn, void *arg)
 {
 	struct mn_add *a = arg;
 
 	(void)pn;
+	if (!a->cached)
+		return 0;
 	if (!cni_error_isset(&a->rollback_err))
 		return mn_cache_remove(a->c.conf.cni_dir, a->p.container_id);
 	cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
@@ -591,7 +588,8 @@ static int prepare(struct podnet *pn, struct mn_add *a)
 	if ((r = remove_tombstone(pn, a)) < 0 ||
 	    (r = mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err)) < 0)
 		return r;
-	return podnet_undo_push(pn, "remove the cache entry", undo_cache, a, NULL);
+	a->cached = true;
+	return 0;
 }
 
 /* After every delegate: default routes, the result, then network-status, the last step. */
@@ -633,7 +631,8 @@ int mn_cmd_add(struct podnet *pn)
 
 	if (!a)
 		return -ENOMEM;
-	r = podnet_undo_push(pn, "release the ADD's working set", release_add, a, add_free);
+	/* Pushed first: it owns a and runs last, after every step that uses a. */
+	r = podnet_undo_push(pn, "remove the cache entry", undo_cache, a, add_free);
 	if (r < 0)
 		return r;
 	r = add_run(pn, a);
