@@ -39,6 +39,23 @@ assert_nothing_left() {
 	mn_run DEL
 }
 
+@test "a rollback whose DEL fails keeps the cache; the runtime's DEL finishes the job" {
+	mn_nad ns1 net-bad '{"cniVersion":"1.0.0","type":"fail","code":104,"msg":"boom",
+	 "failOn":["ADD","DEL"]}'
+	mn_pod pod1 "net-a,net-bad"
+	mn_run -e 1 ADD
+	assert_error 104 "network ns1/net-bad (net2)"
+	assert_error 104 "rollback incomplete"
+	grep -q "rollback: network ns1/net-bad (net2): .*boom; the cache stays" "$PW_STDERR"
+	# The others were DELeted; the cache names every delegate for the retry.
+	[ "$(mn_pod_links)" = "" ]
+	[ -f "$MN/cache/$CID" ]
+	mn_cache_entry | jq '.delegates[2].config.plugins[0].failOn = []' >"$MN/c.tmp"
+	mv "$MN/c.tmp" "$MN/cache/$CID"
+	mn_run DEL
+	assert_nothing_left
+}
+
 @test "a delegate DEL that fails keeps the cache; the retried DEL finishes the job" {
 	mn_nad ns1 net-bad '{"cniVersion":"1.0.0","type":"fail","code":100,"msg":"del boom",
 	 "failOn":["DEL"]}'

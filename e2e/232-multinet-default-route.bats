@@ -70,3 +70,24 @@ defaults() {
 	[ "$(defaults 4)" = "default via 10.99.0.1 dev eth0" ]
 	mn_run DEL
 }
+
+@test "an ADD failing after default-route puts the pod's default routes back" {
+	# Another attachment's default route in the pod, which default-route removes.
+	in_ns "$POD_NS" ip link add nb0 type veth peer name nb0p
+	in_ns "$POD_NS" ip link set nb0p up
+	in_ns "$POD_NS" ip link set nb0 up
+	in_ns "$POD_NS" ip addr add 10.55.0.2/24 dev nb0
+	in_ns "$POD_NS" ip route add default via 10.55.0.1 dev nb0 metric 500
+	mn_pod pod1 '[{"name":"net-a","default-route":["10.98.1.1"]}]'
+	mn_conf '{"logLevel":"debug"}'
+	# The stand-in cannot write pod1 back: every PATCH of network-status fails.
+	mkdir "$MN/fixtures/pods/ns1/pod1.json.tmp"
+	mn_run -e 1 ADD
+	# (The code is the HTTP client's: the stand-in drops the connection.)
+	assert_json '.msg | startswith("network-status: apiserver")' true
+	grep -q "default-route: IPv4 default via 10.98.1.1 dev net1" "$PW_STDERR"
+	[ "$(defaults 4)" = "default via 10.55.0.1 dev nb0" ]
+	grep -q "undo 'restore the IPv4 default routes' done" "$PW_STDERR"
+	[ "$(mn_pod_links)" = "nb0 nb0p " ]
+	[ ! -e "$MN/cache/$CID" ]
+}

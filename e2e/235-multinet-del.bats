@@ -293,6 +293,25 @@ elapsed_ms() {
 	assert_clean
 }
 
+@test "an ADD that fails puts back the tombstone it removed: the DEL after it is a no-op" {
+	mn_pod pod1 ""
+	mn_run ADD
+	mn_run DEL
+	[ -f "$(tombstone)" ]
+	mn_nad ns1 net-bad '{"cniVersion":"1.0.0","type":"fail","code":104,"msg":"boom","failOn":["ADD"]}'
+	mn_pod pod1 "net-bad"
+	mn_run -e 1 ADD
+	assert_error 104 "boom"
+	[ -f "$(tombstone)" ]
+	assert_clean
+	local before n
+	before=$(requests)
+	n=$(dels)
+	mn_run DEL
+	[ "$(requests)" = "$before" ]
+	[ "$(dels)" = "$n" ]
+}
+
 @test "GC with the apiserver frozen: bounded, the cluster network found in confDir" {
 	mn_conf '{"cniVersion":"1.1.0","clusterNetwork":"cluster"}'
 	mn_pod pod1 ""

@@ -446,7 +446,9 @@ static void test_status_entries(void **state)
 	json_t *e;
 
 	(void)state;
-	assert_int_equal(mn_status_append(arr, "ns/net", false, res, CNI_V100, di, &err), 0);
+	assert_int_equal(mn_status_append(arr, &(struct mn_status_net){"ns/net", false, res, di},
+					  CNI_V100, &err),
+			 0);
 	assert_int_equal(json_array_size(arr), 1);
 	e = json_array_get(arr, 0);
 	assert_string_equal(json_string_value(json_object_get(e, "name")), "ns/net");
@@ -475,7 +477,9 @@ static void test_status_ip_only_and_legacy(void **state)
 	struct cni_error err = {0};
 
 	(void)state;
-	assert_int_equal(mn_status_append(arr, "c", true, res, CNI_V100, NULL, &err), 0);
+	assert_int_equal(
+	    mn_status_append(arr, &(struct mn_status_net){"c", true, res, NULL}, CNI_V100, &err),
+	    0);
 	e = json_array_get(arr, 0);
 	assert_true(json_is_true(json_object_get(e, "default")));
 	assert_null(json_object_get(e, "interface"));
@@ -499,7 +503,9 @@ static void test_status_two_sandbox_ifaces(void **state)
 	struct cni_error err = {0};
 
 	(void)state;
-	assert_int_equal(mn_status_append(arr, "n", false, res, CNI_V100, NULL, &err), 0);
+	assert_int_equal(
+	    mn_status_append(arr, &(struct mn_status_net){"n", false, res, NULL}, CNI_V100, &err),
+	    0);
 	assert_int_equal(json_array_size(arr), 2);
 	e0 = json_array_get(arr, 0);
 	e1 = json_array_get(arr, 1);

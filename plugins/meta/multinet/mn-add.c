@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
+ * The call every command starts from (config, CNI_ARGS, the apiserver), and
  * ADD: resolve every delegate, write the cache, run each delegate through
  * libcni's runtime side (updating the cache after each), move the default
- * route, write network-status, return the cluster network's result. Any
- * failure DELetes what was added, in reverse.
+ * route, set the cluster network's result, write network-status (last).
+ * Every step pushes its undo on podnet's list, which DELetes what was
+ * added, in reverse, when the ADD fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +22,6 @@
 #include "cni/log.h"
 #include "multinet.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
-#include "nlw/sock.h"
 
 int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 {
@@ -33,7 +33,11 @@ int mn_call_init(struct mn_call *c, struct cni_ctx *ctx)
 	c->lenient = !cni_ctx_strict(ctx);
 	if ((r = mn_conf_parse(ctx->conf.root, cni_ctx_strict(ctx), &c->conf, &ctx->err)) < 0)
 		return r;
-	if (c->conf.log_level && mn_log_level_parse(c->conf.log_level, &lvl) == 0)
+	/*
+	 * Multus' level names (panic, verbose): the skeleton, which set podwire's,
+	 * refuses them on ADD, CHECK and STATUS and ignores them on DEL and GC.
+	 */
+	if (ctx->conf.log_level && mn_log_level_parse(ctx->conf.log_level, &lvl) == 0)
 		cni_log_set_level(lvl);
 	if (ctx->path && *ctx->path)
 		r = asprintf(&c->path, "%s:%s", c->conf.bin_dir, ctx->path);
@@ -112,7 +116,8 @@ int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx)
 	return r;
 }
 
-int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
+/* A plan from CNI_* and CNI_ARGS, no delegates yet. */
+static int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx)
 {
 	int r;
 
@@ -256,24 +261,20 @@ static int wait_ready(struct mn_call *c, long wait_ms)
 }
 
 /* Fail before running anything when an ifname already exists in the pod. */
-static int check_collisions(struct mn_call *c, const struct mn_plan *p)
+static int check_collisions(struct podnet *pn, const struct mn_plan *p)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
-	int r;
-
-	if ((r = nlw_netns_open(p->netns, &fd)) < 0 ||
-	    (r = nlw_sock_open_in_netns(fd, NETLINK_ROUTE, &s)) < 0)
-		return cni_errorf(&c->ctx->err, CNI_ERR_INVALID_ENV, r,
-				  "CNI_NETNS: cannot open '%s'", p->netns);
 	for (size_t i = 0; i < p->n; i++) {
 		struct nlw_link l;
+		int r = nlw_link_get_by_name(pn->pod, p->d[i].ifname, &l);
 
-		r = nlw_link_get_by_name(s, p->d[i].ifname, &l);
 		if (r == 0)
-			return cni_errorf(&c->ctx->err, CNI_ERR_EXISTS, -EEXIST,
+			return cni_errorf(&pn->ctx->err, CNI_ERR_EXISTS, -EEXIST,
 					  "network %s: interface '%s' already exists in the pod",
 					  p->d[i].display, p->d[i].ifname);
+		if (r != -ENODEV)
+			return podnet_fail(pn->ctx, pn->pod, r,
+					   "network %s: look up '%s' in the pod", p->d[i].display,
+					   p->d[i].ifname);
 	}
 	return 0;
 }
@@ -375,21 +376,6 @@ static json_t *devinfo_read(const struct mn_delegate *d)
 	return v;
 }
 
-/* Undo an ADD: DEL everything up to and including `upto`; drop the cache if all went. */
-static void rollback(struct mn_call *c, struct mn_plan *p, size_t upto)
-{
-	struct cni_error tmp = {0};
-
-	cni_runtime_ahead_drop(&c->ahead);
-	if (mn_del_delegates(c, p, upto + 1, &tmp) < 0) {
-		cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
-			      tmp.msg ? tmp.msg : "DEL failed");
-		cni_error_done(&tmp);
-		return;
-	}
-	(void)mn_cache_remove(c->conf.cni_dir, p->container_id);
-}
-
 /*
  * The cluster network's process, started before the apiserver calls so that
  * its start-up overlaps them. The pod may still replace the cluster network
@@ -415,25 +401,6 @@ static void set_next(struct mn_call *c, const struct mn_plan *p, size_t i)
 		mn_runtime_conf(p, &p->d[i + 1], &c->ahead.next_rc);
 }
 
-static int add_one(struct mn_call *c, struct mn_plan *p, size_t i)
-{
-	struct mn_delegate *d = &p->d[i];
-	struct cni_runtime_conf rc;
-	json_t *result = NULL;
-	int r;
-
-	devinfo_copy(c, d);
-	set_next(c, p, i);
-	mn_runtime_conf(p, d, &rc);
-	r = cni_runtime_add(&c->rt, d->list, &rc, &result, &c->ctx->err);
-	if (r < 0)
-		return cni_error_wrapf(&c->ctx->err, r, "network %s (%s)", d->display, d->ifname);
-	d->result = result;
-	d->state = MN_ADDED;
-	cni_log_info("network %s: added as %s", d->display, d->ifname);
-	return mn_cache_update(c->conf.cni_dir, p, i, i + 1, &c->ctx->err);
-}
-
 static int write_status(struct mn_call *c, const struct mn_plan *p)
 {
 	_cleanup_free_ char *text = NULL;
@@ -451,9 +418,10 @@ static int write_status(struct mn_call *c, const struct mn_plan *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n && r >= 0; i++) {
 		json_t *di = devinfo_read(&p->d[i]);
+		const struct mn_status_net net = {p->d[i].display, p->d[i].master, p->d[i].result,
+						  di};
 
-		r = mn_status_append(arr, p->d[i].display, p->d[i].master, p->d[i].result,
-				     c->conf.version, di, &c->ctx->err);
+		r = mn_status_append(arr, &net, c->conf.version, &c->ctx->err);
 		json_decref(di);
 	}
 	text = r >= 0 ? json_dumps(arr, JSON_COMPACT) : NULL;
@@ -480,8 +448,129 @@ static int set_result(struct mn_call *c, const struct mn_plan *p)
 					&c->ctx->result, &c->ctx->err);
 }
 
-static int prepare(struct mn_call *c, struct mn_plan *p)
+/*
+ * The working set of an ADD lives on the heap, owned by the undo step of
+ * the cache entry: pushed first, that step runs last and frees it, so every
+ * later step (the DEL of a delegate, the tombstone) can still use the call
+ * and the plan.
+ */
+struct mn_add {
+	struct mn_call c;
+	struct mn_plan p;
+	bool cached;		       /* the cache entry is written */
+	struct cni_error rollback_err; /* the delegates' DELs that failed on rollback */
+};
+
+static void add_free(void *arg)
 {
+	struct mn_add *a = arg;
+
+	cni_error_done(&a->rollback_err);
+	mn_plan_done(&a->p);
+	mn_call_done(&a->c);
+	free(a);
+}
+
+/* Undo of the tombstone's removal: a DEL after the failed ADD is a no-op again. */
+static int undo_tombstone(struct podnet *pn, void *arg)
+{
+	struct mn_add *a = arg;
+
+	(void)pn;
+	return mn_tombstone_write(a->c.conf.cni_dir, a->p.container_id, a->p.ifname);
+}
+
+/*
+ * Undo of the cache entry, once written: it goes once every delegate's DEL
+ * succeeded (the steps that ran before this one); otherwise it stays, and
+ * the runtime's DEL runs every delegate again.
+ */
+static int undo_cache(struct podnet *pn, void *arg)
+{
+	struct mn_add *a = arg;
+
+	(void)pn;
+	if (!a->cached)
+		return 0;
+	if (!cni_error_isset(&a->rollback_err))
+		return mn_cache_remove(a->c.conf.cni_dir, a->p.container_id);
+	cni_log_error("rollback: %s; the cache stays for the runtime's DEL",
+		      a->rollback_err.msg ? a->rollback_err.msg : "a DEL failed");
+	return 0;
+}
+
+struct delegate_undo {
+	struct mn_add *a;
+	size_t i;
+};
+
+static int undo_delegate(struct podnet *pn, void *arg)
+{
+	struct delegate_undo *u = arg;
+
+	(void)pn;
+	return mn_del_delegate(&u->a->c, &u->a->p, u->i, &u->a->rollback_err);
+}
+
+/*
+ * Attach delegate i: its undo (a DEL) is pushed before its ADD runs, since a
+ * delegate whose ADD failed may have made part of its chain (libcni rolls
+ * nothing back); then the ADD, and its result appended to the cache.
+ */
+static int attach_delegate(struct podnet *pn, struct mn_add *a, size_t i)
+{
+	struct mn_call *c = &a->c;
+	struct mn_delegate *d = &a->p.d[i];
+	struct delegate_undo *u = malloc(sizeof(*u));
+	struct cni_runtime_conf rc;
+	char what[192];
+	json_t *result = NULL;
+	int r;
+
+	if (!u)
+		return -ENOMEM;
+	*u = (struct delegate_undo){a, i};
+	snprintf(what, sizeof(what), "DEL network %s (%s)", d->display, d->ifname);
+	if ((r = podnet_undo_push(pn, what, undo_delegate, u, free)) < 0)
+		return r;
+	devinfo_copy(c, d);
+	set_next(c, &a->p, i);
+	mn_runtime_conf(&a->p, d, &rc);
+	r = cni_runtime_add(&c->rt, d->list, &rc, &result, &c->ctx->err);
+	if (r < 0)
+		return cni_error_wrapf(&c->ctx->err, r, "network %s (%s)", d->display, d->ifname);
+	d->result = result;
+	d->state = MN_ADDED;
+	cni_log_info("network %s: added as %s", d->display, d->ifname);
+	return mn_cache_update(c->conf.cni_dir, &a->p, i, i + 1, &c->ctx->err);
+}
+
+/*
+ * A DEL of an earlier attachment with this ID and ifname left a tombstone:
+ * gone before anything runs, so a DEL never takes this attachment for done.
+ * (The cache, written next, wins over it anyway.)
+ */
+static int remove_tombstone(struct podnet *pn, struct mn_add *a)
+{
+	const char *dir = a->c.conf.cni_dir;
+	int r;
+
+	if (!mn_tombstone_exists(dir, a->p.container_id, a->p.ifname))
+		return 0;
+	r = mn_tombstone_remove(dir, a->p.container_id, a->p.ifname);
+	if (r < 0) {
+		cni_log_warning("cannot remove the tombstone of %s/%s: %s, ignoring",
+				a->p.container_id, a->p.ifname, strerror(-r));
+		return 0;
+	}
+	return podnet_undo_push(pn, "put the tombstone back", undo_tombstone, a, NULL);
+}
+
+/* Everything before the first delegate, ending with the durable cache entry. */
+static int prepare(struct podnet *pn, struct mn_add *a)
+{
+	struct mn_call *c = &a->c;
+	struct mn_plan *p = &a->p;
 	int r;
 
 	if ((r = wait_ready(c, readiness_wait_ms())) < 0 || (r = mn_plan_init(p, c->ctx)) < 0)
@@ -491,49 +580,63 @@ static int prepare(struct mn_call *c, struct mn_plan *p)
 		return r;
 	start_master(c, p);
 	if ((r = mn_connect(c)) < 0 || (r = fetch_pod(c, p)) < 0 || (r = mn_resolve(c, p)) < 0 ||
-	    (r = mn_route_validate(p, &c->ctx->err)) < 0 || (r = check_collisions(c, p)) < 0)
+	    (r = mn_route_validate(p, &c->ctx->err)) < 0 || (r = check_collisions(pn, p)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n; i++)
 		if ((r = devinfo_prepare(c, p, &p->d[i])) < 0)
 			return r;
-	/*
-	 * A DEL of an earlier attachment with this ID and ifname left a
-	 * tombstone: gone before anything runs, so a DEL never takes this
-	 * attachment for done. (The cache, written next, wins over it anyway.)
-	 */
-	if ((r = mn_tombstone_remove(c->conf.cni_dir, p->container_id, p->ifname)) < 0)
-		cni_log_warning("cannot remove the tombstone of %s/%s: %s, ignoring",
-				p->container_id, p->ifname, strerror(-r));
-	return mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err);
+	if ((r = remove_tombstone(pn, a)) < 0 ||
+	    (r = mn_cache_write(c->conf.cni_dir, p, true, &c->ctx->err)) < 0)
+		return r;
+	a->cached = true;
+	return 0;
 }
 
-int mn_add(struct cni_ctx *ctx)
+/* After every delegate: default routes, the result, then network-status, the last step. */
+static int finish(struct podnet *pn, struct mn_add *a)
 {
-	struct mn_call c;
-	struct mn_plan p = {0};
-	size_t i;
+	struct mn_call *c = &a->c;
+	int r = mn_route_apply(pn, &a->p, &c->rt);
+
+	/* The cache already has every result unless default-route edited them. */
+	if (r > 0)
+		r = mn_cache_update(c->conf.cni_dir, &a->p, 0, a->p.n, &c->ctx->err);
+	if (r >= 0)
+		r = set_result(c, &a->p);
+	if (r >= 0)
+		r = write_status(c, &a->p);
+	return r;
+}
+
+static int add_run(struct podnet *pn, struct mn_add *a)
+{
+	int r = mn_call_init(&a->c, pn->ctx);
+
+	if (r < 0)
+		return r;
+	a->c.rt.ahead = &a->c.ahead;
+	if ((r = prepare(pn, a)) < 0)
+		return r;
+	for (size_t i = 0; i < a->p.n; i++)
+		if ((r = attach_delegate(pn, a, i)) < 0)
+			return r;
+	return finish(pn, a);
+}
+
+/* A failure anywhere is undone by podnet, every step in reverse (attach_delegate: DELs). */
+int mn_cmd_add(struct podnet *pn)
+{
+	struct mn_add *a = calloc(1, sizeof(*a));
 	int r;
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	c.rt.ahead = &c.ahead;
-	if ((r = prepare(&c, &p)) < 0)
-		goto out;
-	for (i = 0; i < p.n; i++) {
-		if ((r = add_one(&c, &p, i)) < 0) {
-			rollback(&c, &p, i);
-			goto out;
-		}
-	}
-	/* The cache already has every result unless default-route edited them. */
-	if ((r = mn_route_apply(&p, &c.rt, &ctx->err)) < 0 ||
-	    (r > 0 && (r = mn_cache_update(c.conf.cni_dir, &p, 0, p.n, &ctx->err)) < 0) ||
-	    (r = write_status(&c, &p)) < 0 || (r = set_result(&c, &p)) < 0) {
-		rollback(&c, &p, p.n - 1);
-		goto out;
-	}
-out:
-	mn_plan_done(&p);
-	mn_call_done(&c);
+	if (!a)
+		return -ENOMEM;
+	/* Pushed first: it owns a and runs last, after every step that uses a. */
+	r = podnet_undo_push(pn, "remove the cache entry", undo_cache, a, add_free);
+	if (r < 0)
+		return r;
+	r = add_run(pn, a);
+	/* A process started ahead that nobody needs is killed before any DEL runs. */
+	cni_runtime_ahead_drop(&a->c.ahead);
 	return r;
 }

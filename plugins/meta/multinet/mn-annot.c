@@ -102,11 +102,6 @@ static int sel_err(struct cni_error *err, size_t i, const char *key, const json_
 			  repr ? ": " : "", repr ? repr : "");
 }
 
-static bool valid_ifname_req(const char *s)
-{
-	return cni_valid_ifname(s);
-}
-
 /* One comma-form item "[ns/]name[@ifname]" (already trimmed). */
 static int parse_comma_item(const char *item, size_t i, const char *pod_ns, struct mn_sel *s,
 			    struct cni_error *err)
@@ -141,7 +136,7 @@ static int parse_comma_item(const char *item, size_t i, const char *pod_ns, stru
 						    "DNS-1123 label",
 				  i, ns);
 	if (at) {
-		if (!valid_ifname_req(at + 1))
+		if (!cni_valid_ifname(at + 1))
 			return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  MN_ANNOT_NETWORKS ": element %zu: interface '%s' is "
 							    "not a valid interface name",
@@ -278,7 +273,7 @@ static int parse_names(const json_t *o, size_t i, const char *pod_ns, struct mn_
 		return r;
 	if (!s->ifname && (r = opt_str(o, "interfaceRequest", i, &s->ifname, err)) < 0)
 		return r;
-	if (s->ifname && !valid_ifname_req(s->ifname))
+	if (s->ifname && !cni_valid_ifname(s->ifname))
 		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 				  MN_ANNOT_NETWORKS ": element %zu: interface '%s' is not a valid "
 						    "interface name",

@@ -22,7 +22,8 @@
 #define MN_CACHE_KIND "multinetCacheV1"
 #define MN_CACHE_MAX (16u << 20)
 
-char *mn_cache_path(const char *cni_dir, const char *container_id)
+/* <cniDir>/<containerID>. Owned. */
+static char *mn_cache_path(const char *cni_dir, const char *container_id)
 {
 	char *p;
 
@@ -79,39 +80,27 @@ static json_t *plan_json(const struct mn_plan *p)
 int mn_cache_write(const char *cni_dir, const struct mn_plan *p, bool durable,
 		   struct cni_error *err)
 {
-	_cleanup_free_ char *path = mn_cache_path(cni_dir, p->container_id), *tmp = NULL;
 	_cleanup_free_ char *text = NULL, *line = NULL;
-	_cleanup_close_ int fd = -1, dfd = -1;
+	_cleanup_close_ int dfd = -1;
 	json_t *o = plan_json(p);
 	int r;
 
 	/* One line: the journal's document (mn_cache_update appends to it). */
 	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
-	if (!path || !text || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+	if (!text || asprintf(&line, "%s\n", text) < 0)
 		return -ENOMEM;
-	if (asprintf(&line, "%s\n", text) < 0) {
-		line = NULL;
-		return -ENOMEM;
-	}
 	r = file_mkdir_parents(cni_dir, 0700);
 	if (r < 0)
 		return cni_errorf(err, CNI_ERR_IO, r, "cniDir: cannot create '%s': %s", cni_dir,
 				  strerror(-r));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot create '%s'", tmp);
-	r = fd_write_all(fd, line, strlen(line));
-	if (r >= 0 && durable && fsync(fd) < 0)
-		r = -errno;
-	if (r >= 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		return cni_errorf(err, CNI_ERR_IO, r, "cache: cannot write '%s'", path);
-	}
-	dfd = durable ? open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (dfd >= 0)
+	dfd = open(cni_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = dfd < 0 ? -errno
+		    : file_replace_at(dfd, p->container_id, line, strlen(line), 0600, durable);
+	if (r < 0)
+		return cni_errorf(err, CNI_ERR_IO, r, "cache: cannot write '%s/%s'", cni_dir,
+				  p->container_id);
+	if (durable)
 		(void)fsync(dfd);
 	return 0;
 }
@@ -288,26 +277,17 @@ int mn_cache_read(const char *cni_dir, const char *container_id, struct mn_plan 
 		  struct cni_error *err)
 {
 	_cleanup_free_ char *path = mn_cache_path(cni_dir, container_id), *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	ssize_t n;
-	int r;
+	int n, r;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == ENOENT)
+	n = file_read_at(AT_FDCWD, path, MN_CACHE_MAX, &buf);
+	if (n == -ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot read '%s'", path);
-	if (st.st_size > MN_CACHE_MAX)
-		return cni_errorf(err, CNI_ERR_DECODE, -EFBIG, "cache %s: too large", path);
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return -ENOMEM;
-	n = read(fd, buf, (size_t)st.st_size);
+	if (n == -EFBIG)
+		return cni_errorf(err, CNI_ERR_DECODE, n, "cache %s: too large", path);
 	if (n < 0)
-		return cni_errorf(err, CNI_ERR_IO, -errno, "cache: cannot read '%s'", path);
-	buf[n] = '\0';
+		return cni_errorf(err, CNI_ERR_IO, n, "cache: cannot read '%s'", path);
 	r = mn_cache_parse(buf, (size_t)n, path, ret, err);
 	return r < 0 ? r : 1;
 }

@@ -197,8 +197,6 @@ static int parse_paths(const json_t *root, bool strict, struct mn_conf *c, struc
 	    (r = get_str(root, "confDir", MN_DEFAULT_CONF_DIR, strict, &c->conf_dir, err)) < 0 ||
 	    (r = get_str(root, "cniDir", MN_DEFAULT_CNI_DIR, strict, &c->cni_dir, err)) < 0 ||
 	    (r = get_str(root, "binDir", MN_DEFAULT_BIN_DIR, strict, &c->bin_dir, err)) < 0 ||
-	    (r = get_str(root, "logFile", NULL, strict, &c->log_file, err)) < 0 ||
-	    (r = get_str(root, "logLevel", NULL, strict, &c->log_level, err)) < 0 ||
 	    (r = get_str(root, "readinessindicatorfile", NULL, strict, &c->readiness_file, err)) <
 		0 ||
 	    (r = get_str(root, "deviceCheckpoint", MN_DEFAULT_CHECKPOINT, strict,
@@ -250,8 +248,6 @@ int mn_conf_parse(const json_t *root, bool strict, struct mn_conf *c, struct cni
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	c->root = root;
-	c->name = json_string_value(json_object_get(root, "name"));
 	if (cni_version_parse(json_string_value(json_object_get(root, "cniVersion")), &c->version) <
 	    0)
 		c->version = CNI_V010;

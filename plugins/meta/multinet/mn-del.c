@@ -4,8 +4,7 @@
  * a finished DEL a tombstone makes the next one a no-op; with neither, DEL
  * rebuilds the delegates (and says so in the log). DEL and GC fail only for
  * a delegate's own failure (the cache stays for the retry), never for
- * config, NADs, isolation, a missing binary or, but for one case, the
- * apiserver (mn_del_needs_retry).
+ * config, NADs, isolation, a missing binary or the apiserver.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -79,25 +78,32 @@ static int del_one(struct mn_call *c, const struct mn_plan *p, struct mn_delegat
 	return 0;
 }
 
-int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err)
+int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_error *err)
+{
+	struct mn_delegate *d = &p->d[i];
+	struct cni_error e = {0};
+	int r = del_one(c, p, d, &e);
+
+	if (r >= 0)
+		return 0;
+	cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
+		      e.msg ? e.msg : "?");
+	if (!cni_error_isset(&e))
+		cni_error_from_errno(&e, r);
+	cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
+	collect(err, &e, d);
+	return r;
+}
+
+/* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
+static int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto,
+			    struct cni_error *err)
 {
 	size_t failed = 0;
 
-	for (size_t i = upto; i > 0; i--) {
-		struct mn_delegate *d = &p->d[i - 1];
-		struct cni_error e = {0};
-		int r = del_one(c, p, d, &e);
-
-		if (r < 0) {
-			cni_log_error("network %s (%s): DEL failed: %s", d->display, d->ifname,
-				      e.msg ? e.msg : "?");
-			if (!cni_error_isset(&e))
-				cni_error_from_errno(&e, r);
-			cni_error_wrapf(&e, r, "network %s (%s)", d->display, d->ifname);
-			collect(err, &e, d);
+	for (size_t i = upto; i > 0; i--)
+		if (mn_del_delegate(c, p, i - 1, err) < 0)
 			failed++;
-		}
-	}
 	return failed ? -EIO : 0;
 }
 
@@ -186,78 +192,58 @@ static int del_finish(struct mn_call *c)
 	return 0;
 }
 
-int mn_del(struct cni_ctx *ctx)
+static int del(struct mn_call *c, struct mn_plan *p)
 {
-	struct mn_call c;
-	struct mn_plan p = {0};
+	struct cni_ctx *ctx = c->ctx;
 	struct cni_error cache_err = {0};
-	bool tombstone;
-	int r;
+	int r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &cache_err);
+	bool tombstone =
+	    r == 0 && mn_tombstone_exists(c->conf.cni_dir, ctx->container_id, call_ifname(ctx));
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &cache_err);
-	tombstone =
-	    r == 0 && mn_tombstone_exists(c.conf.cni_dir, ctx->container_id, call_ifname(ctx));
 	switch (mn_del_source(r, tombstone)) {
 	case MN_DEL_DONE_BEFORE:
 		cni_log_info("%s/%s: already deleted (tombstone in %s): nothing to do",
-			     ctx->container_id, call_ifname(ctx), c.conf.cni_dir);
-		r = 0;
-		goto out;
+			     ctx->container_id, call_ifname(ctx), c->conf.cni_dir);
+		return 0;
 	case MN_DEL_FROM_CACHE:
-		r = del_from_cache(&c, &p);
+		r = del_from_cache(c, p);
 		break;
 	case MN_DEL_REBUILD:
-		log_rebuild(&c, r, &cache_err);
-		r = del_rebuilt(&c, &p);
+		log_rebuild(c, r, &cache_err);
+		cni_error_done(&cache_err);
+		r = del_rebuilt(c, p);
 		break;
 	}
-	if (r >= 0)
-		r = del_finish(&c);
-out:
-	cni_error_done(&cache_err);
-	mn_plan_done(&p);
-	mn_call_done(&c);
-	return r;
+	return r < 0 ? r : del_finish(c);
 }
 
-int mn_check(struct cni_ctx *ctx)
+static int check(struct mn_call *c, struct mn_plan *p)
 {
-	struct mn_call c;
-	struct mn_plan p = {0};
-	struct cni_error tmp = {0};
-	int r;
+	struct cni_ctx *ctx = c->ctx;
+	struct cni_error first = {0};
+	int r = mn_cache_read(c->conf.cni_dir, ctx->container_id, p, &ctx->err);
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	r = mn_cache_read(c.conf.cni_dir, ctx->container_id, &p, &ctx->err);
 	if (r == 0)
 		r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOENT,
 			       "no multinet cache for container %s in %s", ctx->container_id,
-			       c.conf.cni_dir);
+			       c->conf.cni_dir);
 	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < p.n; i++) {
-		struct mn_delegate *d = &p.d[i];
+		return r;
+	for (size_t i = 0; i < p->n; i++) {
+		struct mn_delegate *d = &p->d[i];
 		struct cni_runtime_conf rc;
 		struct cni_error e = {0};
 
-		mn_runtime_conf(&p, d, &rc);
-		if (cni_runtime_check(&c.rt, d->list, &rc, &e) < 0) {
+		mn_runtime_conf(p, d, &rc);
+		if (cni_runtime_check(&c->rt, d->list, &rc, &e) < 0) {
 			cni_error_wrapf(&e, -EIO, "network %s (%s)", d->display, d->ifname);
-			collect(&tmp, &e, d);
+			collect(&first, &e, d);
 		}
 	}
-	r = 0;
-	if (cni_error_isset(&tmp)) {
-		cni_error_move(&ctx->err, &tmp);
-		r = -EIO;
-	}
-out:
-	mn_plan_done(&p);
-	mn_call_done(&c);
-	return r;
+	if (!cni_error_isset(&first))
+		return 0;
+	cni_error_move(&ctx->err, &first);
+	return -EIO;
 }
 
 static bool attachment_valid(const struct cni_ctx *ctx, const char *cid)
@@ -274,38 +260,44 @@ struct gc_state {
 	struct cni_error err;
 };
 
-/* Each cache file: DEL it when its container is no longer valid, else keep it. */
-static int gc_caches(struct mn_call *c, struct gc_state *g)
+/* One cache entry: DEL it when its container is no longer valid, else keep it. */
+static void gc_cache(struct mn_call *c, struct gc_state *g, const char *name)
+{
+	struct mn_plan p = {0};
+	struct cni_error e = {0};
+	struct mn_plan *nv;
+
+	if (mn_cache_read(c->conf.cni_dir, name, &p, &e) <= 0) {
+		cni_error_done(&e);
+		return;
+	}
+	if (!attachment_valid(c->ctx, p.container_id)) {
+		if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
+			cni_log_info("gc: removed stale attachment %s", p.container_id);
+			(void)mn_cache_remove(c->conf.cni_dir, p.container_id);
+		}
+	} else if ((nv = reallocarray_safe(g->kept, g->n_kept + 1, sizeof(*nv)))) {
+		g->kept = nv;
+		g->kept[g->n_kept++] = p;
+		return;
+	}
+	mn_plan_done(&p);
+}
+
+/* Each cache file (not a temporary one, nor anything else in cniDir). */
+static void gc_caches(struct mn_call *c, struct gc_state *g)
 {
 	struct dirent **names = NULL;
 	int n = scandir(c->conf.cni_dir, &names, NULL, alphasort);
 
 	for (int i = 0; i < n; i++) {
-		struct mn_plan p = {0};
-		struct cni_error e = {0};
 		const char *name = names[i]->d_name;
 
-		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp.") &&
-		    mn_cache_read(c->conf.cni_dir, name, &p, &e) > 0) {
-			if (attachment_valid(c->ctx, p.container_id)) {
-				struct mn_plan *nv =
-				    reallocarray_safe(g->kept, g->n_kept + 1, sizeof(*nv));
-				if (nv) {
-					g->kept = nv;
-					g->kept[g->n_kept++] = p;
-					p = (struct mn_plan){0};
-				}
-			} else if (mn_del_delegates(c, &p, p.n, &g->err) == 0) {
-				cni_log_info("gc: removed stale attachment %s", p.container_id);
-				(void)mn_cache_remove(c->conf.cni_dir, p.container_id);
-			}
-		}
-		cni_error_done(&e);
-		mn_plan_done(&p);
+		if (names[i]->d_type == DT_REG && cni_valid_name(name) && !strstr(name, ".tmp."))
+			gc_cache(c, g, name);
 		free(names[i]);
 	}
 	free(names);
-	return 0;
 }
 
 /* GC one delegate network with every kept attachment of it as valid. */
@@ -359,73 +351,97 @@ static void gc_networks(struct mn_call *c, struct gc_state *g, const struct mn_p
 	mn_strv_done(&done);
 }
 
-int mn_gc(struct cni_ctx *ctx)
+/* master: the cluster network (and the other static delegates). */
+static int gc(struct mn_call *c, struct mn_plan *master)
 {
-	struct mn_call c;
-	struct mn_plan master = {0};
+	struct cni_ctx *ctx = c->ctx;
 	struct gc_state g = {0};
 	int r;
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
 	if (!ctx->conf.has_valid_attachments) {
 		cni_log_warning("gc: no cni.dev/valid-attachments given: nothing removed");
-		goto out;
+		return 0;
 	}
-	if ((r = mn_connect(&c)) < 0 &&
-	    (r = mn_lenient(&c, r, "gc: the cluster network is looked up without it")) < 0)
-		goto out;
-	if ((r = mn_resolve_master(&c, &master)) < 0)
-		goto out;
-	gc_caches(&c, &g);
-	gc_networks(&c, &g, &master);
-	r = mn_tombstone_gc(c.conf.cni_dir, &ctx->conf);
-	if (r < 0)
-		cni_log_warning("gc: tombstones in %s: %s, ignoring", c.conf.cni_dir, strerror(-r));
-	else if (r > 0)
-		cni_log_info("gc: removed %d tombstone(s)", r);
-	r = 0;
-	if (cni_error_isset(&g.err)) {
-		cni_error_move(&ctx->err, &g.err);
-		r = -EIO;
-	}
-out:
+	if ((r = mn_connect(c)) < 0 &&
+	    (r = mn_lenient(c, r, "gc: the cluster network is looked up without it")) < 0)
+		return r;
+	if ((r = mn_resolve_master(c, master)) < 0)
+		return r;
+	gc_caches(c, &g);
+	gc_networks(c, &g, master);
 	for (size_t i = 0; i < g.n_kept; i++)
 		mn_plan_done(&g.kept[i]);
 	free(g.kept);
-	mn_plan_done(&master);
-	mn_call_done(&c);
-	return r;
+	r = mn_tombstone_gc(c->conf.cni_dir, &ctx->conf);
+	if (r < 0)
+		cni_log_warning("gc: tombstones in %s: %s, ignoring", c->conf.cni_dir,
+				strerror(-r));
+	else if (r > 0)
+		cni_log_info("gc: removed %d tombstone(s)", r);
+	if (!cni_error_isset(&g.err))
+		return 0;
+	cni_error_move(&ctx->err, &g.err);
+	return -EIO;
 }
 
-int mn_status(struct cni_ctx *ctx)
+static int status(struct mn_call *c, struct mn_plan *p)
+{
+	const char *ready = c->conf.readiness_file;
+	int r;
+
+	if (ready && access(ready, F_OK) < 0)
+		return cni_errorf(&c->ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
+				  "readinessindicatorfile '%s' does not exist", ready);
+	if ((r = mn_connect(c)) < 0 || (r = mn_resolve_master(c, p)) < 0)
+		return r;
+	return p->n > 0 ? cni_runtime_status(&c->rt, p->d[0].list, &c->ctx->err) : 0;
+}
+
+/* DEL, CHECK, GC and STATUS: fn with the call and an empty plan. */
+static int with_call(struct podnet *pn, int (*fn)(struct mn_call *c, struct mn_plan *p))
 {
 	struct mn_call c;
 	struct mn_plan p = {0};
-	int r;
+	int r = mn_call_init(&c, pn->ctx);
 
-	if ((r = mn_call_init(&c, ctx)) < 0)
-		goto out;
-	if (c.conf.readiness_file && access(c.conf.readiness_file, F_OK) < 0) {
-		r = cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOENT,
-			       "readinessindicatorfile '%s' does not exist", c.conf.readiness_file);
-		goto out;
-	}
-	if ((r = mn_connect(&c)) < 0 || (r = mn_resolve_master(&c, &p)) < 0)
-		goto out;
-	r = p.n > 0 ? cni_runtime_status(&c.rt, p.d[0].list, &ctx->err) : 0;
-out:
+	if (r >= 0)
+		r = fn(&c, &p);
 	mn_plan_done(&p);
 	mn_call_done(&c);
 	return r;
 }
 
-const struct cni_plugin_ops multinet_ops = {
+static int cmd_del(struct podnet *pn)
+{
+	return with_call(pn, del);
+}
+
+static int cmd_check(struct podnet *pn)
+{
+	return with_call(pn, check);
+}
+
+static int cmd_gc(struct podnet *pn)
+{
+	return with_call(pn, gc);
+}
+
+static int cmd_status(struct podnet *pn)
+{
+	return with_call(pn, status);
+}
+
+/*
+ * Only ADD touches the pod netns (collisions, default routes). DEL, CHECK
+ * and GC hand CNI_NETNS to the delegates as given, so podnet opens nothing
+ * for them, and a DEL with the netns gone or CNI_NETNS empty runs as any.
+ */
+const struct podnet_plugin_ops multinet_ops = {
     .name = "multinet",
     .about = "podwire multinet: Multus-compatible meta plugin for multi-NIC pods",
-    .add = mn_add,
-    .del = mn_del,
-    .check = mn_check,
-    .gc = mn_gc,
-    .status = mn_status,
+    .add = {mn_cmd_add, PODNET_POD},
+    .del = {cmd_del, PODNET_NOTHING},
+    .check = {cmd_check, PODNET_NOTHING},
+    .gc = {cmd_gc, PODNET_NOTHING},
+    .status = {cmd_status, PODNET_NOTHING},
 };

@@ -25,7 +25,7 @@ void mn_delegate_done(struct mn_delegate *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void mn_pod_done(struct mn_pod *p)
+static void mn_pod_done(struct mn_pod *p)
 {
 	free(p->namespace);
 	free(p->name);

@@ -131,18 +131,28 @@ static bool retryable(int r)
 	       r == -EHOSTUNREACH || r == -ENETUNREACH;
 }
 
-/* One attempt: 0 with *status and the body, or the pwhttp error. */
-static int attempt(struct mn_k8s *k, const char *method, const char *path, const char *ctype,
-		   const char *body, long *status, char **ret_body)
+/* One request to the apiserver: what is sent, and the answer. */
+struct k8s_req {
+	const char *method, *path;
+	const char *ctype, *body; /* NULL: none */
+	long status;
+	char *resp; /* owned */
+};
+
+/* One attempt: 0 with q->status and q->resp, or the pwhttp error. */
+static int attempt(struct mn_k8s *k, struct k8s_req *q)
 {
 	_cleanup_free_ char *hdrs = NULL;
 	struct pwhttp_response resp;
-	struct pwhttp_request rq = {
-	    .method = method, .path = path, .body = body, .body_len = body ? strlen(body) : 0};
+	struct pwhttp_request rq = {.method = q->method,
+				    .path = q->path,
+				    .body = q->body,
+				    .body_len = q->body ? strlen(q->body) : 0};
 	int r;
 
 	if (asprintf(&hdrs, "Accept: application/json\r\n%s%s%s%s", k->auth ? k->auth : "",
-		     ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "") < 0)
+		     q->ctype ? "Content-Type: " : "", q->ctype ? q->ctype : "",
+		     q->ctype ? "\r\n" : "") < 0)
 		return -ENOMEM;
 	rq.headers = hdrs;
 	r = pwhttp_request(k->http, &rq, mn_k8s_attempt_deadline(pwhttp_now_ms(), k->budget_end),
@@ -154,28 +164,17 @@ static int attempt(struct mn_k8s *k, const char *method, const char *path, const
 		free(resp.body);
 		return -EMSGSIZE;
 	}
-	*status = resp.status;
-	*ret_body = resp.body;
+	q->status = resp.status;
+	q->resp = resp.body;
 	return 0;
 }
 
-/*
- * method path -> status and body. Retries connection errors, 429 and 5xx
- * with exponential backoff. A final transport error is code 11 (try again)
- * naming the server; TLS failures are code 100 (a retry cannot help).
- */
-static int request(struct mn_k8s *k, const char *method, const char *path, const char *ctype,
-		   const char *body, long *status, char **ret_body, struct cni_error *err)
+/* The attempts: retried on connection errors, 429 and 5xx, with exponential backoff. */
+static int attempts(struct mn_k8s *k, struct k8s_req *q)
 {
 	long backoff = K8S_BACKOFF_MS;
-	char *out = NULL;
 	int r = 0;
 
-	if (k->budget_end && (k->unreachable || pwhttp_now_ms() >= k->budget_end))
-		return cni_errorf(err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
-				  "apiserver %s: %s %s: not tried: %s", k->server, method, path,
-				  k->unreachable ? "it could not be reached earlier in this call"
-						 : "this call's time for the apiserver is spent");
 	for (int i = 0; i < K8S_ATTEMPTS; i++) {
 		if (i > 0) {
 			if (!mn_k8s_retry_fits(pwhttp_now_ms(), backoff, k->budget_end))
@@ -183,30 +182,47 @@ static int request(struct mn_k8s *k, const char *method, const char *path, const
 			sleep_ms(backoff);
 			backoff *= 2;
 		}
-		free(out);
-		out = NULL;
-		*status = 0;
-		r = attempt(k, method, path, ctype, body, status, &out);
-		if (r == 0 && *status != 429 && *status < 500)
+		q->resp = mfree(q->resp);
+		q->status = 0;
+		r = attempt(k, q);
+		if (r == 0 && q->status != 429 && q->status < 500)
 			break;
 		if (r == -ENOMEM || (r < 0 && !retryable(r)))
 			break;
 		/* With a budget a refused connect is an answer: nobody listens. */
 		if (r == -ECONNREFUSED && k->budget_end)
 			break;
-		cni_log_info("apiserver %s %s: %s, retrying", method, path,
+		cni_log_info("apiserver %s %s: %s, retrying", q->method, q->path,
 			     r == 0 ? "server busy" : pwhttp_client_error(k->http));
 	}
+	return r;
+}
+
+/*
+ * q's method and path -> its status and body. A final transport error is
+ * code 11 (try again) naming the server; TLS failures are code 100 (a retry
+ * cannot help).
+ */
+static int request(struct mn_k8s *k, struct k8s_req *q, struct cni_error *err)
+{
+	int r;
+
+	if (k->budget_end && (k->unreachable || pwhttp_now_ms() >= k->budget_end))
+		return cni_errorf(err, CNI_ERR_TRY_AGAIN, -ETIMEDOUT,
+				  "apiserver %s: %s %s: not tried: %s", k->server, q->method,
+				  q->path,
+				  k->unreachable ? "it could not be reached earlier in this call"
+						 : "this call's time for the apiserver is spent");
+	r = attempts(k, q);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		free(out);
+		q->resp = mfree(q->resp);
 		k->unreachable = k->budget_end != 0;
 		return cni_errorf(err, retryable(r) ? CNI_ERR_TRY_AGAIN : CNI_ERR_PLUGIN, r,
-				  "apiserver %s: %s %s: %s", k->server, method, path,
+				  "apiserver %s: %s %s: %s", k->server, q->method, q->path,
 				  pwhttp_client_error(k->http));
 	}
-	*ret_body = out;
 	return 0;
 }
 
@@ -258,19 +274,18 @@ bad:
 static int get_object(struct mn_k8s *k, const char *path, const char *kind, json_t **ret,
 		      struct cni_error *err)
 {
-	_cleanup_free_ char *body = NULL;
-	long status;
-	int r;
+	struct k8s_req q = {.method = "GET", .path = path};
+	int r = request(k, &q, err);
 
-	if ((r = request(k, "GET", path, NULL, NULL, &status, &body, err)) < 0)
-		return r;
-	if (status == 404)
-		return 0;
-	if (status != 200)
-		return status_error(k, "GET", path, status, body, err);
-	if ((r = mn_k8s_parse_object(body, strlen(body), kind, path, ret, err)) < 0)
-		return r;
-	return 1;
+	if (r >= 0 && q.status == 404)
+		r = 0;
+	else if (r >= 0 && q.status != 200)
+		r = status_error(k, "GET", path, q.status, q.resp, err);
+	else if (r >= 0 &&
+		 (r = mn_k8s_parse_object(q.resp, strlen(q.resp), kind, path, ret, err)) >= 0)
+		r = 1;
+	free(q.resp);
+	return r;
 }
 
 int mn_k8s_get_pod(struct mn_k8s *k, const char *ns, const char *name, json_t **ret,
@@ -298,9 +313,9 @@ int mn_k8s_get_nad(struct mn_k8s *k, const char *ns, const char *name, json_t **
 int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, const char *status_json,
 			struct cni_error *err)
 {
-	_cleanup_free_ char *path = NULL, *body = NULL, *resp = NULL;
+	_cleanup_free_ char *path = NULL, *body = NULL;
+	struct k8s_req q = {.method = "PATCH", .ctype = "application/merge-patch+json"};
 	json_t *patch;
-	long status;
 	int r;
 
 	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ns, name) < 0)
@@ -310,14 +325,13 @@ int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, cons
 	json_decref(patch);
 	if (!body)
 		return -ENOMEM;
-	r = request(k, "PATCH", path, "application/merge-patch+json", body, &status, &resp, err);
-	if (r < 0)
-		return r;
-	if (status == 404) {
+	q.path = path;
+	q.body = body;
+	r = request(k, &q, err);
+	if (r >= 0 && q.status == 404)
 		cni_log_info("pod %s/%s is gone: network-status not written", ns, name);
-		return 0;
-	}
-	if (status != 200)
-		return status_error(k, "PATCH", path, status, resp, err);
-	return 0;
+	else if (r >= 0 && q.status != 200)
+		r = status_error(k, "PATCH", path, q.status, q.resp, err);
+	free(q.resp);
+	return r < 0 ? r : 0;
 }

@@ -5,16 +5,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yaml.h>
 
 #include "base/codec.h"
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "multinet.h"
@@ -269,24 +268,17 @@ int mn_kubeconfig_parse(const char *buf, size_t len, const char *dir, const char
 int mn_kubeconfig_load(const char *path, struct mn_kubeconfig *ret, struct cni_error *err)
 {
 	_cleanup_free_ char *buf = NULL, *dir = NULL;
+	/* Followed if a symlink: a mounted Secret is one. */
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
+	int n = fd < 0 ? -errno : fd_read_all(fd, KC_MAX_BYTES, &buf);
 	char *slash;
-	ssize_t n;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -errno,
-				  "kubeconfig: cannot read '%s'", path);
-	if (st.st_size > KC_MAX_BYTES)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EFBIG,
+	if (n == -EFBIG)
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, n,
 				  "kubeconfig %s: larger than %u bytes", path, KC_MAX_BYTES);
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return -ENOMEM;
-	n = read(fd, buf, (size_t)st.st_size);
 	if (n < 0)
-		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -errno,
-				  "kubeconfig: cannot read '%s'", path);
-	buf[n] = '\0';
+		return cni_errorf(err, CNI_ERR_INVALID_CONFIG, n, "kubeconfig: cannot read '%s'",
+				  path);
 	if (!(dir = strdup(path)))
 		return -ENOMEM;
 	slash = strrchr(dir, '/');

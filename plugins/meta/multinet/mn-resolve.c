@@ -121,8 +121,9 @@ static int load_confdir(const char *dir, const char *name, struct mn_delegate *d
 
 /* A NAD's config: spec.config (JSON text), or confDir by the NAD's name. */
 static int nad_conf(struct mn_call *c, const json_t *nad, const char *ns, const char *name,
-		    struct mn_delegate *d, const json_t *cni_args, struct cni_error *err)
+		    struct mn_delegate *d, const json_t *cni_args)
 {
+	struct cni_error *err = &c->ctx->err;
 	const char *text =
 	    json_string_value(json_object_get(json_object_get(nad, "spec"), "config"));
 	char what[300];
@@ -211,7 +212,7 @@ static int resolve_named(struct mn_call *c, const char *ref, struct mn_delegate 
 		/* resourceName works on the cluster network's NAD too (Multus #501). */
 		if ((r = set_display(d, NULL, ref)) >= 0 &&
 		    (r = sel_device(c, d, nad, NULL, err)) >= 0)
-			r = nad_conf(c, nad, c->conf.multus_namespace, ref, d, NULL, err);
+			r = nad_conf(c, nad, c->conf.multus_namespace, ref, d, NULL);
 		d->display = mfree(d->display);
 		json_decref(nad);
 	} else {
@@ -384,7 +385,7 @@ static int resolve_sel(struct mn_call *c, struct mn_plan *p, const struct mn_sel
 				  "network %s: NetworkAttachmentDefinition not found", d->display);
 	r = sel_device(c, d, nad, s, err);
 	if (r >= 0)
-		r = nad_conf(c, nad, s->namespace, s->name, d, s->cni_args, err);
+		r = nad_conf(c, nad, s->namespace, s->name, d, s->cni_args);
 	json_decref(nad);
 	if (r < 0)
 		return r;
@@ -440,7 +441,7 @@ static int load_override(struct mn_call *c, const struct mn_sel *s, struct mn_de
 		if (r >= 0)
 			r = sel_device(c, d, nad, NULL, err);
 		if (r >= 0)
-			r = nad_conf(c, nad, s->namespace, s->name, d, NULL, err);
+			r = nad_conf(c, nad, s->namespace, s->name, d, NULL);
 	}
 	json_decref(nad);
 	return r;

@@ -3,6 +3,7 @@
  * default-route: the pod's default route of a family moves to the network
  * that asked for it. Routes are read back to verify; the delegates' results
  * (and their libcni cache entries) are rewritten to match, so CHECK agrees.
+ * The routes of before are kept on podnet's undo list until the ADD ends.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,9 +14,7 @@
 #include "cni/log.h"
 #include "multinet.h"
 #include "nlw/link.h"
-#include "nlw/netns.h"
 #include "nlw/route.h"
-#include "nlw/sock.h"
 
 #define RT_MAIN 254
 
@@ -69,6 +68,14 @@ static bool route_is(const struct nlw_route *r, int oif, int fam, const union ip
 	return r->oif == oif && r->has_gw && ip_addr_equal(fam, &r->gw, gw);
 }
 
+static bool route_in(const struct nlw_route *r, const struct nlw_route *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (route_is(&v[i], r->oif, r->dst.family, &r->gw) && v[i].priority == r->priority)
+			return true;
+	return false;
+}
+
 static int list_defaults(struct nlw_sock *s, int fam, struct nlw_route **ret, unsigned *ret_n)
 {
 	struct nlw_route_filter f = {.family = fam, .table = RT_MAIN};
@@ -86,40 +93,90 @@ static int list_defaults(struct nlw_sock *s, int fam, struct nlw_route **ret, un
 	return 0;
 }
 
+/* The default routes of one family as they were before multinet changed them. */
+struct defaults_undo {
+	int family;
+	unsigned n;
+	struct nlw_route v[];
+};
+
+/*
+ * Undo: the family's default routes as they were: ours removed, the ones
+ * removed put back on the links still there (another attachment's included).
+ */
+static int undo_defaults(struct podnet *pn, void *arg)
+{
+	const struct defaults_undo *u = arg;
+	_cleanup_free_ struct nlw_route *now = NULL;
+	unsigned n;
+	int first = 0, r = list_defaults(pn->pod, u->family, &now, &n);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++)
+		if (!route_in(&now[i], u->v, u->n) &&
+		    (r = nlw_route_del(pn->pod, &now[i])) != -ESRCH)
+			podnet_keep_first(&first, r);
+	for (unsigned i = 0; i < u->n; i++)
+		if (!route_in(&u->v[i], now, n) &&
+		    (r = nlw_route_add(pn->pod, &u->v[i])) != -ENODEV)
+			podnet_keep_first(&first, r);
+	return first;
+}
+
+static int push_defaults_undo(struct podnet *pn, int fam, const struct nlw_route *v, unsigned n)
+{
+	struct defaults_undo *u = malloc(sizeof(*u) + (size_t)n * sizeof(*v));
+
+	if (!u)
+		return -ENOMEM;
+	u->family = fam;
+	u->n = n;
+	if (n)
+		memcpy(u->v, v, (size_t)n * sizeof(*v));
+	return podnet_undo_push(pn,
+				fam == AF_INET ? "restore the IPv4 default routes"
+					       : "restore the IPv6 default routes",
+				undo_defaults, u, free);
+}
+
 /* In the pod: remove other default routes of fam, add ours, verify. */
-static int move_default(struct nlw_sock *s, int fam, int oif, const struct gw_req *g,
-			const char *ifname, struct cni_error *err)
+static int move_default(struct podnet *pn, int fam, int oif, const struct gw_req *g,
+			const char *ifname)
 {
 	_cleanup_free_ struct nlw_route *v = NULL;
 	struct nlw_route want = {.dst.family = fam, .has_gw = true, .gw = g->gw, .oif = oif};
+	char ipv = fam == AF_INET ? '4' : '6';
 	unsigned n;
 	int r;
 
-	if ((r = list_defaults(s, fam, &v, &n)) < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot list routes");
+	if ((r = list_defaults(pn->pod, fam, &v, &n)) < 0)
+		return podnet_fail(pn->ctx, pn->pod, r, "default-route: list the IPv%c routes",
+				   ipv);
+	if ((r = push_defaults_undo(pn, fam, v, n)) < 0)
+		return r;
 	for (unsigned i = 0; i < n; i++) {
 		if (route_is(&v[i], oif, fam, &g->gw))
 			continue;
-		r = nlw_route_del(s, &v[i]);
+		r = nlw_route_del(pn->pod, &v[i]);
 		if (r < 0 && r != -ESRCH)
-			return cni_errorf(err, CNI_ERR_PLUGIN, r,
-					  "default-route: cannot remove a default route");
+			return podnet_fail(pn->ctx, pn->pod, r,
+					   "default-route: remove an IPv%c default route", ipv);
 	}
-	r = nlw_route_add(s, &want);
+	r = nlw_route_add(pn->pod, &want);
 	if (r < 0 && r != -EEXIST)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r,
-				  "default-route: cannot add default via %s dev %s", g->text,
-				  ifname);
+		return podnet_fail(pn->ctx, pn->pod, r, "default-route: add default via %s dev %s",
+				   g->text, ifname);
 	v = mfree(v);
-	if ((r = list_defaults(s, fam, &v, &n)) < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot list routes");
+	if ((r = list_defaults(pn->pod, fam, &v, &n)) < 0)
+		return podnet_fail(pn->ctx, pn->pod, r, "default-route: list the IPv%c routes",
+				   ipv);
 	if (n != 1 || !route_is(&v[0], oif, fam, &g->gw))
-		return cni_errorf(err, CNI_ERR_PLUGIN, -EIO,
+		return cni_errorf(&pn->ctx->err, CNI_ERR_PLUGIN, -EIO,
 				  "default-route: after the change the pod has %u IPv%c default "
 				  "routes, not just 'via %s dev %s'",
-				  n, fam == AF_INET ? '4' : '6', g->text, ifname);
-	cni_log_info("default-route: IPv%c default via %s dev %s", fam == AF_INET ? '4' : '6',
-		     g->text, ifname);
+				  n, ipv, g->text, ifname);
+	cni_log_info("default-route: IPv%c default via %s dev %s", ipv, g->text, ifname);
 	return 0;
 }
 
@@ -169,19 +226,18 @@ int mn_result_add_default(json_t *result, const char *gw)
 		   : 0;
 }
 
-static int apply_family(struct nlw_sock *s, struct mn_plan *p, int fam, const struct gw_req *g,
-			struct cni_error *err)
+static int apply_family(struct podnet *pn, struct mn_plan *p, int fam, const struct gw_req *g)
 {
 	struct mn_delegate *d = &p->d[g->idx];
 	struct nlw_link link;
 	int r;
 
-	r = nlw_link_get_by_name(s, d->ifname, &link);
+	r = nlw_link_get_by_name(pn->pod, d->ifname, &link);
 	if (r < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r,
-				  "network %s: default-route: no %s in the pod", d->display,
-				  d->ifname);
-	if ((r = move_default(s, fam, link.ifindex, g, d->ifname, err)) < 0)
+		return podnet_fail(pn->ctx, pn->pod, r,
+				   "network %s: default-route: look up %s in the pod", d->display,
+				   d->ifname);
+	if ((r = move_default(pn, fam, link.ifindex, g, d->ifname)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n; i++)
 		if (p->d[i].result)
@@ -209,26 +265,20 @@ static int recache(const struct mn_plan *p, const struct cni_runtime *rt, struct
 	return 0;
 }
 
-int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err)
+int mn_route_apply(struct podnet *pn, struct mn_plan *p, const struct cni_runtime *rt)
 {
-	_cleanup_close_ int nsfd = -1;
-	_cleanup_nlw_sock_ struct nlw_sock *s = NULL;
 	struct gw_req v4, v6;
 	int r;
 
-	if ((r = collect(p, &v4, &v6, err)) < 0)
+	if ((r = collect(p, &v4, &v6, &pn->ctx->err)) < 0)
 		return r;
 	if (v4.idx < 0 && v6.idx < 0)
 		return 0;
-	if ((r = nlw_netns_open(p->netns, &nsfd)) < 0 ||
-	    (r = nlw_sock_open_in_netns(nsfd, NETLINK_ROUTE, &s)) < 0)
-		return cni_errorf(err, CNI_ERR_PLUGIN, r, "default-route: cannot enter netns '%s'",
-				  p->netns);
-	if (v4.idx >= 0 && (r = apply_family(s, p, AF_INET, &v4, err)) < 0)
+	if (v4.idx >= 0 && (r = apply_family(pn, p, AF_INET, &v4)) < 0)
 		return r;
-	if (v6.idx >= 0 && (r = apply_family(s, p, AF_INET6, &v6, err)) < 0)
+	if (v6.idx >= 0 && (r = apply_family(pn, p, AF_INET6, &v6)) < 0)
 		return r;
-	if ((r = recache(p, rt, err)) < 0)
+	if ((r = recache(p, rt, &pn->ctx->err)) < 0)
 		return r;
 	return 1;
 }

@@ -45,16 +45,15 @@ static json_t *gateways_of(const struct cni_result *r, int iface, bool take_unin
 	return gws;
 }
 
-static json_t *entry_new(const char *name, bool is_default, const struct cni_result *r,
-			 const json_t *device_info)
+static json_t *entry_new(const struct mn_status_net *net, const struct cni_result *r)
 {
 	json_t *e = json_object(), *dns = cni_dns_to_json(&r->dns);
 
-	json_object_set_new(e, "name", json_string(name));
-	json_object_set_new(e, "default", json_boolean(is_default));
+	json_object_set_new(e, "name", json_string(net->name));
+	json_object_set_new(e, "default", json_boolean(net->is_default));
 	json_object_set_new(e, "dns", dns ? dns : json_object());
-	if (device_info)
-		json_object_set(e, "device-info", (json_t *)device_info);
+	if (net->device_info)
+		json_object_set(e, "device-info", (json_t *)net->device_info);
 	return e;
 }
 
@@ -66,45 +65,53 @@ static void set_nonempty(json_t *e, const char *key, json_t *arr)
 		json_decref(arr);
 }
 
-int mn_status_append(json_t *arr, const char *name, bool is_default, const json_t *result,
-		     enum cni_version fallback, const json_t *device_info, struct cni_error *err)
+/* Interface i of the result; `last`: it also takes the IPs without an interface index. */
+static json_t *iface_entry(const struct mn_status_net *net, const struct cni_result *r, size_t i,
+			   bool last)
+{
+	const struct cni_iface *f = &r->ifaces[i];
+	json_t *e = entry_new(net, r);
+
+	json_object_set_new(e, "interface", json_string(f->name));
+	if (f->mac)
+		json_object_set_new(e, "mac", json_string(f->mac));
+	if (f->mtu)
+		json_object_set_new(e, "mtu", json_integer(f->mtu));
+	set_nonempty(e, "ips", ips_of(r, (int)i, last));
+	set_nonempty(e, "gateway", gateways_of(r, (int)i, last));
+	return e;
+}
+
+static bool in_sandbox(const struct cni_iface *f)
+{
+	return f->sandbox && *f->sandbox;
+}
+
+int mn_status_append(json_t *arr, const struct mn_status_net *net, enum cni_version fallback,
+		     struct cni_error *err)
 {
 	struct cni_result *r = NULL;
 	size_t n_sandbox = 0, last = 0;
 	int rc;
 
-	if (!result)
+	if (!net->result)
 		return 0;
-	rc = cni_result_from_json_any(result, fallback, "result", &r, err);
+	rc = cni_result_from_json_any(net->result, fallback, "result", &r, err);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < r->n_ifaces; i++)
-		if (r->ifaces[i].sandbox && *r->ifaces[i].sandbox)
+		if (in_sandbox(&r->ifaces[i]))
 			n_sandbox++, last = i;
 	if (n_sandbox == 0) {
-		json_t *e = entry_new(name, is_default, r, device_info);
+		json_t *e = entry_new(net, r);
 
 		set_nonempty(e, "ips", ips_of(r, -1, true));
 		set_nonempty(e, "gateway", gateways_of(r, -1, true));
 		json_array_append_new(arr, e);
 	}
-	for (size_t i = 0; i < r->n_ifaces; i++) {
-		const struct cni_iface *f = &r->ifaces[i];
-		json_t *e;
-
-		if (!f->sandbox || !*f->sandbox)
-			continue;
-		e = entry_new(name, is_default, r, device_info);
-		json_object_set_new(e, "interface", json_string(f->name));
-		if (f->mac)
-			json_object_set_new(e, "mac", json_string(f->mac));
-		if (f->mtu)
-			json_object_set_new(e, "mtu", json_integer(f->mtu));
-		/* IPs without an interface index belong to the last sandbox interface. */
-		set_nonempty(e, "ips", ips_of(r, (int)i, i == last));
-		set_nonempty(e, "gateway", gateways_of(r, (int)i, i == last));
-		json_array_append_new(arr, e);
-	}
+	for (size_t i = 0; i < r->n_ifaces; i++)
+		if (in_sandbox(&r->ifaces[i]))
+			json_array_append_new(arr, iface_entry(net, r, i, i == last));
 	cni_result_free(r);
 	return 0;
 }

@@ -4,7 +4,8 @@
  * eth0, every network of the pod's k8s.v1.cni.cncf.io/networks annotation
  * becomes net1..N (or the requested name); every delegate runs through
  * libcni's runtime side; a cache of every delegate's config and result lets
- * DEL, CHECK and GC run without the apiserver.
+ * DEL, CHECK and GC run without the apiserver. The commands run on
+ * podnet_plugin_main; a failed ADD is undone by podnet's undo list.
  *
  * Parsers (conf, annotation, kubeconfig, checkpoint, network-status) take
  * plain inputs and a struct cni_error so unit tests and fuzz targets can
@@ -24,6 +25,7 @@
 #include "cni/plugin.h"
 #include "cni/runtime.h"
 #include "cni/version.h"
+#include "podnet/podnet.h"
 
 #define MN_DEFAULT_CNI_DIR "/var/lib/cni/multinet"
 #define MN_DEFAULT_CONF_DIR "/etc/cni/multus/net.d"
@@ -50,15 +52,12 @@ int mn_strv_push(struct mn_strv *s, const char *x);
 /* ---- configuration (mn-conf.c) ---- */
 
 struct mn_conf {
-	const json_t *root; /* borrowed: the skeleton's parsed stdin */
-	const char *name;
 	enum cni_version version;
 	const char *kubeconfig;
 	const char *cluster_network;
 	struct mn_strv default_networks;
 	const json_t *delegates; /* array or NULL */
 	const char *conf_dir, *cni_dir, *bin_dir;
-	const char *log_file, *log_level;
 	bool log_to_stderr;
 	struct mn_strv system_namespaces;
 	const char *multus_namespace;
@@ -251,8 +250,6 @@ int mn_delegate_set_conf(struct mn_delegate *d, const json_t *conf, const char *
 /* Do the plugins of d->conf declare capability `cap`? */
 bool mn_delegate_has_cap(const struct mn_delegate *d, const char *cap);
 
-/* Path of the cache: <cniDir>/<containerID>. Owned. */
-char *mn_cache_path(const char *cni_dir, const char *container_id);
 /*
  * Write the whole entry atomically (temp file, rename) as the first line of
  * a journal (cni_json_load_journal). durable: the file is fsynced before the
@@ -319,13 +316,22 @@ int mn_tombstone_gc(const char *cni_dir, const struct cni_conf *conf);
 
 /* ---- network-status (mn-status.c) ---- */
 
+/* One network of the pod, as network-status shows it. */
+struct mn_status_net {
+	const char *name;
+	bool is_default;
+	const json_t *result;	   /* its final ADD result (any version), NULL: no entry */
+	const json_t *device_info; /* NULL: none */
+};
+
 /*
- * Entries for one delegate: one per sandbox interface of its result (IPs
+ * Entries for one network: one per sandbox interface of its result (IPs
  * mapped by interface index, with prefix), or one minimal entry when the
- * result has none. device_info may be NULL. Appended to `arr`.
+ * result has none; a result without cniVersion is read as `fallback`.
+ * Appended to `arr`.
  */
-int mn_status_append(json_t *arr, const char *name, bool is_default, const json_t *result,
-		     enum cni_version fallback, const json_t *device_info, struct cni_error *err);
+int mn_status_append(json_t *arr, const struct mn_status_net *net, enum cni_version fallback,
+		     struct cni_error *err);
 
 /* ---- default route (mn-route.c) ---- */
 
@@ -336,11 +342,12 @@ int mn_status_append(json_t *arr, const char *name, bool is_default, const json_
 int mn_route_validate(const struct mn_plan *p, struct cni_error *err);
 /*
  * Move the pod's default route of each requested family to the named
- * interface, read the routes back to verify, and rewrite the delegates'
- * results (and their libcni cache entries) to match. Returns 1 when results
- * changed, 0 when there was nothing to do.
+ * interface (pn->pod), read the routes back to verify, and rewrite the
+ * delegates' results (and their libcni cache entries) to match. Before a
+ * family's routes change, an undo step that puts them back is pushed.
+ * Returns 1 when results changed, 0 when there was nothing to do.
  */
-int mn_route_apply(struct mn_plan *p, const struct cni_runtime *rt, struct cni_error *err);
+int mn_route_apply(struct podnet *pn, struct mn_plan *p, const struct cni_runtime *rt);
 /* Remove default routes of `family` from a result JSON (any version) / add one. */
 void mn_result_drop_default(json_t *result, int family);
 int mn_result_add_default(json_t *result, const char *gw);
@@ -370,7 +377,6 @@ struct mn_call {
 int mn_call_init(struct mn_call *c, struct cni_ctx *ctx);
 void mn_call_done(struct mn_call *c);
 int mn_pod_from_args(const struct cni_ctx *ctx, struct mn_pod *ret);
-void mn_pod_done(struct mn_pod *p);
 int mn_plan_args(struct mn_plan *p, const struct cni_ctx *ctx);
 /*
  * Lenient calls (DEL, GC): the error r recorded in ctx->err becomes a
@@ -391,8 +397,6 @@ int mn_resolve_master(struct mn_call *c, struct mn_plan *p);
  * keeps it), 0 when it has to wait for mn_resolve.
  */
 int mn_resolve_master_early(struct mn_call *c, struct mn_plan *p);
-/* A plan from CNI_* and CNI_ARGS, no delegates yet. */
-int mn_plan_init(struct mn_plan *p, const struct cni_ctx *ctx);
 /*
  * DEL without a cache: rebuild the delegates as ADD would (the pod may be
  * gone); whatever cannot be resolved, the apiserver included, is a warning.
@@ -403,15 +407,16 @@ int mn_plan_rebuild(struct mn_call *c, struct mn_plan *p);
  * calls bound all its requests by MN_DEL_APISERVER_BUDGET_MS from here.
  */
 int mn_connect(struct mn_call *c);
-/* Run DEL for delegates [0, upto) in reverse; errors collected into err. */
-int mn_del_delegates(struct mn_call *c, struct mn_plan *p, size_t upto, struct cni_error *err);
+/*
+ * DEL delegate i: 0 when done or given up (a warning); otherwise logged, its
+ * error (prefixed with the network) collected into err (the first wins, later
+ * ones become details), and the negative errno returned.
+ */
+int mn_del_delegate(struct mn_call *c, struct mn_plan *p, size_t i, struct cni_error *err);
 void mn_runtime_conf(const struct mn_plan *p, const struct mn_delegate *d,
 		     struct cni_runtime_conf *rc);
 
-int mn_add(struct cni_ctx *ctx);
-int mn_del(struct cni_ctx *ctx);
-int mn_check(struct cni_ctx *ctx);
-int mn_gc(struct cni_ctx *ctx);
-int mn_status(struct cni_ctx *ctx);
+/* ADD (the other commands are in mn-del.c), given the pod netns by podnet. */
+int mn_cmd_add(struct podnet *pn);
 
-extern const struct cni_plugin_ops multinet_ops;
+extern const struct podnet_plugin_ops multinet_ops;
