@@ -222,18 +222,19 @@ static int send_request(struct pwhttp_client *c, const char *head, const struct 
 }
 
 static int exchange(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
-		    uint64_t deadline, struct pwhttp_response *resp, bool *keep)
+		    uint64_t deadline, struct pwhttp_response *resp, bool *keep,
+		    struct pwhttp_sink *sink)
 {
 	int r = send_request(c, head, rq, deadline);
 
 	if (r >= 0)
-		return pwhttp_io_read_response(&c->io, deadline, resp, keep);
+		return pwhttp_io_read_response(&c->io, deadline, resp, keep, sink);
 	/*
 	 * The server closed while we wrote. It may have said why first (a TLS
 	 * alert: no or a refused client certificate; or an early HTTP answer).
 	 */
 	if ((r == -EPIPE || r == -ECONNRESET) && c->io.tls) {
-		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep);
+		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep, sink);
 
 		if (why == 0)
 			*keep = false;
@@ -243,8 +244,16 @@ static int exchange(struct pwhttp_client *c, const char *head, const struct pwht
 	return r;
 }
 
-int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
-		   struct pwhttp_response *resp)
+/* Worth one more try on a new connection: a kept one the server closed meanwhile. */
+static bool retry(int r, bool reused, const struct pwhttp_sink *sink)
+{
+	if (!reused || (r != -ECONNRESET && r != -EPIPE))
+		return false;
+	return !sink || sink->status == 0; /* a stream: only before its head */
+}
+
+static int request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
+		   struct pwhttp_response *resp, struct pwhttp_sink *sink)
 {
 	char *head = build_head(c, rq);
 	bool keep = true, reused;
@@ -262,20 +271,34 @@ int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 			free(head);
 			return r; /* c->error set */
 		}
-		r = exchange(c, head, rq, deadline, resp, &keep);
+		r = exchange(c, head, rq, deadline, resp, &keep, sink);
 		if (r == -EPROTO && c->io.tls) {
 			snprintf(c->error_buf, sizeof(c->error_buf), "%s",
 				 pwhttp_tls_conn_error(c->io.tls));
 			c->error = c->error_buf;
 		}
-		if (r < 0 || !keep)
+		if (r != 0 || !keep)
 			drop_connection(c);
-		/* a kept connection the server closed meanwhile: once more on a new one */
-		if (r >= 0 || !reused || (r != -ECONNRESET && r != -EPIPE))
+		if (r >= 0 || !retry(r, reused, sink))
 			break;
 	}
-	if (r < 0 && r != -EPROTO)
+	if (r < 0 && r != -EPROTO && !(sink && sink->stopped))
 		set_error(c, "request", r);
 	free(head);
 	return r;
+}
+
+int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
+		   struct pwhttp_response *resp)
+{
+	return request(c, rq, deadline, resp, NULL);
+}
+
+int pwhttp_request_stream(struct pwhttp_client *c, const struct pwhttp_request *rq,
+			  uint64_t deadline, pwhttp_body_fn fn, void *userdata)
+{
+	struct pwhttp_sink sink = {.fn = fn, .userdata = userdata};
+	struct pwhttp_response resp;
+
+	return request(c, rq, deadline, &resp, &sink);
 }

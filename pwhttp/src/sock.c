@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Sockets with deadlines: connect, write everything, read what is there. */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,12 +30,11 @@ int pwhttp_wait_fd(int fd, short events, uint64_t deadline)
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)(deadline - now));
+		/* a timeout comes back to the check above; UINT64_MAX: for ever, in steps */
+		r = poll(&p, 1, deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now));
 		if (r > 0)
 			return 0;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
+		if (r < 0 && errno != EINTR)
 			return -errno;
 	}
 }
