@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # cluster-ipam over TLS: an etcd with client-certificate auth started by the
 # test inside the test's host netns (https://127.0.0.1 there); the client
-# goes through libcurl (loaded on first https use) with caFile/certFile/keyFile.
+# goes through pwhttp (libssl loaded on first https use) with
+# caFile/certFile/keyFile, the watch stream too (pwetcd-smoke).
 
 load cluster-ipam-helpers
 

@@ -21,7 +21,7 @@ struct pwhttp_io {
 struct pwhttp_sink {
 	pwhttp_body_fn fn;
 	void *userdata;
-	long status;  /* the response's, set before fn's first call */
+	long status;  /* the response's, once its head is read */
 	bool stopped; /* fn returned non-zero: the read stopped there */
 };
 

@@ -189,8 +189,11 @@ int pwhttp_io_read_response(struct pwhttp_io *io, uint64_t deadline, struct pwht
 
 	if (r == 0 && !sink && body.kind == BODY_SIZED && body.left > MAX_BODY)
 		r = -EMSGSIZE;
-	if (sink)
+	if (r == 0 && sink) {
 		sink->status = resp->status;
+		r = sink->fn(resp->status, NULL, 0, sink->userdata); /* the head: go on? */
+		sink->stopped = r != 0;
+	}
 	if (r == 0)
 		r = read_body(io, &b, deadline, &body, sink, &kept, keep);
 	if (r != 0 || sink) {

@@ -362,7 +362,7 @@ struct seen {
 	char data[256];
 	size_t len;
 	int calls;
-	int stop_after; /* stop (with 7) after this many calls; 0: never */
+	int stop_after; /* stop (with 7) after this many pieces, -1 at the head; 0: never */
 };
 
 static int on_body(long status, const char *data, size_t len, void *userdata)
@@ -370,6 +370,8 @@ static int on_body(long status, const char *data, size_t len, void *userdata)
 	struct seen *w = userdata;
 
 	w->status = status;
+	if (!data) /* the head */
+		return len == 0 && w->stop_after < 0 ? 7 : 0;
 	assert_true(w->len + len < sizeof(w->data));
 	memcpy(w->data + w->len, data, len);
 	w->len += len;
@@ -405,11 +407,11 @@ static void test_stream(void **state)
 
 static void test_stream_stop(void **state)
 {
-	/* the function stops it: its value, and the next request on a new connection */
+	/* the function stops it (in the body, at the head): its value, a new connection */
 	static const char *const parts[] = {CHUNKED_HEAD "3\r\nabc\r\n", NULL};
-	const struct script s = {.conns = 2, .answers = {1, 1}, .raw = parts};
+	const struct script s = {.conns = 3, .answers = {1, 1, 1}, .raw = parts};
 	struct pwhttp_request rq = {.method = "GET", .path = "/"};
-	struct seen w = {.stop_after = 1};
+	struct seen w = {.stop_after = 1}, head = {.stop_after = -1};
 	struct pwhttp_client *c;
 	struct server sv;
 	(void)state;
@@ -418,7 +420,10 @@ static void test_stream_stop(void **state)
 	c = client_for(&sv);
 	assert_int_equal(pwhttp_request_stream(c, &rq, pwhttp_now_ms() + 2000, on_body, &w), 7);
 	assert_memory_equal(w.data, "abc", 3);
-	get(c, "/b", "conn1-r0");
+	assert_int_equal(pwhttp_request_stream(c, &rq, pwhttp_now_ms() + 2000, on_body, &head), 7);
+	assert_int_equal(head.status, 200);
+	assert_int_equal(head.len, 0);
+	get(c, "/b", "conn2-r0");
 	pwhttp_client_free(c);
 	server_stop(&sv);
 }

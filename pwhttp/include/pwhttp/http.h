@@ -99,14 +99,14 @@ const char *pwhttp_client_error(const struct pwhttp_client *c);
 
 /*
  * A request whose response body is handed to fn as it arrives (a watch
- * stream) instead of being kept: fn gets the status and each piece of the
- * decoded body, and returns 0 to go on or anything else to stop (the
- * connection is then closed). The body has no size limit (a chunk at most
- * 64 MiB). 0 when the body ended, fn's value, or pwhttp_request's errors
- * (-ETIMEDOUT when the deadline passes, also in the middle of the body;
- * -ECONNRESET when the server closed it before its end). A kept
- * connection found closed is retried as by pwhttp_request, only before
- * the response's head was read.
+ * stream) instead of being kept: fn is called once the head is read (data
+ * NULL, len 0), then with each piece of the decoded body, and returns 0 to
+ * go on or anything else to stop (the connection is then closed). The body
+ * has no size limit (a chunk at most 64 MiB). 0 when the body ended, fn's
+ * value, or pwhttp_request's errors (-ETIMEDOUT when the deadline passes,
+ * also in the middle of the body; -ECONNRESET when the server closed it
+ * before its end). A kept connection found closed is retried as by
+ * pwhttp_request, only before the response's head was read.
  */
 typedef int (*pwhttp_body_fn)(long status, const char *data, size_t len, void *userdata);
 int pwhttp_request_stream(struct pwhttp_client *c, const struct pwhttp_request *rq,
