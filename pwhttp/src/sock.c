@@ -73,28 +73,25 @@ int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline)
 	return 0;
 }
 
-static int connect_addr(int family, const struct sockaddr *sa, socklen_t len, uint64_t deadline)
+/* A connect started (fd, or -errno passed on), finished: fd, or -errno and closed. */
+static int connect_wait(int fd, bool tcp, uint64_t deadline)
 {
-	int fd = connect_begin(family, sa, len), r;
+	int r = fd < 0 ? fd : pwhttp_connect_finish(fd, tcp, deadline);
 
-	if (fd < 0)
-		return fd;
-	r = pwhttp_connect_finish(fd, family != AF_UNIX, deadline);
-	if (r < 0) {
+	if (r < 0 && fd >= 0)
 		close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : fd;
 }
 
-/* The unix socket's address, or -ENAMETOOLONG. */
-static int unix_addr(const char *path, struct sockaddr_un *sun)
+/* A connect to the unix socket started: fd or -errno. */
+static int unix_begin(const char *path)
 {
-	*sun = (struct sockaddr_un){.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof(sun->sun_path))
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+
+	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sun->sun_path, path);
-	return 0;
+	strcpy(sun.sun_path, path);
+	return connect_begin(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
 }
 
 int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline)
@@ -102,18 +99,13 @@ int pwhttp_connect(const char *host, const char *port, const char *unix_path, ui
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
 	int fd = -ECONNREFUSED;
 
-	if (unix_path) {
-		struct sockaddr_un sun;
-		int r = unix_addr(unix_path, &sun);
-
-		if (r < 0)
-			return r;
-		return connect_addr(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun), deadline);
-	}
+	if (unix_path)
+		return connect_wait(unix_begin(unix_path), false, deadline);
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_addr(ai->ai_family, ai->ai_addr, ai->ai_addrlen, deadline);
+		fd = connect_wait(connect_begin(ai->ai_family, ai->ai_addr, ai->ai_addrlen), true,
+				  deadline);
 	freeaddrinfo(res);
 	return fd;
 }
@@ -123,12 +115,8 @@ int pwhttp_connect_start(const char *host, const char *port, const char *unix_pa
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
 	int fd;
 
-	if (unix_path) {
-		struct sockaddr_un sun;
-		int r = unix_addr(unix_path, &sun);
-
-		return r < 0 ? r : connect_begin(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
-	}
+	if (unix_path)
+		return unix_begin(unix_path);
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
 	fd = connect_begin(res->ai_family, res->ai_addr, res->ai_addrlen);

@@ -2,9 +2,13 @@
 /*
  * TLS client connections on OpenSSL's libssl, loaded with dlopen on first
  * use: no DT_NEEDED, so a binary that links pwhttp but never talks TLS
- * starts as fast as one that does not link it. Always verifying: the
- * server's chain against the given CA only (never the system store), its
- * name or IP address against the certificate, TLS 1.2 at least.
+ * starts as fast as one that does not link it. Always verifying, TLS 1.2
+ * at least: the server's name or IP address against its certificate, and
+ * its chain against the CA given (a file or PEM data), or, only when the
+ * caller allows it and gives none (pwhttp_tls.system_ca: pwetcd without a
+ * caFile), against the system's store (OpenSSL's default file and
+ * directory, SSL_CERT_FILE and SSL_CERT_DIR when set), loaded when the
+ * client is made or, with a saved session, when a chain must be verified.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +28,8 @@
 #include <openssl/x509v3.h>
 
 #include "base/dl.h"
+#include "base/file.h"
+#include "base/sha512.h"
 #include "internal.h"
 
 /* Every libssl/libcrypto function used, typed from OpenSSL's own prototypes. */
@@ -38,9 +44,7 @@
 	X(SSL_CTX_load_verify_file)                                                                \
 	X(SSL_CTX_set_default_verify_paths)                                                        \
 	X(SSL_CTX_use_certificate)                                                                 \
-	X(SSL_CTX_use_certificate_chain_file)                                                      \
 	X(SSL_CTX_use_PrivateKey)                                                                  \
-	X(SSL_CTX_use_PrivateKey_file)                                                             \
 	X(SSL_CTX_check_private_key)                                                               \
 	X(SSL_new)                                                                                 \
 	X(SSL_free)                                                                                \
@@ -70,9 +74,7 @@
 	X(SSL_CTX_set_cert_verify_callback)                                                        \
 	X(SSL_CTX_set_cert_cb)                                                                     \
 	X(SSL_use_certificate)                                                                     \
-	X(SSL_use_certificate_chain_file)                                                          \
 	X(SSL_use_PrivateKey)                                                                      \
-	X(SSL_use_PrivateKey_file)                                                                 \
 	X(SSL_check_private_key)                                                                   \
 	X(X509_free)                                                                               \
 	X(EVP_PKEY_free)                                                                           \
@@ -91,6 +93,9 @@ static struct {
 #undef FIELD
 } ssl;
 
+/* A session file starts with this much of the SHA-512 of what it was saved for. */
+#define SESSION_KEY_LEN 32
+
 /*
  * The CA as given, kept while its loading waits for a certificate to
  * verify (ca_pending): the saved session matched, so a resumed handshake
@@ -105,17 +110,15 @@ struct deferred_ca {
 	const char *why; /* loading it failed: why (the verification fails) */
 };
 
-/* The client certificate and key as given, loaded per connection when a server asks. */
-struct deferred_client {
-	char *cert_file, *key_file;
-	char *cert_data, *key_data;
-	size_t cert_len, key_len;
-	const char *why; /* the last load failed: why */
+/* A PEM buffer: the client certificate (with its chain) or key, read once. */
+struct pem {
+	char *d; /* NULL: none */
+	size_t len;
 };
 
 /* A session file's content: the key it was saved for, the DER session. */
 struct saved_session {
-	uint64_t key;
+	unsigned char key[SESSION_KEY_LEN];
 	unsigned char *der; /* NULL: none */
 	size_t len;
 	time_t mtime;
@@ -123,18 +126,18 @@ struct saved_session {
 
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
-	char *session_file;	    /* NULL: no resumption across processes */
-	uint64_t material;	    /* fingerprint of the trust material (session_file) */
-	struct saved_session saved; /* read by trust(), offered by the first connection */
+	char *session_file;		    /* NULL: no resumption across processes */
+	unsigned char key[SESSION_KEY_LEN]; /* what a saved session must have been saved for */
+	struct saved_session saved;	    /* read by trust(), offered by the first connection */
 	struct deferred_ca ca;
-	struct deferred_client client;
+	struct pem cert, client_key; /* the client's, if any */
+	const char *client_why;	     /* loading them (deferred) failed: why */
 };
 
 struct pwhttp_tls_conn {
 	SSL *ssl;
 	char error[256]; /* why the last read or write failed with -EPROTO */
 	const struct pwhttp_tls_ctx *ctx;
-	uint64_t key;	      /* material and host: what a saved session must match */
 	SSL_SESSION *fresh;   /* the newest session the server gave (a ticket) */
 	bool resumed;	      /* the handshake resumed the saved session */
 	bool saved_is_recent; /* the saved one is younger than SESSION_REFRESH_S */
@@ -143,6 +146,7 @@ struct pwhttp_tls_conn {
 /* A saved session still resumed is rewritten at most this often. */
 #define SESSION_REFRESH_S 300
 #define SESSION_MAX (16u << 10)
+#define PEM_MAX (1u << 20)
 #define SESSION_PEER_TAG 0xa3 /* [3] EXPLICIT Certificate OPTIONAL in OpenSSL's session */
 
 static char err_text[256];
@@ -293,71 +297,135 @@ static int load_ca(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
 	return 0;
 }
 
-static int load_client(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+/* The client certificate and key onto t (the context, or one connection). 0 or -EKEYREJECTED. */
+static int use_client(const struct cert_target *t, const struct pwhttp_tls_ctx *c, const char **why)
 {
-	if (m->cert_data && m->key_data) {
-		if (use_cert_data(&(struct cert_target){.ctx = ctx}, m->cert_data, m->cert_len,
-				  m->key_data, m->key_len) < 0) {
-			*why = ssl_error("client certificate or key unusable");
-			return -EKEYREJECTED;
-		}
-	} else if (m->cert_file && m->key_file) {
-		if (ssl.SSL_CTX_use_certificate_chain_file(ctx, m->cert_file) != 1 ||
-		    ssl.SSL_CTX_use_PrivateKey_file(ctx, m->key_file, SSL_FILETYPE_PEM) != 1) {
-			*why = ssl_error("client certificate or key unusable");
-			return -EKEYREJECTED;
-		}
+	if (use_cert_data(t, c->cert.d, c->cert.len, c->client_key.d, c->client_key.len) < 0) {
+		*why = ssl_error("client certificate or key unusable");
+		return -EKEYREJECTED;
 	}
-	if ((m->cert_data || m->cert_file) && ssl.SSL_CTX_check_private_key(ctx) != 1) {
+	if ((t->ssl ? ssl.SSL_check_private_key(t->ssl) : ssl.SSL_CTX_check_private_key(t->ctx)) !=
+	    1) {
 		*why = ssl_error("client key does not match its certificate");
 		return -EKEYREJECTED;
 	}
 	return 0;
 }
 
+static char *dup_mem(const char *p, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* One PEM, given as data or read from its file (a link is followed: secrets often are). */
+static int pem_read(const char *data, size_t len, const char *file, struct pem *out)
+{
+	int fd, n;
+
+	if (data) {
+		out->len = len;
+		return (out->d = dup_mem(data, len)) ? 0 : -ENOMEM;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = fd_read_all(fd, PEM_MAX, &out->d);
+	close(fd);
+	if (n < 0)
+		return n;
+	out->len = (size_t)n;
+	return 0;
+}
+
+/* The client certificate and key, when given (as data, else as files), into c. */
+static int read_client(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
+{
+	bool data = m->cert_data && m->key_data;
+	int r;
+
+	if (!data && !(m->cert_file && m->key_file))
+		return 0;
+	r = pem_read(data ? m->cert_data : NULL, m->cert_len, m->cert_file, &c->cert);
+	if (r == 0)
+		r = pem_read(data ? m->key_data : NULL, m->key_len, m->key_file, &c->client_key);
+	if (r < 0 && r != -ENOMEM) {
+		snprintf(err_text, sizeof(err_text), "client certificate or key unusable: %s",
+			 strerror(-r));
+		*why = err_text;
+		return -EKEYREJECTED;
+	}
+	return r;
+}
+
 /* ---- sessions kept across processes (struct pwhttp_tls.session_file) ---- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
+/* What a session key is computed from: pieces, each after its length. */
+struct keybuf {
+	unsigned char *d;
+	size_t len, cap;
+	bool oom;
+};
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
+static void kput(struct keybuf *k, const void *p, size_t n)
+{
+	uint64_t len = n;
+
+	if (k->len + sizeof(len) + n > k->cap && !k->oom) {
+		size_t cap = (k->len + sizeof(len) + n) * 2;
+		unsigned char *d = realloc(k->d, cap);
+
+		k->oom = !d;
+		k->d = d ? d : k->d;
+		k->cap = d ? cap : k->cap;
+	}
+	if (k->oom)
+		return;
+	memcpy(k->d + k->len, &len, sizeof(len));
+	if (n)
+		memcpy(k->d + k->len + sizeof(len), p, n);
+	k->len += sizeof(len) + n;
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s)
+/*
+ * What a saved session was made with, as the file's key: the host; the CA
+ * by its file's name and identity (inode, size, mtime: a replaced file
+ * changes it) or its data, or the system's store; and the client
+ * certificate and key by their bytes. A session that a client certificate
+ * authenticated is thus offered only by a process that read the same
+ * certificate and key (names and identities alone could be had without
+ * reading the key).
+ */
+static int session_key(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host)
 {
-	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
-/* A file by name and identity (inode, size, mtime): a replaced CA file changes it. */
-static uint64_t fnv_file(uint64_t h, const char *path)
-{
+	struct keybuf k = {0};
+	uint8_t digest[SHA512_DIGEST_SIZE];
+	uint64_t id[4] = {0};
 	struct stat st;
 
-	h = fnv_str(h, path);
-	if (path && stat(path, &st) == 0) {
-		uint64_t id[4] = {st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
-				  (uint64_t)st.st_mtim.tv_nsec};
-
-		h = fnv(h, id, sizeof(id));
+	if (m->ca_file && stat(m->ca_file, &st) == 0) {
+		id[0] = st.st_ino;
+		id[1] = (uint64_t)st.st_size;
+		id[2] = (uint64_t)st.st_mtim.tv_sec;
+		id[3] = (uint64_t)st.st_mtim.tv_nsec;
 	}
-	return h;
-}
-
-/* What a saved session was verified with: every piece of trust material. */
-static uint64_t material_fingerprint(const struct pwhttp_tls *m)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	h = fnv_file(h, m->ca_file);
-	h = fnv(h, m->ca_data ? m->ca_data : "", m->ca_data ? m->ca_len : 0);
-	h = fnv(h, &m->system_ca, sizeof(m->system_ca));
-	h = fnv_file(h, m->cert_file);
-	h = fnv_file(h, m->key_file);
-	h = fnv(h, m->cert_data ? m->cert_data : "", m->cert_data ? m->cert_len : 0);
-	return fnv(h, m->key_data ? m->key_data : "", m->key_data ? m->key_len : 0);
+	kput(&k, host, strlen(host));
+	kput(&k, m->ca_file, m->ca_file ? strlen(m->ca_file) : 0);
+	kput(&k, id, sizeof(id));
+	kput(&k, m->ca_data, m->ca_data ? m->ca_len : 0);
+	kput(&k, &m->system_ca, sizeof(m->system_ca));
+	kput(&k, c->cert.d, c->cert.len);
+	kput(&k, c->client_key.d, c->client_key.len);
+	if (!k.oom)
+		sha512(k.d, k.len, digest);
+	if (k.d)
+		explicit_bzero(k.d, k.len); /* a copy of the client key */
+	free(k.d);
+	memcpy(c->key, digest, sizeof(c->key));
+	return k.oom ? -ENOMEM : 0;
 }
 
 /* OpenSSL hands every new session (a TLS 1.3 ticket, a 1.2 one) here: keep the newest. */
@@ -374,9 +442,9 @@ static int on_new_session(SSL *s, SSL_SESSION *sess)
 }
 
 /*
- * The session file (the 8-byte key, then the DER session) into ret: true
- * when it holds something past the key. Anything unusable means a full
- * handshake, as without a file.
+ * The session file (the key, then the DER session) into ret: true when it
+ * holds something past the key. Anything unusable means a full handshake,
+ * as without a file.
  */
 static bool session_load(const char *file, struct saved_session *ret)
 {
@@ -400,7 +468,7 @@ static bool session_load(const char *file, struct saved_session *ret)
 		ret->der = NULL;
 		return false;
 	}
-	memcpy(&ret->key, ret->der, sizeof(ret->key));
+	memcpy(ret->key, ret->der, sizeof(ret->key));
 	memmove(ret->der, ret->der + sizeof(ret->key), size - sizeof(ret->key));
 	ret->len = size - sizeof(ret->key);
 	ret->mtime = st.st_mtim.tv_sec;
@@ -414,9 +482,9 @@ static void saved_session_done(struct saved_session *s)
 }
 
 /*
- * The saved session, offered in the handshake when it was made for this
- * key: the one trust() read for the context's first connection, the file
- * again for a later one (a close may have saved a newer session).
+ * The saved session, offered in the handshake when it was saved for this
+ * context's key: the one trust() read for the context's first connection,
+ * the file again for a later one (a close may have saved a newer session).
  */
 static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 {
@@ -428,7 +496,7 @@ static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 	if (!saved.der && !session_load(ctx->session_file, &saved))
 		return;
 	p = saved.der;
-	if (saved.key == t->key)
+	if (memcmp(saved.key, ctx->key, sizeof(ctx->key)) == 0)
 		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)saved.len);
 	if (sess && ssl.SSL_set_session(t->ssl, sess) == 1)
 		t->saved_is_recent = time(NULL) - saved.mtime < SESSION_REFRESH_S;
@@ -438,55 +506,48 @@ static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 	ssl.ERR_clear_error();
 }
 
-/* tmp created 0600, its directory made (0700) when missing: fd or -1. */
-static int create_private(const char *tmp)
+/* buf into the session file, replaced (0600); its directory made (0700) when missing. */
+static void session_write(const char *file, const unsigned char *buf, size_t len)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	char *dir, *slash;
+	char *dir = strdup(file), *slash = dir ? strrchr(dir, '/') : NULL;
+	int dfd = AT_FDCWD;
 
-	if (fd >= 0 || errno != ENOENT || !(dir = strdup(tmp)))
-		return fd;
-	slash = strrchr(dir, '/');
 	if (slash) {
 		*slash = '\0';
-		(void)mkdir(dir, 0700);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		(void)mkdir(dir[0] ? dir : "/", 0700);
+		dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
+	if (dir && dfd != -1)
+		(void)file_replace_at(dfd, slash ? slash + 1 : file, buf, len, 0600, false);
+	if (dfd >= 0)
+		close(dfd);
 	free(dir);
-	return fd;
 }
 
 /*
- * The newest session into the file (key, DER; temp and rename, no fsync: a
- * cache), without the server's certificate: OpenSSL keeps it in the
- * session (field [3], optional), and decoding it again costs the next
- * process ~0.3 ms of OpenSSL 3.0's key decoders for a certificate that a
- * resumed handshake never looks at (verified when the session was made).
+ * The newest session into the file (key, DER; no fsync: a cache), without
+ * the server's certificate: OpenSSL keeps it in the session (field [3],
+ * optional), and decoding it again costs the next process ~0.3 ms of
+ * OpenSSL 3.0's key decoders for a certificate that a resumed handshake
+ * never looks at (verified when the session was made).
  */
 static void session_save(const struct pwhttp_tls_conn *t)
 {
-	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL), fd = -1;
-	size_t total = sizeof(t->key) + (size_t)(len > 0 ? len : 0), stripped;
+	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL);
+	size_t total = sizeof(t->ctx->key) + (size_t)(len > 0 ? len : 0), stripped;
 	unsigned char *buf = NULL, *p;
-	char *tmp = NULL;
 
-	if (len <= 0 || total > SESSION_MAX || !(buf = malloc(total)) ||
-	    asprintf(&tmp, "%s.tmp.%d", t->ctx->session_file, (int)getpid()) < 0) {
-		tmp = NULL;
+	if (len <= 0 || total > SESSION_MAX || !(buf = malloc(total)))
 		goto out;
-	}
-	memcpy(buf, &t->key, sizeof(t->key));
-	p = buf + sizeof(t->key);
-	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len || (fd = create_private(tmp)) < 0)
+	memcpy(buf, t->ctx->key, sizeof(t->ctx->key));
+	p = buf + sizeof(t->ctx->key);
+	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len)
 		goto out;
-	stripped = pwhttp_der_drop_child(buf + sizeof(t->key), (size_t)len, SESSION_PEER_TAG);
+	stripped = pwhttp_der_drop_child(buf + sizeof(t->ctx->key), (size_t)len, SESSION_PEER_TAG);
 	if (stripped > 0)
-		total = sizeof(t->key) + stripped;
-	if (write(fd, buf, total) != (ssize_t)total || rename(tmp, t->ctx->session_file) < 0)
-		(void)unlink(tmp);
-	close(fd);
+		total = sizeof(t->ctx->key) + stripped;
+	session_write(t->ctx->session_file, buf, total);
 out:
-	free(tmp);
 	free(buf);
 	ssl.ERR_clear_error();
 }
@@ -517,15 +578,6 @@ static int verify_deferred(X509_STORE_CTX *xs, void *arg)
 	return ssl.X509_verify_cert(xs);
 }
 
-static char *dup_mem(const char *p, size_t n)
-{
-	char *d = malloc(n ? n : 1);
-
-	if (d)
-		memcpy(d, p, n);
-	return d;
-}
-
 /*
  * The saved session was made with this very material for this host, so the
  * CA loaded then (parsing it costs ~0.5 ms with OpenSSL 3.0's decoders):
@@ -547,68 +599,39 @@ static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
 }
 
 /*
- * The server asked for a client certificate (a full handshake): the deferred
- * certificate, its chain and key onto this connection. 1, or 0 to fail the
- * handshake (pwhttp_tls_connect says why).
+ * The server asked for a client certificate (a full handshake, the saved
+ * session refused): the certificate, its chain and key onto this
+ * connection. 1, or 0 to fail the handshake (pwhttp_tls_connect says why).
  */
 static int client_cert_deferred(SSL *s, void *arg)
 {
 	struct pwhttp_tls_ctx *c = arg;
-	struct deferred_client *m = &c->client;
-	bool ok;
 
-	if (m->cert_data && m->key_data)
-		ok = use_cert_data(&(struct cert_target){.ssl = s}, m->cert_data, m->cert_len,
-				   m->key_data, m->key_len) == 0;
-	else
-		ok = ssl.SSL_use_certificate_chain_file(s, m->cert_file) == 1 &&
-		     ssl.SSL_use_PrivateKey_file(s, m->key_file, SSL_FILETYPE_PEM) == 1;
-	if (ok && ssl.SSL_check_private_key(s) != 1)
-		ok = false;
-	m->why = ok ? NULL : ssl_error("client certificate or key unusable");
-	return ok ? 1 : 0;
-}
-
-/* As defer_ca, for the client certificate and key: parsed only if a server asks for them. */
-static int defer_client(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
-{
-	struct deferred_client *d = &c->client;
-
-	if (m->cert_data && m->key_data) {
-		d->cert_data = dup_mem(m->cert_data, m->cert_len);
-		d->key_data = dup_mem(m->key_data, m->key_len);
-		d->cert_len = m->cert_len;
-		d->key_len = m->key_len;
-		if (!d->cert_data || !d->key_data)
-			return -ENOMEM;
-	} else if (m->cert_file && m->key_file) {
-		if (!(d->cert_file = strdup(m->cert_file)) || !(d->key_file = strdup(m->key_file)))
-			return -ENOMEM;
-	} else {
-		return 0;
-	}
-	ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
-	return 0;
+	c->client_why = NULL;
+	return use_client(&(struct cert_target){.ssl = s}, c, &c->client_why) == 0;
 }
 
 /*
  * The material now, or (a session saved for this very material and host)
  * each piece when the handshake needs it: the CA for a chain to verify, the
- * client certificate and key for a server that asks for them.
+ * client certificate and key (read, not parsed) for a server that asks.
  */
-static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host,
-		 const char **why)
+static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
 {
 	int r;
 
 	/* read once: the first connection offers what was read here (session_offer) */
-	if (c->session_file && host && session_load(c->session_file, &c->saved) &&
-	    c->saved.key == fnv_str(c->material, host)) {
+	if (c->session_file && session_load(c->session_file, &c->saved) &&
+	    memcmp(c->saved.key, c->key, sizeof(c->key)) == 0) {
 		r = defer_ca(c, m);
-		return r < 0 ? r : defer_client(c, m);
+		if (r == 0 && c->cert.d)
+			ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
+		return r;
 	}
 	r = load_ca(c->ctx, m, why);
-	return r < 0 ? r : load_client(c->ctx, m, why);
+	if (r < 0 || !c->cert.d)
+		return r;
+	return use_client(&(struct cert_target){.ctx = c->ctx}, c, why);
 }
 
 int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwhttp_tls_ctx **ret,
@@ -630,17 +653,20 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwht
 	}
 	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
 	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
-	r = 0;
-	if (m->session_file) {
+	r = read_client(c, m, why);
+	if (r == 0 && m->session_file) {
 		if (!(c->session_file = strdup(m->session_file)))
 			r = -ENOMEM;
-		c->material = material_fingerprint(m);
+		if (r == 0)
+			r = session_key(c, m, host);
 		ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_SESS_CACHE_MODE,
 				 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE, NULL);
 		ssl.SSL_CTX_sess_set_new_cb(c->ctx, on_new_session);
 	}
 	if (r == 0)
-		r = trust(c, m, host, why);
+		r = trust(c, m, why);
+	if (r == -ENOMEM)
+		*why = "out of memory";
 	if (r < 0) {
 		pwhttp_tls_ctx_free(c);
 		return r;
@@ -658,10 +684,10 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	free(c->session_file);
 	free(c->ca.file);
 	free(c->ca.data);
-	free(c->client.cert_file);
-	free(c->client.key_file);
-	free(c->client.cert_data);
-	free(c->client.key_data);
+	free(c->cert.d);
+	if (c->client_key.d)
+		explicit_bzero(c->client_key.d, c->client_key.len);
+	free(c->client_key.d);
 	free(c);
 }
 
@@ -760,10 +786,8 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		return -EPROTO;
 	}
 	ssl.ERR_clear_error();
-	if (ctx->session_file) {
-		t->key = fnv_str(ctx->material, host);
+	if (ctx->session_file)
 		session_offer(t, ctx);
-	}
 	for (;;) {
 		struct pipe_guard g;
 
@@ -777,7 +801,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
 		       : ctx->ca.why	  ? ctx->ca.why
-		       : ctx->client.why  ? ctx->client.why
+		       : ctx->client_why  ? ctx->client_why
 					  : handshake_error(t->ssl);
 		ssl.ERR_clear_error();
 		pwhttp_tls_conn_free(t);
