@@ -2,7 +2,8 @@
 /*
  * TLS client connections on OpenSSL's libssl, loaded with dlopen on first
  * use: no DT_NEEDED, so a binary that links pwhttp but never talks TLS
- * starts as fast as one that does not link it. Always verifying, TLS 1.2
+ * starts as fast as one that does not link it (mapped, libssl cost an
+ * http:// ADD ~1.6 ms of CPU: bench/pwhttp/run.sh --tls none). Always verifying, TLS 1.2
  * at least: the server's name or IP address against its certificate, and
  * its chain against the CA given (a file or PEM data), or, only when the
  * caller allows it and gives none (pwhttp_tls.system_ca: pwetcd without a
@@ -169,14 +170,15 @@ static const char *ssl_load(void)
 	if (!dl_load(sonames, syms, sizeof(syms) / sizeof(syms[0]), load_why, sizeof(load_why)))
 		return why = load_why;
 	/*
-	 * openssl.cnf is not read (0.4 ms per call): the policy is ours, as a
-	 * Go client's (Multus, kubelet) is crypto/tls's. Nor is the legacy
-	 * by-name table of every cipher built (libssl fetches the ciphers it
-	 * uses from the provider; the only other user is the old encrypted-PEM
-	 * key format, which kubeconfig has no way to give a passphrase for;
-	 * the digests' table stays: certificate verification looks the
-	 * signature's digest up in it), nor an exit handler registered that would
-	 * free it all again just before the process ends.
+	 * openssl.cnf is not read: the policy is ours, as a Go client's
+	 * (Multus, kubelet) is crypto/tls's. Nor is the legacy by-name table of
+	 * every cipher built (libssl fetches the ciphers it uses from the
+	 * provider; the only other user is the old encrypted-PEM key format,
+	 * which kubeconfig has no way to give a passphrase for; the digests'
+	 * table stays: certificate verification looks the signature's digest
+	 * up in it), nor an exit handler registered that would free it all
+	 * again just before the process ends. Together ~0.8 ms of CPU per
+	 * https ADD (bench/pwhttp/run.sh).
 	 */
 	if (ssl.OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
 				     OPENSSL_INIT_NO_ATEXIT,
@@ -527,9 +529,9 @@ static void session_write(const char *file, const unsigned char *buf, size_t len
 /*
  * The newest session into the file (key, DER; no fsync: a cache), without
  * the server's certificate: OpenSSL keeps it in the session (field [3],
- * optional), and decoding it again costs the next process ~0.3 ms of
- * OpenSSL 3.0's key decoders for a certificate that a resumed handshake
- * never looks at (verified when the session was made).
+ * optional), and decoding it again costs the next process ~0.5 ms of
+ * OpenSSL 3.0's key decoders (bench/pwhttp/run.sh) for a certificate that
+ * a resumed handshake never looks at (verified when the session was made).
  */
 static void session_save(const struct pwhttp_tls_conn *t)
 {
@@ -580,7 +582,7 @@ static int verify_deferred(X509_STORE_CTX *xs, void *arg)
 
 /*
  * The saved session was made with this very material for this host, so the
- * CA loaded then (parsing it costs ~0.5 ms with OpenSSL 3.0's decoders):
+ * CA loaded then (parsing it costs ~0.6 ms: bench/pwhttp/run.sh):
  * keep a copy and load it only if the server asks for a full handshake.
  */
 static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
@@ -614,7 +616,8 @@ static int client_cert_deferred(SSL *s, void *arg)
 /*
  * The material now, or (a session saved for this very material and host)
  * each piece when the handshake needs it: the CA for a chain to verify, the
- * client certificate and key (read, not parsed) for a server that asks.
+ * client certificate and key (read, not parsed: ~1.1 ms of an RSA key's
+ * parsing saved, bench/pwhttp/run.sh) for a server that asks.
  */
 static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
 {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pwhttp: a small HTTP/1.1 client for the plugins that talk to one server
- * per call (multinet: the kube-apiserver; pwetcd: etcd's JSON gateway). One
- * kept connection per client, http://, https:// or a unix socket, every wait
- * bounded by a deadline, Content-Length, chunked or until-EOF bodies.
+ * pwhttp: podwire's one HTTP/1.1 client, for what talks to a server
+ * (multinet: the kube-apiserver; pwetcd: etcd's JSON gateway, its watch
+ * stream too). One kept connection per client, http://, https:// or a unix
+ * socket, every wait bounded by a deadline, Content-Length, chunked or
+ * until-EOF bodies, kept or streamed.
  *
- * TLS is OpenSSL's libssl, loaded with dlopen on the first https:// client
- * (see tls.h): a process that never talks TLS maps nothing more than libc,
- * and one that does maps libssl and libcrypto only (libcurl maps ~30
- * libraries, 5-7 ms per process on the benchmark machine).
+ * TLS is OpenSSL's libssl, loaded with dlopen on the first https:// client:
+ * a process that never talks TLS maps nothing more than libc, and one that
+ * does maps libssl and libcrypto only (not libcurl, whose ~30 libraries
+ * cost a cluster-ipam ADD+DEL ~14 ms: pwhttp/README.md).
  */
 #pragma once
 
@@ -27,17 +28,17 @@ struct pwhttp_tls {
 	size_t cert_len, key_len;
 	/*
 	 * A file where the session the server last gave is kept across
-	 * processes, to resume it (no certificate exchange or verification:
-	 * ~0.6 ms less per connection here; while a session saved for this
-	 * host and material is there, the CA, client certificate and key are
-	 * parsed only if the server refuses it: ~0.5 ms and ~1.2 ms more);
-	 * NULL: none. The file is bound to
-	 * the host and to this trust material (a changed CA, certificate or key
-	 * file or data: not resumed); unusable, expired or refused: a full
-	 * handshake, as without. Written (0600, temp and rename, its directory
-	 * made 0700 if missing) after a full handshake, or when the copy
-	 * resumed is older than 5 minutes. It holds a resumption secret: keep
-	 * it where the client key or token is kept.
+	 * processes, to resume it (no certificate exchange or verification;
+	 * while a session saved for this host and material is there, the CA,
+	 * client certificate and key are parsed only if the server refuses
+	 * it); NULL: none. The file is bound to the host, the CA (file name
+	 * and identity, or data) and the bytes of the client certificate and
+	 * key: a session a client certificate authenticated is offered only by
+	 * a process that read the same certificate and key. Unusable, expired
+	 * or refused: a full handshake, as without. Written (0600, temp and
+	 * rename, its directory made 0700 if missing) after a full handshake,
+	 * or when the copy resumed is older than 5 minutes. It holds a
+	 * resumption secret: keep it where the client key or token is kept.
 	 */
 	const char *session_file;
 };
