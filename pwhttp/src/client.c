@@ -201,6 +201,13 @@ static char *build_head(const struct pwhttp_client *c, const struct pwhttp_reque
  */
 #define ONE_WRITE_MAX (64u << 10)
 
+/* One request as it goes out, and where its response's body goes. */
+struct call {
+	const char *head;
+	const struct pwhttp_request *rq;
+	struct pwhttp_sink *sink; /* NULL: kept in the response */
+};
+
 static int send_request(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
 			uint64_t deadline)
 {
@@ -221,20 +228,19 @@ static int send_request(struct pwhttp_client *c, const char *head, const struct 
 	return r;
 }
 
-static int exchange(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
-		    uint64_t deadline, struct pwhttp_response *resp, bool *keep,
-		    struct pwhttp_sink *sink)
+static int exchange(struct pwhttp_client *c, const struct call *call, uint64_t deadline,
+		    struct pwhttp_response *resp, bool *keep)
 {
-	int r = send_request(c, head, rq, deadline);
+	int r = send_request(c, call->head, call->rq, deadline);
 
 	if (r >= 0)
-		return pwhttp_io_read_response(&c->io, deadline, resp, keep, sink);
+		return pwhttp_io_read_response(&c->io, deadline, resp, keep, call->sink);
 	/*
 	 * The server closed while we wrote. It may have said why first (a TLS
 	 * alert: no or a refused client certificate; or an early HTTP answer).
 	 */
 	if ((r == -EPIPE || r == -ECONNRESET) && c->io.tls) {
-		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep, sink);
+		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep, call->sink);
 
 		if (why == 0)
 			*keep = false;
@@ -256,6 +262,7 @@ static int request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 		   struct pwhttp_response *resp, struct pwhttp_sink *sink)
 {
 	char *head = build_head(c, rq);
+	const struct call call = {.head = head, .rq = rq, .sink = sink};
 	bool keep = true, reused;
 	int r = -ECONNRESET;
 
@@ -271,7 +278,7 @@ static int request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 			free(head);
 			return r; /* c->error set */
 		}
-		r = exchange(c, head, rq, deadline, resp, &keep, sink);
+		r = exchange(c, &call, deadline, resp, &keep);
 		if (r == -EPROTO && c->io.tls) {
 			snprintf(c->error_buf, sizeof(c->error_buf), "%s",
 				 pwhttp_tls_conn_error(c->io.tls));

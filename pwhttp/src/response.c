@@ -19,6 +19,7 @@
 struct rbuf {
 	char *d;
 	size_t len, cap;
+	size_t kept; /* the body: decoded bytes kept at the front */
 };
 
 /* Read more bytes into b (which may grow up to max): 1 read, 0 EOF, <0 error. */
@@ -141,19 +142,19 @@ static int body_decode(struct body *body, char *p, size_t n, size_t *out, size_t
 }
 
 /*
- * The body after the head: decoded in place after the kept bytes (*kept),
+ * The body after the head: decoded in place after the bytes kept (b->kept),
  * or handed to sink and dropped. 0 (*keep false when bytes follow it), the
  * sink's stop value (sink->stopped), or -errno.
  */
 static int read_body(struct pwhttp_io *io, struct rbuf *b, uint64_t deadline, struct body *body,
-		     struct pwhttp_sink *sink, size_t *kept, bool *keep)
+		     struct pwhttp_sink *sink, bool *keep)
 {
 	size_t max = sink ? STREAM_BUF : MAX_BODY + STREAM_BUF; /* room for a chunk's framing */
 	int r;
 
 	for (;;) {
-		size_t out, used, n = b->len - *kept;
-		int done = body_decode(body, b->d + *kept, n, &out, &used);
+		size_t out, used, n = b->len - b->kept;
+		int done = body_decode(body, b->d + b->kept, n, &out, &used);
 
 		if (done < 0)
 			return done;
@@ -163,14 +164,14 @@ static int read_body(struct pwhttp_io *io, struct rbuf *b, uint64_t deadline, st
 			return r;
 		}
 		if (!sink)
-			*kept += out;
-		if (*kept > MAX_BODY)
+			b->kept += out;
+		if (b->kept > MAX_BODY)
 			return -EMSGSIZE; /* until EOF: the others are bounded by the head */
 		if (done) {
 			*keep = *keep && used == n;
 			return 0;
 		}
-		b->len = *kept;
+		b->len = b->kept;
 		if (sink)
 			body->ch.room = MAX_BODY; /* a stream's limit is per chunk */
 		r = fill(io, b, deadline, max);
@@ -184,7 +185,6 @@ int pwhttp_io_read_response(struct pwhttp_io *io, uint64_t deadline, struct pwht
 {
 	struct rbuf b = {0};
 	struct body body;
-	size_t kept = 0;
 	int r = read_head(io, &b, deadline, &resp->status, &body, keep);
 
 	if (r == 0 && !sink && body.kind == BODY_SIZED && body.left > MAX_BODY)
@@ -195,14 +195,14 @@ int pwhttp_io_read_response(struct pwhttp_io *io, uint64_t deadline, struct pwht
 		sink->stopped = r != 0;
 	}
 	if (r == 0)
-		r = read_body(io, &b, deadline, &body, sink, &kept, keep);
+		r = read_body(io, &b, deadline, &body, sink, keep);
 	if (r != 0 || sink) {
 		free(b.d);
 		return r;
 	}
-	b.d[kept] = '\0';
+	b.d[b.kept] = '\0';
 	resp->body = b.d;
-	resp->body_len = kept;
+	resp->body_len = b.kept;
 	return 0;
 }
 
