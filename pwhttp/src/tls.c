@@ -42,7 +42,6 @@
 	X(SSL_CTX_ctrl)                                                                            \
 	X(SSL_CTX_set_verify)                                                                      \
 	X(SSL_CTX_get_cert_store)                                                                  \
-	X(SSL_CTX_load_verify_file)                                                                \
 	X(SSL_CTX_set_default_verify_paths)                                                        \
 	X(SSL_CTX_use_certificate)                                                                 \
 	X(SSL_CTX_use_PrivateKey)                                                                  \
@@ -97,21 +96,7 @@ static struct {
 /* A session file starts with this much of the SHA-512 of what it was saved for. */
 #define SESSION_KEY_LEN 32
 
-/*
- * The CA as given, kept while its loading waits for a certificate to
- * verify (ca_pending): the saved session matched, so a resumed handshake
- * never needs it; a full one loads it in verify_deferred().
- */
-struct deferred_ca {
-	char *file;
-	char *data;
-	size_t len;
-	bool system;
-	bool pending;
-	const char *why; /* loading it failed: why (the verification fails) */
-};
-
-/* A PEM buffer: the client certificate (with its chain) or key, read once. */
+/* A PEM buffer: the CA, the client certificate (with its chain) or key, read once. */
 struct pem {
 	char *d; /* NULL: none */
 	size_t len;
@@ -130,9 +115,11 @@ struct pwhttp_tls_ctx {
 	char *session_file;		    /* NULL: no resumption across processes */
 	unsigned char key[SESSION_KEY_LEN]; /* what a saved session must have been saved for */
 	struct saved_session saved;	    /* read by trust(), offered by the first connection */
-	struct deferred_ca ca;
-	struct pem cert, client_key; /* the client's, if any */
-	const char *client_why;	     /* loading them (deferred) failed: why */
+	struct pem ca;			    /* NULL d: the system's store (system_ca) */
+	bool ca_pending;		    /* not loaded yet: verify_deferred() will */
+	const char *ca_why;		    /* loading it (deferred) failed: why */
+	struct pem cert, client_key;	    /* the client's, if any */
+	const char *client_why;		    /* loading them (deferred) failed: why */
 };
 
 struct pwhttp_tls_conn {
@@ -283,16 +270,15 @@ static int use_cert_data(const struct cert_target *t, const char *cert, size_t c
 	return r;
 }
 
-/* The trust anchors: the given CA (file or data), or the system's when allowed. */
-static int load_ca(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+/* The trust anchors into the context: the CA read, or (none) the system's store. */
+static int load_ca(struct pwhttp_tls_ctx *c, const char **why)
 {
-	if (!m->ca_data && !m->ca_file && m->system_ca) {
-		if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
+	if (!c->ca.d) {
+		if (ssl.SSL_CTX_set_default_verify_paths(c->ctx) != 1) {
 			*why = ssl_error("the system's CA certificates cannot be loaded");
 			return -EKEYREJECTED;
 		}
-	} else if (m->ca_data ? add_ca_data(ctx, m->ca_data, m->ca_len) < 0
-			      : !m->ca_file || ssl.SSL_CTX_load_verify_file(ctx, m->ca_file) != 1) {
+	} else if (add_ca_data(c->ctx, c->ca.d, c->ca.len) < 0) {
 		*why = ssl_error("no usable CA certificate");
 		return -EKEYREJECTED;
 	}
@@ -343,24 +329,39 @@ static int pem_read(const char *data, size_t len, const char *file, struct pem *
 	return 0;
 }
 
-/* The client certificate and key, when given (as data, else as files), into c. */
-static int read_client(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
+/* A PEM that cannot be read: -EKEYREJECTED saying what and why (-ENOMEM as it is). */
+static int unreadable(int r, const char *what, const char **why)
+{
+	if (r == -ENOMEM)
+		return r;
+	snprintf(err_text, sizeof(err_text), "%s: %s", what, strerror(-r));
+	*why = err_text;
+	return -EKEYREJECTED;
+}
+
+/*
+ * The CA (data, else its file; neither: the system's store if allowed) and
+ * the client certificate and key (as data, else as files), read into c.
+ */
+static int read_material(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
 {
 	bool data = m->cert_data && m->key_data;
-	int r;
+	int r = 0;
 
+	if (!m->ca_data && !m->ca_file && !m->system_ca) {
+		*why = "no usable CA certificate";
+		return -EKEYREJECTED;
+	}
+	if (m->ca_data || m->ca_file)
+		r = pem_read(m->ca_data, m->ca_len, m->ca_file, &c->ca);
+	if (r < 0)
+		return unreadable(r, "no usable CA certificate", why);
 	if (!data && !(m->cert_file && m->key_file))
 		return 0;
 	r = pem_read(data ? m->cert_data : NULL, m->cert_len, m->cert_file, &c->cert);
 	if (r == 0)
 		r = pem_read(data ? m->key_data : NULL, m->key_len, m->key_file, &c->client_key);
-	if (r < 0 && r != -ENOMEM) {
-		snprintf(err_text, sizeof(err_text), "client certificate or key unusable: %s",
-			 strerror(-r));
-		*why = err_text;
-		return -EKEYREJECTED;
-	}
-	return r;
+	return r < 0 ? unreadable(r, "client certificate or key unusable", why) : 0;
 }
 
 /* ---- sessions kept across processes (struct pwhttp_tls.session_file) ---- */
@@ -393,32 +394,19 @@ static void kput(struct keybuf *k, const void *p, size_t n)
 }
 
 /*
- * What a saved session was made with, as the file's key: the host; the CA
- * by its file's name and identity (inode, size, mtime: a replaced file
- * changes it) or its data, or the system's store; and the client
- * certificate and key by their bytes. A session that a client certificate
- * authenticated is thus offered only by a process that read the same
- * certificate and key (names and identities alone could be had without
- * reading the key).
+ * What a saved session was made with, as the file's key: the host, and the
+ * bytes of the CA (none: the system's store) and of the client certificate
+ * and key. A session that a client certificate authenticated is thus
+ * offered only by a process that read the same certificate and key (file
+ * names and identities could be had without reading the key).
  */
-static int session_key(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host)
+static int session_key(struct pwhttp_tls_ctx *c, const char *host)
 {
 	struct keybuf k = {0};
 	uint8_t digest[SHA512_DIGEST_SIZE];
-	uint64_t id[4] = {0};
-	struct stat st;
 
-	if (m->ca_file && stat(m->ca_file, &st) == 0) {
-		id[0] = st.st_ino;
-		id[1] = (uint64_t)st.st_size;
-		id[2] = (uint64_t)st.st_mtim.tv_sec;
-		id[3] = (uint64_t)st.st_mtim.tv_nsec;
-	}
 	kput(&k, host, strlen(host));
-	kput(&k, m->ca_file, m->ca_file ? strlen(m->ca_file) : 0);
-	kput(&k, id, sizeof(id));
-	kput(&k, m->ca_data, m->ca_data ? m->ca_len : 0);
-	kput(&k, &m->system_ca, sizeof(m->system_ca));
+	kput(&k, c->ca.d, c->ca.len);
 	kput(&k, c->cert.d, c->cert.len);
 	kput(&k, c->client_key.d, c->client_key.len);
 	if (!k.oom)
@@ -564,40 +552,15 @@ static int verify_deferred(X509_STORE_CTX *xs, void *arg)
 {
 	struct pwhttp_tls_ctx *c = arg;
 
-	if (c->ca.pending) {
-		const struct pwhttp_tls m = {.ca_file = c->ca.file,
-					     .ca_data = c->ca.data,
-					     .ca_len = c->ca.len,
-					     .system_ca = c->ca.system};
-
-		c->ca.pending = false;
-		(void)load_ca(c->ctx, &m, &c->ca.why);
+	if (c->ca_pending) {
+		c->ca_pending = false;
+		(void)load_ca(c, &c->ca_why);
 	}
-	if (c->ca.why) {
+	if (c->ca_why) {
 		ssl.X509_STORE_CTX_set_error(xs, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
 		return 0;
 	}
 	return ssl.X509_verify_cert(xs);
-}
-
-/*
- * The saved session was made with this very material for this host, so the
- * CA loaded then (parsing it costs ~0.6 ms: bench/pwhttp/run.sh):
- * keep a copy and load it only if the server asks for a full handshake.
- */
-static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
-{
-	c->ca.system = m->system_ca;
-	if (m->ca_file && !(c->ca.file = strdup(m->ca_file)))
-		return -ENOMEM;
-	if (m->ca_data) {
-		if (!(c->ca.data = dup_mem(m->ca_data, m->ca_len)))
-			return -ENOMEM;
-		c->ca.len = m->ca_len;
-	}
-	c->ca.pending = true;
-	ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
-	return 0;
 }
 
 /*
@@ -619,19 +582,21 @@ static int client_cert_deferred(SSL *s, void *arg)
  * client certificate and key (read, not parsed: ~1.1 ms of an RSA key's
  * parsing saved, bench/pwhttp/run.sh) for a server that asks.
  */
-static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
+static int trust(struct pwhttp_tls_ctx *c, const char **why)
 {
 	int r;
 
 	/* read once: the first connection offers what was read here (session_offer) */
 	if (c->session_file && session_load(c->session_file, &c->saved) &&
 	    memcmp(c->saved.key, c->key, sizeof(c->key)) == 0) {
-		r = defer_ca(c, m);
-		if (r == 0 && c->cert.d)
+		/* the CA parsed only for a chain to verify: ~0.6 ms, bench/pwhttp/run.sh */
+		c->ca_pending = true;
+		ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
+		if (c->cert.d)
 			ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
-		return r;
+		return 0;
 	}
-	r = load_ca(c->ctx, m, why);
+	r = load_ca(c, why);
 	if (r < 0 || !c->cert.d)
 		return r;
 	return use_client(&(struct cert_target){.ctx = c->ctx}, c, why);
@@ -656,18 +621,18 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwht
 	}
 	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
 	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
-	r = read_client(c, m, why);
+	r = read_material(c, m, why);
 	if (r == 0 && m->session_file) {
 		if (!(c->session_file = strdup(m->session_file)))
 			r = -ENOMEM;
 		if (r == 0)
-			r = session_key(c, m, host);
+			r = session_key(c, host);
 		ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_SESS_CACHE_MODE,
 				 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE, NULL);
 		ssl.SSL_CTX_sess_set_new_cb(c->ctx, on_new_session);
 	}
 	if (r == 0)
-		r = trust(c, m, why);
+		r = trust(c, why);
 	if (r == -ENOMEM)
 		*why = "out of memory";
 	if (r < 0) {
@@ -685,8 +650,7 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	ssl.SSL_CTX_free(c->ctx);
 	saved_session_done(&c->saved);
 	free(c->session_file);
-	free(c->ca.file);
-	free(c->ca.data);
+	free(c->ca.d);
 	free(c->cert.d);
 	if (c->client_key.d)
 		explicit_bzero(c->client_key.d, c->client_key.len);
@@ -803,7 +767,7 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 	if (rc != 1) {
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
-		       : ctx->ca.why	  ? ctx->ca.why
+		       : ctx->ca_why	  ? ctx->ca_why
 		       : ctx->client_why  ? ctx->client_why
 					  : handshake_error(t->ssl);
 		ssl.ERR_clear_error();

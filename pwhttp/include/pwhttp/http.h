@@ -31,10 +31,10 @@ struct pwhttp_tls {
 	 * processes, to resume it (no certificate exchange or verification;
 	 * while a session saved for this host and material is there, the CA,
 	 * client certificate and key are parsed only if the server refuses
-	 * it); NULL: none. The file is bound to the host, the CA (file name
-	 * and identity, or data) and the bytes of the client certificate and
-	 * key: a session a client certificate authenticated is offered only by
-	 * a process that read the same certificate and key. Unusable, expired
+	 * it); NULL: none. The file is bound to the host and the bytes of the
+	 * CA, client certificate and key: a session a client certificate
+	 * authenticated is offered only by a process that read the same
+	 * certificate and key. Unusable, expired
 	 * or refused: a full handshake, as without. Written (0600, temp and
 	 * rename, its directory made 0700 if missing) after a full handshake,
 	 * or when the copy resumed is older than 5 minutes. It holds a
