@@ -19,7 +19,6 @@ struct pwhttp_client {
 	unsigned connect_timeout_ms;
 	struct pwhttp_tls_ctx *tls_ctx;
 	struct pwhttp_io io;
-	int early_fd; /* connect_early: started, not yet finished; -1: none */
 	const char *error;
 	char error_buf[320];
 };
@@ -77,7 +76,7 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		why = &dummy;
 	if (!c)
 		return -ENOMEM;
-	c->io.fd = c->early_fd = -1;
+	c->io.fd = -1;
 	c->connect_timeout_ms = t->connect_timeout_ms;
 	if (t->unix_path) {
 		snprintf(c->authority, sizeof(c->authority), "localhost");
@@ -95,8 +94,6 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		*why = "https:// needs a CA";
 		r = -EINVAL;
 	}
-	if (r == 0 && t->connect_early)
-		c->early_fd = pwhttp_connect_start(c->host, c->port, c->unix_path);
 	if (r == 0 && c->https)
 		r = pwhttp_tls_ctx_new(t->tls, c->host, &c->tls_ctx, why);
 	if (r < 0) {
@@ -121,8 +118,6 @@ void pwhttp_client_free(struct pwhttp_client *c)
 	if (!c)
 		return;
 	drop_connection(c);
-	if (c->early_fd >= 0)
-		close(c->early_fd);
 	pwhttp_tls_ctx_free(c->tls_ctx);
 	free(c->prefix);
 	free(c->unix_path);
@@ -141,19 +136,6 @@ static void set_error(struct pwhttp_client *c, const char *what, int r)
 	c->error = c->error_buf;
 }
 
-/* The connect started by pwhttp_client_new, once: its fd, or -1 (none, or it failed). */
-static int finish_early(struct pwhttp_client *c, uint64_t deadline)
-{
-	int fd = c->early_fd;
-
-	c->early_fd = -1;
-	if (fd >= 0 && pwhttp_connect_finish(fd, !c->unix_path, deadline) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 {
 	uint64_t d = deadline;
@@ -162,9 +144,7 @@ static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 
 	if (c->connect_timeout_ms && pwhttp_now_ms() + c->connect_timeout_ms < d)
 		d = pwhttp_now_ms() + c->connect_timeout_ms;
-	c->io.fd = finish_early(c, d);
-	if (c->io.fd < 0)
-		c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
+	c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
 	if (c->io.fd < 0) {
 		r = c->io.fd;
 		c->io.fd = -1;
@@ -270,8 +250,8 @@ static int request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 		return -ENOMEM;
 	*resp = (struct pwhttp_response){0};
 	for (int attempt = 0; attempt < 2; attempt++) {
-		/* kept, or made early: made before this request, the server may have closed it */
-		reused = c->io.fd >= 0 || c->early_fd >= 0;
+		/* kept: made before this request, the server may have closed it */
+		reused = c->io.fd >= 0;
 		if (c->io.fd < 0 && (r = open_connection(c, deadline)) < 0) {
 			if (reused && attempt == 0 && (r == -ECONNRESET || r == -EPIPE))
 				continue;

@@ -28,14 +28,6 @@ struct pwhttp_sink {
 /* Wait for events on fd until deadline: 0, -ETIMEDOUT or -errno. */
 int pwhttp_wait_fd(int fd, short events, uint64_t deadline);
 
-/*
- * A connect in two steps, so that it proceeds while the caller works:
- * start (the first address only; a unix socket) gives the fd with its
- * connect in progress, or -errno; finish waits for it until deadline
- * (TCP_NODELAY when tcp): 0 or -errno, the fd still the caller's.
- */
-int pwhttp_connect_start(const char *host, const char *port, const char *unix_path);
-int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline);
 /* Connect to host:port (TCP, non-blocking, TCP_NODELAY) or unix_path. fd or -errno. */
 int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline);
 /* Write everything to a (non-blocking) socket before deadline. 0 or -errno. */

@@ -53,34 +53,27 @@ static int connect_begin(int family, const struct sockaddr *sa, socklen_t len)
 	return r == -ENOENT ? -ECONNREFUSED : r;
 }
 
-int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline)
+/* A connect started (fd, or -errno passed on), waited for: fd, or -errno and closed. */
+static int connect_wait(int fd, bool tcp, uint64_t deadline)
 {
 	socklen_t el = sizeof(int);
-	int r, err = 0;
+	int r = fd < 0 ? fd : pwhttp_wait_fd(fd, POLLOUT, deadline), err = 0;
 
-	r = pwhttp_wait_fd(fd, POLLOUT, deadline);
 	if (r == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		r = -errno;
 	if (r == 0 && err)
 		r = -err;
-	if (r < 0)
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
 		return r;
+	}
 	if (tcp) {
 		int one = 1;
 
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	return 0;
-}
-
-/* A connect started (fd, or -errno passed on), finished: fd, or -errno and closed. */
-static int connect_wait(int fd, bool tcp, uint64_t deadline)
-{
-	int r = fd < 0 ? fd : pwhttp_connect_finish(fd, tcp, deadline);
-
-	if (r < 0 && fd >= 0)
-		close(fd);
-	return r < 0 ? r : fd;
+	return fd;
 }
 
 /* A connect to the unix socket started: fd or -errno. */
@@ -106,20 +99,6 @@ int pwhttp_connect(const char *host, const char *port, const char *unix_path, ui
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
 		fd = connect_wait(connect_begin(ai->ai_family, ai->ai_addr, ai->ai_addrlen), true,
 				  deadline);
-	freeaddrinfo(res);
-	return fd;
-}
-
-int pwhttp_connect_start(const char *host, const char *port, const char *unix_path)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	int fd;
-
-	if (unix_path)
-		return unix_begin(unix_path);
-	if (getaddrinfo(host, port, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	fd = connect_begin(res->ai_family, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	return fd;
 }

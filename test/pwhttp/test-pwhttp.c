@@ -245,49 +245,6 @@ static void test_dropped_kept_connection(void **state)
 	two_connections(&s, 50000);
 }
 
-static struct pwhttp_client *early_client_for(const char *path)
-{
-	struct pwhttp_target t = {
-	    .unix_path = path, .user_agent = "pwhttp-test", .connect_early = true};
-	struct pwhttp_client *c = NULL;
-
-	assert_int_equal(pwhttp_client_new(&t, &c, NULL), 0);
-	return c;
-}
-
-static void test_connect_early(void **state)
-{
-	/* Made in pwhttp_client_new, kept: the server accepts only one. */
-	const struct script one = {.conns = 1, .answers = {2}};
-	/* The early connection closed before the first request: one more. */
-	const struct script closed = {.conns = 2, .answers = {0, 1}};
-	struct pwhttp_request rq = {.method = "GET", .path = "/"};
-	struct pwhttp_response resp;
-	struct pwhttp_client *c;
-	struct server sv;
-	(void)state;
-
-	server_start(&sv, &one);
-	c = early_client_for(sv.path);
-	get(c, "/a", "conn0-r0");
-	get(c, "/b", "conn0-r1");
-	pwhttp_client_free(c);
-	server_stop(&sv);
-
-	server_start(&sv, &closed);
-	c = early_client_for(sv.path);
-	usleep(50000);
-	get(c, "/a", "conn1-r0");
-	pwhttp_client_free(c);
-	server_stop(&sv);
-
-	/* Nothing there: the request's own connect says so, as without. */
-	c = early_client_for("/nonexistent/pwhttp.sock");
-	assert_int_equal(pwhttp_request(c, &rq, pwhttp_now_ms() + 2000, &resp), -ECONNREFUSED);
-	assert_non_null(strstr(pwhttp_client_error(c), "connect"));
-	pwhttp_client_free(c);
-}
-
 static void test_no_server(void **state)
 {
 	struct pwhttp_target t = {.url = "http://127.0.0.1:1"};
@@ -457,9 +414,8 @@ int main(void)
 	    cmocka_unit_test(test_request_bytes),    cmocka_unit_test(test_kept_connection),
 	    cmocka_unit_test(test_connection_close), cmocka_unit_test(test_dropped_kept_connection),
 	    cmocka_unit_test(test_no_server),	     cmocka_unit_test(test_urls),
-	    cmocka_unit_test(test_tls_material),     cmocka_unit_test(test_connect_early),
-	    cmocka_unit_test(test_stream),	     cmocka_unit_test(test_stream_stop),
-	    cmocka_unit_test(test_stream_deadline),
+	    cmocka_unit_test(test_tls_material),     cmocka_unit_test(test_stream),
+	    cmocka_unit_test(test_stream_stop),	     cmocka_unit_test(test_stream_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

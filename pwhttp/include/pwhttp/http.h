@@ -52,12 +52,6 @@ struct pwhttp_target {
 	/* Bound on one connect + TLS handshake (0: only the request deadline). */
 	unsigned connect_timeout_ms;
 	const char *user_agent; /* NULL: "podwire" */
-	/*
-	 * Start the TCP connect in pwhttp_client_new, before the TLS set-up,
-	 * so the two proceed together (the first request finishes it; if that
-	 * connect failed, the request connects as usual).
-	 */
-	bool connect_early;
 };
 
 struct pwhttp_request {
