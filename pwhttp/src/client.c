@@ -175,12 +175,6 @@ static char *build_head(const struct pwhttp_client *c, const struct pwhttp_reque
 	return head;
 }
 
-/*
- * Head and body in one write when the body is small (a PATCH, a txn): one
- * TLS record and segment, which the server reads at once, instead of two.
- */
-#define ONE_WRITE_MAX (64u << 10)
-
 /* One request as it goes out, and where its response's body goes. */
 struct call {
 	const char *head;
@@ -191,18 +185,8 @@ struct call {
 static int send_request(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
 			uint64_t deadline)
 {
-	size_t hl = strlen(head);
-	char *both;
-	int r;
+	int r = pwhttp_io_write_all(&c->io, head, strlen(head), deadline);
 
-	if (rq->body && rq->body_len <= ONE_WRITE_MAX && (both = malloc(hl + rq->body_len))) {
-		memcpy(both, head, hl);
-		memcpy(both + hl, rq->body, rq->body_len);
-		r = pwhttp_io_write_all(&c->io, both, hl + rq->body_len, deadline);
-		free(both);
-		return r;
-	}
-	r = pwhttp_io_write_all(&c->io, head, hl, deadline);
 	if (r >= 0 && rq->body)
 		r = pwhttp_io_write_all(&c->io, rq->body, rq->body_len, deadline);
 	return r;

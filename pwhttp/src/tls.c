@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -61,7 +60,6 @@
 	X(SSL_set_ex_data)                                                                         \
 	X(SSL_get_ex_data)                                                                         \
 	X(SSL_set_session)                                                                         \
-	X(SSL_session_reused)                                                                      \
 	X(SSL_SESSION_free)                                                                        \
 	X(d2i_SSL_SESSION)                                                                         \
 	X(i2d_SSL_SESSION)                                                                         \
@@ -107,7 +105,6 @@ struct saved_session {
 	unsigned char key[SESSION_KEY_LEN];
 	unsigned char *der; /* NULL: none */
 	size_t len;
-	time_t mtime;
 };
 
 struct pwhttp_tls_ctx {
@@ -126,13 +123,9 @@ struct pwhttp_tls_conn {
 	SSL *ssl;
 	char error[256]; /* why the last read or write failed with -EPROTO */
 	const struct pwhttp_tls_ctx *ctx;
-	SSL_SESSION *fresh;   /* the newest session the server gave (a ticket) */
-	bool resumed;	      /* the handshake resumed the saved session */
-	bool saved_is_recent; /* the saved one is younger than SESSION_REFRESH_S */
+	SSL_SESSION *fresh; /* the newest session the server gave (a ticket) */
 };
 
-/* A saved session still resumed is rewritten at most this often. */
-#define SESSION_REFRESH_S 300
 #define SESSION_MAX (16u << 10)
 #define PEM_MAX (1u << 20)
 #define SESSION_PEER_TAG 0xa3 /* [3] EXPLICIT Certificate OPTIONAL in OpenSSL's session */
@@ -461,7 +454,6 @@ static bool session_load(const char *file, struct saved_session *ret)
 	memcpy(ret->key, ret->der, sizeof(ret->key));
 	memmove(ret->der, ret->der + sizeof(ret->key), size - sizeof(ret->key));
 	ret->len = size - sizeof(ret->key);
-	ret->mtime = st.st_mtim.tv_sec;
 	return true;
 }
 
@@ -488,10 +480,10 @@ static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 	p = saved.der;
 	if (memcmp(saved.key, ctx->key, sizeof(ctx->key)) == 0)
 		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)saved.len);
-	if (sess && ssl.SSL_set_session(t->ssl, sess) == 1)
-		t->saved_is_recent = time(NULL) - saved.mtime < SESSION_REFRESH_S;
-	if (sess)
+	if (sess) {
+		(void)ssl.SSL_set_session(t->ssl, sess); /* refused: a full handshake */
 		ssl.SSL_SESSION_free(sess);
+	}
 	saved_session_done(&saved);
 	ssl.ERR_clear_error();
 }
@@ -774,7 +766,6 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		pwhttp_tls_conn_free(t);
 		return r;
 	}
-	t->resumed = ssl.SSL_session_reused(t->ssl) == 1;
 	*ret = t;
 	return 0;
 }
@@ -796,8 +787,8 @@ void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
 {
 	if (!t)
 		return;
-	if (t->fresh && (!t->resumed || !t->saved_is_recent))
-		session_save(t);
+	if (t->fresh)
+		session_save(t); /* the newest session, after every connection that got one */
 	if (t->fresh)
 		ssl.SSL_SESSION_free(t->fresh);
 	if (t->ssl) {

@@ -36,9 +36,9 @@ struct pwhttp_tls {
 	 * authenticated is offered only by a process that read the same
 	 * certificate and key. Unusable, expired
 	 * or refused: a full handshake, as without. Written (0600, temp and
-	 * rename, its directory made 0700 if missing) after a full handshake,
-	 * or when the copy resumed is older than 5 minutes. It holds a
-	 * resumption secret: keep it where the client key or token is kept.
+	 * rename, its directory made 0700 if missing) after every connection
+	 * the server gave a session. It holds a resumption secret: keep it
+	 * where the client key or token is kept.
 	 */
 	const char *session_file;
 };
