@@ -111,7 +111,6 @@ struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
 	char *session_file;		    /* NULL: no resumption across processes */
 	unsigned char key[SESSION_KEY_LEN]; /* what a saved session must have been saved for */
-	struct saved_session saved;	    /* read by trust(), offered by the first connection */
 	struct pem ca;			    /* NULL d: the system's store (system_ca) */
 	bool ca_pending;		    /* not loaded yet: verify_deferred() will */
 	const char *ca_why;		    /* loading it (deferred) failed: why */
@@ -465,17 +464,15 @@ static void saved_session_done(struct saved_session *s)
 
 /*
  * The saved session, offered in the handshake when it was saved for this
- * context's key: the one trust() read for the context's first connection,
- * the file again for a later one (a close may have saved a newer session).
+ * context's key (the file as it is now: a close may have saved a newer one).
  */
 static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 {
-	struct saved_session saved = ctx->saved;
+	struct saved_session saved;
 	SSL_SESSION *sess = NULL;
 	const unsigned char *p;
 
-	memset(&ctx->saved, 0, sizeof(ctx->saved));
-	if (!saved.der && !session_load(ctx->session_file, &saved))
+	if (!session_load(ctx->session_file, &saved))
 		return;
 	p = saved.der;
 	if (memcmp(saved.key, ctx->key, sizeof(ctx->key)) == 0)
@@ -576,11 +573,13 @@ static int client_cert_deferred(SSL *s, void *arg)
  */
 static int trust(struct pwhttp_tls_ctx *c, const char **why)
 {
+	struct saved_session saved = {0};
+	bool match = c->session_file && session_load(c->session_file, &saved) &&
+		     memcmp(saved.key, c->key, sizeof(c->key)) == 0;
 	int r;
 
-	/* read once: the first connection offers what was read here (session_offer) */
-	if (c->session_file && session_load(c->session_file, &c->saved) &&
-	    memcmp(c->saved.key, c->key, sizeof(c->key)) == 0) {
+	saved_session_done(&saved);
+	if (match) {
 		/* the CA parsed only for a chain to verify: ~0.6 ms, bench/pwhttp/run.sh */
 		c->ca_pending = true;
 		ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
@@ -640,7 +639,6 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	if (!c)
 		return;
 	ssl.SSL_CTX_free(c->ctx);
-	saved_session_done(&c->saved);
 	free(c->session_file);
 	free(c->ca.d);
 	free(c->cert.d);
