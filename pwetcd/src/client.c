@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,22 +347,6 @@ static int request(struct pwetcd_client *c, const char *path, const char *body, 
 	return r;
 }
 
-static int request_json(struct pwetcd_client *c, const char *path, json_t *body, struct buf *ret)
-{
-	char *s;
-	int r;
-
-	if (!body)
-		return fail(c, -ENOMEM, "out of memory");
-	s = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	if (!s)
-		return fail(c, -ENOMEM, "out of memory");
-	r = request(c, path, s, ret);
-	free(s);
-	return r;
-}
-
 /* POST a body built as text (owned, freed here; NULL: the builder failed). */
 static int request_text(struct pwetcd_client *c, const char *path, char *body, struct buf *ret)
 {
@@ -477,13 +462,18 @@ int pwetcd_txn_commit(struct pwetcd_client *c, const struct pwetcd_txn *t,
 	return r;
 }
 
-static int lease_call(struct pwetcd_client *c, const char *path, json_t *body, int64_t *ret_id,
-		      int64_t *ret_ttl)
+/* POST {"<field>":"<value>"} (etcd's int64 as a string) to a lease path; parse the answer. */
+static int lease_call(struct pwetcd_client *c, const char *path, const char *field, int64_t value,
+		      int64_t *ret_id, int64_t *ret_ttl)
 {
 	struct buf b = {0};
 	const char *why = NULL;
-	int r = request_json(c, path, body, &b);
+	char *body;
+	int r;
 
+	if (asprintf(&body, "{\"%s\":\"%" PRId64 "\"}", field, value) < 0)
+		body = NULL; /* request_text: out of memory */
+	r = request_text(c, path, body, &b);
 	if (r == 0) {
 		r = pwetcd_parse_lease(b.data, b.len, ret_id, ret_ttl, &why);
 		if (r < 0)
@@ -495,8 +485,7 @@ static int lease_call(struct pwetcd_client *c, const char *path, json_t *body, i
 
 int pwetcd_lease_grant(struct pwetcd_client *c, int64_t ttl_s, int64_t *ret_id, int64_t *ret_ttl)
 {
-	int r = lease_call(c, "/v3/lease/grant", json_pack("{so}", "TTL", pwetcd_json_i64(ttl_s)),
-			   ret_id, ret_ttl);
+	int r = lease_call(c, "/v3/lease/grant", "TTL", ttl_s, ret_id, ret_ttl);
 
 	if (r == 0 && ret_id && *ret_id == 0)
 		return fail(c, -EBADMSG, "etcd /v3/lease/grant: no lease ID in the answer");
@@ -505,14 +494,12 @@ int pwetcd_lease_grant(struct pwetcd_client *c, int64_t ttl_s, int64_t *ret_id, 
 
 int pwetcd_lease_keepalive(struct pwetcd_client *c, int64_t id, int64_t *ret_ttl)
 {
-	return lease_call(c, "/v3/lease/keepalive", json_pack("{so}", "ID", pwetcd_json_i64(id)),
-			  NULL, ret_ttl);
+	return lease_call(c, "/v3/lease/keepalive", "ID", id, NULL, ret_ttl);
 }
 
 int pwetcd_lease_revoke(struct pwetcd_client *c, int64_t id)
 {
-	return lease_call(c, "/v3/lease/revoke", json_pack("{so}", "ID", pwetcd_json_i64(id)), NULL,
-			  NULL);
+	return lease_call(c, "/v3/lease/revoke", "ID", id, NULL, NULL);
 }
 
 int pwetcd_status(struct pwetcd_client *c, char **ret_version)
