@@ -85,6 +85,7 @@ struct bench_op {
 	int err_fd; /* memfd with the child's stderr */
 	struct timespec start;
 	double ms;
+	double cpu_ms; /* user + system time of the child (and what it reaped) */
 	long maxrss_kb;
 	int status;
 	bool done;
@@ -243,6 +244,8 @@ static void op_finish(struct bench_op *op, int status, const struct rusage *ru)
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	op->ms = ts_ms(&op->start, &end);
 	op->maxrss_kb = ru->ru_maxrss;
+	op->cpu_ms = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
+		     (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
 	op->status = status;
 	op->done = true;
 }
@@ -432,13 +435,15 @@ static void print_report(const struct bench_opts *o, const struct bench_op *ops,
 {
 	_cleanup_free_ double *lat = malloc_multiply(o->count, sizeof(double));
 	_cleanup_free_ double *rss = malloc_multiply(o->count, sizeof(double));
+	_cleanup_free_ double *cpu = malloc_multiply(o->count, sizeof(double));
 	unsigned failed = 0;
 
-	if (!lat || !rss)
+	if (!lat || !rss || !cpu)
 		return;
 	for (unsigned i = 0; i < o->count; i++) {
 		lat[i] = ops[i].ms;
 		rss[i] = (double)ops[i].maxrss_kb;
+		cpu[i] = ops[i].cpu_ms;
 		failed += ops[i].failed;
 	}
 	printf("{\"label\":\"%s\",\"cmd\":\"%s\",\"mode\":\"%s\",\"first\":%u,\"count\":%u,"
@@ -454,6 +459,7 @@ static void print_report(const struct bench_opts *o, const struct bench_op *ops,
 	printf("]");
 	print_stats("lat_ms", lat, o->count);
 	print_stats("rss_kb_stats", rss, o->count);
+	print_stats("cpu_ms", cpu, o->count);
 	printf("}\n");
 }
 

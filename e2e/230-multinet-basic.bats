@@ -110,8 +110,9 @@ teardown() {
 	output=$(jq -s '.' "$MN/requests.log")
 	# GET pod, GET NAD, PATCH: a full handshake, then the same three resumed.
 	assert_json '[.[].tlsResumed | tostring] | join(",")' "false,false,false,true,true,true"
-	# Another CA file (same certificate, another path): not resumed.
-	cp "$MN/certs/ca.crt" "$MN/ca2.crt"
+	# Another CA file (the same CA in a bundle with the server's certificate:
+	# other bytes): not resumed.
+	cat "$MN/certs/ca.crt" "$MN/certs/server.crt" >"$MN/ca2.crt"
 	mn_kubeconfig "$MN/ca2.crt"
 	mn_run DEL
 	mn_run ADD

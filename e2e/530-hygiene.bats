@@ -74,7 +74,7 @@ needed() {
 	readelf -d "$1" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p'
 }
 
-@test "plugins load only the libraries they use (no curl, yaml, ibverbs; jansson and nftnl static; libmnl where netlink is used)" {
+@test "plugins load only the libraries they use (no yaml, ibverbs; jansson and nftnl static; libmnl where netlink is used)" {
 	local b lib allowed
 	for b in bridge host-local static cluster-ipam; do
 		pw_need "$PODWIRE_BIN/$b"

@@ -9,7 +9,7 @@ PACKAGES=(
 	# build
 	gcc make cmake pkg-config
 	libmnl-dev libjansson-dev libnftnl-dev
-	libcurl4-openssl-dev libssl-dev libyaml-dev libibverbs-dev libbpf-dev
+	libssl-dev libyaml-dev libibverbs-dev libbpf-dev
 	# unit tests, fuzzing and lint
 	libcmocka-dev clang libclang-rt-14-dev valgrind clang-format clang-tidy shellcheck
 	# e2e tests, demo, benchmarks

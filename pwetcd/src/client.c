@@ -3,34 +3,21 @@
  * pwetcd: the transport. One pwhttp client per endpoint keeps one
  * connection (http://, https:// or unix://) for all the requests made to
  * it; endpoints are tried in order on connect failures and 5xx answers;
- * every request is bounded by what is left of the client's budget. Only
- * the watch stream (podwire-node) goes through libcurl.
+ * every request is bounded by what is left of the client's budget. The
+ * watch stream (podwire-node) has a client and a connection of its own per
+ * endpoint, and its own deadline.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "lazycurl/lazycurl.h"
 #include "internal.h"
 #include "pwhttp/http.h"
-
-/*
- * libcurl is loaded on first use (the watch) through lazycurl, so a CNI
- * call never maps it and its ~30 dependencies; https:// requests load only
- * libssl (pwhttp).
- */
-static const struct lazycurl *cu;
-
-static bool curl_load(void)
-{
-	if (!cu)
-		cu = lazycurl_get(NULL);
-	return cu != NULL;
-}
 
 struct endpoint {
 	char *base;	 /* "http://host:port" (no trailing slash) */
@@ -43,9 +30,9 @@ struct pwetcd_client {
 	char *ca_file, *cert_file, *key_file;
 	char *session_dir;
 	unsigned timeout_ms;
-	uint64_t deadline_ms;				  /* CLOCK_MONOTONIC */
-	struct pwhttp_client *http[PWETCD_MAX_ENDPOINTS]; /* per endpoint, on first use */
-	struct curl_slist *headers;			  /* the watch's */
+	uint64_t deadline_ms;				   /* CLOCK_MONOTONIC */
+	struct pwhttp_client *http[PWETCD_MAX_ENDPOINTS];  /* per endpoint, on first use */
+	struct pwhttp_client *watch[PWETCD_MAX_ENDPOINTS]; /* the watch's, likewise */
 	char errmsg[512];
 	unsigned long requests;
 };
@@ -140,6 +127,7 @@ void pwetcd_close(struct pwetcd_client *c)
 		return;
 	for (size_t i = 0; i < c->n_ep; i++) {
 		pwhttp_client_free(c->http[i]);
+		pwhttp_client_free(c->watch[i]);
 		free(c->ep[i].base);
 		free(c->ep[i].unix_path);
 	}
@@ -147,8 +135,6 @@ void pwetcd_close(struct pwetcd_client *c)
 	free(c->cert_file);
 	free(c->key_file);
 	free(c->session_dir);
-	if (c->headers)
-		cu->slist_free_all(c->headers);
 	free(c);
 }
 
@@ -177,74 +163,6 @@ const char *pwetcd_errmsg(const struct pwetcd_client *c)
 unsigned long pwetcd_requests(const struct pwetcd_client *c)
 {
 	return c->requests;
-}
-
-static size_t write_buf(char *p, size_t size, size_t n, void *ud)
-{
-	struct buf *b = ud;
-	size_t len = size * n;
-
-	if (b->len + len + 1 > MAX_RESPONSE)
-		return 0;
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *d = realloc(b->data, cap);
-
-		if (!d)
-			return 0;
-		b->data = d;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, p, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return len;
-}
-
-static void set_tls(CURL *h, const struct pwetcd_client *c)
-{
-	if (c->ca_file)
-		cu->easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-	if (c->cert_file)
-		cu->easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
-	if (c->key_file)
-		cu->easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
-	cu->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	cu->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-}
-
-static void setup(CURL *h, const struct pwetcd_client *c, const struct endpoint *ep,
-		  const char *url, const char *body)
-{
-	cu->easy_setopt(h, CURLOPT_URL, url);
-	cu->easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
-	cu->easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	cu->easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-	cu->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	cu->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	cu->easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-	set_tls(h, c);
-}
-
-static int map_curl(CURLcode cc)
-{
-	switch (cc) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return -ETIMEDOUT;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST:
-		return -ECONNREFUSED;
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_SSL_ISSUER_ERROR:
-		return -EACCES;
-	case CURLE_OUT_OF_MEMORY:
-		return -ENOMEM;
-	default:
-		return -EIO;
-	}
 }
 
 static int map_grpc(int code, long http)
@@ -282,15 +200,6 @@ static int http_error(struct pwetcd_client *c, long http, const struct buf *b, c
 	fail(c, r, "etcd %s: HTTP %ld%s%s", what, http, msg ? ": " : "", msg ? msg : "");
 	free(msg);
 	return r;
-}
-
-static bool curl_ready(struct pwetcd_client *c)
-{
-	if (!curl_load())
-		return false;
-	if (!c->headers)
-		c->headers = cu->slist_append(NULL, "Content-Type: application/json");
-	return c->headers != NULL;
 }
 
 /* pwhttp's errors as pwetcd's: connect failures move on to the next endpoint. */
@@ -344,10 +253,14 @@ static char *session_file(const struct pwetcd_client *c, const struct endpoint *
 	return path;
 }
 
-/* Endpoint i's client, made on first use (https: with the TLS material). */
-static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_client **ret)
+/*
+ * Endpoint i's client in *slot (c->http or c->watch), made on first use
+ * (https: with the TLS material); connect_ms bounds its connects.
+ */
+static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_client **slot,
+			   unsigned connect_ms)
 {
-	if (!c->http[i]) {
+	if (!slot[i]) {
 		char *session = session_file(c, &c->ep[i]);
 		const struct pwhttp_tls tls = {.ca_file = c->ca_file,
 					       .system_ca = !c->ca_file,
@@ -357,16 +270,16 @@ static int endpoint_client(struct pwetcd_client *c, size_t i, struct pwhttp_clie
 		const struct pwhttp_target t = {.url = c->ep[i].unix_path ? NULL : c->ep[i].base,
 						.unix_path = c->ep[i].unix_path,
 						.tls = &tls,
+						.connect_timeout_ms = connect_ms,
 						.user_agent = "podwire-pwetcd"};
 		const char *why = NULL;
-		int r = pwhttp_client_new(&t, &c->http[i], &why); /* copies session */
+		int r = pwhttp_client_new(&t, &slot[i], &why); /* copies session */
 
 		free(session);
 		if (r < 0)
 			return fail(c, http_errno(r), "etcd %s: %s", ep_name(&c->ep[i]),
 				    why ? why : strerror(-r));
 	}
-	*ret = c->http[i];
 	return 0;
 }
 
@@ -380,15 +293,16 @@ static int attempt(struct pwetcd_client *c, size_t i, const char *path, const ch
 				    .body = body,
 				    .body_len = strlen(body)};
 	struct pwhttp_response resp;
-	struct pwhttp_client *h = NULL;
+	struct pwhttp_client *h;
 	int r;
 
 	*retry = false;
 	if (pwetcd_remaining_ms(c) == 0)
 		return fail(c, -ETIMEDOUT, "etcd %s: timed out (%u ms budget spent)", path,
 			    c->timeout_ms);
-	if ((r = endpoint_client(c, i, &h)) < 0)
+	if ((r = endpoint_client(c, i, c->http, 0)) < 0)
 		return r;
+	h = c->http[i];
 	c->requests++;
 	r = pwhttp_request(h, &rq, c->deadline_ms, &resp);
 	if (r < 0) {
@@ -430,22 +344,6 @@ static int request(struct pwetcd_client *c, const char *path, const char *body, 
 	}
 	free(ret->data);
 	memset(ret, 0, sizeof(*ret));
-	return r;
-}
-
-static int request_json(struct pwetcd_client *c, const char *path, json_t *body, struct buf *ret)
-{
-	char *s;
-	int r;
-
-	if (!body)
-		return fail(c, -ENOMEM, "out of memory");
-	s = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	if (!s)
-		return fail(c, -ENOMEM, "out of memory");
-	r = request(c, path, s, ret);
-	free(s);
 	return r;
 }
 
@@ -564,13 +462,18 @@ int pwetcd_txn_commit(struct pwetcd_client *c, const struct pwetcd_txn *t,
 	return r;
 }
 
-static int lease_call(struct pwetcd_client *c, const char *path, json_t *body, int64_t *ret_id,
-		      int64_t *ret_ttl)
+/* POST {"<field>":"<value>"} (etcd's int64 as a string) to a lease path; parse the answer. */
+static int lease_call(struct pwetcd_client *c, const char *path, const char *field, int64_t value,
+		      int64_t *ret_id, int64_t *ret_ttl)
 {
 	struct buf b = {0};
 	const char *why = NULL;
-	int r = request_json(c, path, body, &b);
+	char *body;
+	int r;
 
+	if (asprintf(&body, "{\"%s\":\"%" PRId64 "\"}", field, value) < 0)
+		body = NULL; /* request_text: out of memory */
+	r = request_text(c, path, body, &b);
 	if (r == 0) {
 		r = pwetcd_parse_lease(b.data, b.len, ret_id, ret_ttl, &why);
 		if (r < 0)
@@ -582,8 +485,7 @@ static int lease_call(struct pwetcd_client *c, const char *path, json_t *body, i
 
 int pwetcd_lease_grant(struct pwetcd_client *c, int64_t ttl_s, int64_t *ret_id, int64_t *ret_ttl)
 {
-	int r = lease_call(c, "/v3/lease/grant", json_pack("{so}", "TTL", pwetcd_json_i64(ttl_s)),
-			   ret_id, ret_ttl);
+	int r = lease_call(c, "/v3/lease/grant", "TTL", ttl_s, ret_id, ret_ttl);
 
 	if (r == 0 && ret_id && *ret_id == 0)
 		return fail(c, -EBADMSG, "etcd /v3/lease/grant: no lease ID in the answer");
@@ -592,14 +494,12 @@ int pwetcd_lease_grant(struct pwetcd_client *c, int64_t ttl_s, int64_t *ret_id, 
 
 int pwetcd_lease_keepalive(struct pwetcd_client *c, int64_t id, int64_t *ret_ttl)
 {
-	return lease_call(c, "/v3/lease/keepalive", json_pack("{so}", "ID", pwetcd_json_i64(id)),
-			  NULL, ret_ttl);
+	return lease_call(c, "/v3/lease/keepalive", "ID", id, NULL, ret_ttl);
 }
 
 int pwetcd_lease_revoke(struct pwetcd_client *c, int64_t id)
 {
-	return lease_call(c, "/v3/lease/revoke", json_pack("{so}", "ID", pwetcd_json_i64(id)), NULL,
-			  NULL);
+	return lease_call(c, "/v3/lease/revoke", "ID", id, NULL, NULL);
 }
 
 int pwetcd_status(struct pwetcd_client *c, char **ret_version)
@@ -623,13 +523,14 @@ int pwetcd_status(struct pwetcd_client *c, char **ret_version)
 	return r;
 }
 
-/* Watch: a streaming POST; every "\n"-terminated line is one message. */
+/* Watch: a streamed POST; every "\n"-terminated line is one message. */
 struct watch_state {
 	struct pwetcd_client *c;
 	struct buf line;
 	pwetcd_watch_fn fn;
 	void *ud;
-	int stop; /* callback's value or an error */
+	long status; /* the response's, once its head came */
+	int stop;    /* the callback's value or an error */
 };
 
 static int watch_line(struct watch_state *w, const char *s, size_t len)
@@ -664,26 +565,49 @@ static int watch_line(struct watch_state *w, const char *s, size_t len)
 	return r;
 }
 
-static size_t watch_write(char *p, size_t size, size_t n, void *ud)
+/* The line buffer grown for len more bytes (a message at most MAX_RESPONSE). */
+static int line_room(struct buf *b, size_t len)
+{
+	size_t cap = (b->len + len + 1) * 2;
+	char *d;
+
+	if (b->len + len + 1 > MAX_RESPONSE)
+		return -EMSGSIZE;
+	if (b->len + len + 1 <= b->cap)
+		return 0;
+	d = realloc(b->data, cap);
+	if (!d)
+		return -ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+/* pwhttp's stream function: the status, then pieces of the body cut into lines. */
+static int watch_data(long status, const char *p, size_t len, void *ud)
 {
 	struct watch_state *w = ud;
-	size_t len = size * n, start = 0;
+	size_t start = 0;
 
-	if (write_buf(p, 1, len, &w->line) != len) {
-		w->stop = -ENOMEM;
+	w->status = status;
+	if (!p && status != 200)
+		return w->stop = fail(w->c, status >= 500 ? -EAGAIN : -EIO,
+				      "etcd /v3/watch: HTTP %ld", status);
+	if (len == 0)
 		return 0;
-	}
-	for (size_t i = 0; i < w->line.len; i++) {
+	if ((w->stop = line_room(&w->line, len)) < 0)
+		return fail(w->c, w->stop, "etcd /v3/watch: %s", strerror(-w->stop));
+	memcpy(w->line.data + w->line.len, p, len);
+	w->line.len += len;
+	for (size_t i = 0; i < w->line.len && w->stop == 0; i++) {
 		if (w->line.data[i] != '\n')
 			continue;
 		w->stop = watch_line(w, w->line.data + start, i - start);
 		start = i + 1;
-		if (w->stop != 0)
-			return 0;
 	}
 	memmove(w->line.data, w->line.data + start, w->line.len - start);
 	w->line.len -= start;
-	return len;
+	return w->stop;
 }
 
 static json_t *watch_body(const struct pwetcd_watch_req *req)
@@ -699,39 +623,32 @@ static json_t *watch_body(const struct pwetcd_watch_req *req)
 	return json_pack("{so}", "create_request", cr);
 }
 
-static int watch_once(struct pwetcd_client *c, const struct endpoint *ep, const char *body,
+/*
+ * The watch on endpoint i, on the endpoint's watch client: connects within
+ * the client's timeout, then streams until duration_ms (0: no end).
+ */
+static int watch_once(struct pwetcd_client *c, size_t i, const char *body,
 		      const struct pwetcd_watch_req *req, struct watch_state *w)
 {
-	char url[512], cerr[CURL_ERROR_SIZE] = "";
-	CURL *h;
-	long http = 0;
-	CURLcode cc;
+	const struct pwhttp_request rq = {.method = "POST",
+					  .path = "/v3/watch",
+					  .headers = "Content-Type: application/json\r\n",
+					  .body = body,
+					  .body_len = strlen(body)};
+	uint64_t deadline = req->duration_ms ? pwhttp_now_ms() + req->duration_ms : UINT64_MAX;
+	int r = endpoint_client(c, i, c->watch, c->timeout_ms);
 
-	if (!curl_ready(c))
-		return fail(c, -EIO, "etcd /v3/watch: needs libcurl (libcurl.so.4), not loadable");
-	h = cu->easy_init();
-	if (!h)
-		return fail(c, -ENOMEM, "out of memory");
-	snprintf(url, sizeof(url), "%s/v3/watch", ep->base);
-	setup(h, c, ep, url, body);
-	cu->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
-	cu->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)req->duration_ms);
-	cu->easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
-	cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
-	cu->easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	if (r < 0)
+		return r;
 	c->requests++;
-	cc = cu->easy_perform(h);
-	cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
-	cu->easy_cleanup(h);
+	r = pwhttp_request_stream(c->watch[i], &rq, deadline, watch_data, w);
 	if (w->stop != 0)
 		return w->stop;
-	if (cc == CURLE_OPERATION_TIMEDOUT && http == 200 && req->duration_ms)
-		return 0;
-	if (cc != CURLE_OK)
-		return fail(c, map_curl(cc), "etcd /v3/watch: %s",
-			    cerr[0] ? cerr : cu->easy_strerror(cc));
-	if (http != 200)
-		return fail(c, http >= 500 ? -EAGAIN : -EIO, "etcd /v3/watch: HTTP %ld", http);
+	if (r == -ETIMEDOUT && w->status == 200 && req->duration_ms)
+		return 0; /* watched for duration_ms */
+	if (r < 0)
+		return fail(c, http_errno(r), "etcd /v3/watch at %s: %s", ep_name(&c->ep[i]),
+			    r == -ETIMEDOUT ? "timed out" : pwhttp_client_error(c->watch[i]));
 	return fail(c, -ECONNRESET, "etcd /v3/watch: stream closed");
 }
 
@@ -750,8 +667,9 @@ int pwetcd_watch(struct pwetcd_client *c, const struct pwetcd_watch_req *req, pw
 		size_t i = (c->cur + k) % c->n_ep;
 
 		w.line.len = 0;
+		w.status = 0;
 		w.stop = 0;
-		r = watch_once(c, &c->ep[i], body, req, &w);
+		r = watch_once(c, i, body, req, &w);
 		if (r != -ECONNREFUSED && r != -EAGAIN) {
 			c->cur = i;
 			break;

@@ -19,7 +19,6 @@ struct pwhttp_client {
 	unsigned connect_timeout_ms;
 	struct pwhttp_tls_ctx *tls_ctx;
 	struct pwhttp_io io;
-	int early_fd; /* connect_early: started, not yet finished; -1: none */
 	const char *error;
 	char error_buf[320];
 };
@@ -77,7 +76,7 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		why = &dummy;
 	if (!c)
 		return -ENOMEM;
-	c->io.fd = c->early_fd = -1;
+	c->io.fd = -1;
 	c->connect_timeout_ms = t->connect_timeout_ms;
 	if (t->unix_path) {
 		snprintf(c->authority, sizeof(c->authority), "localhost");
@@ -95,8 +94,6 @@ int pwhttp_client_new(const struct pwhttp_target *t, struct pwhttp_client **ret,
 		*why = "https:// needs a CA";
 		r = -EINVAL;
 	}
-	if (r == 0 && t->connect_early)
-		c->early_fd = pwhttp_connect_start(c->host, c->port, c->unix_path);
 	if (r == 0 && c->https)
 		r = pwhttp_tls_ctx_new(t->tls, c->host, &c->tls_ctx, why);
 	if (r < 0) {
@@ -121,8 +118,6 @@ void pwhttp_client_free(struct pwhttp_client *c)
 	if (!c)
 		return;
 	drop_connection(c);
-	if (c->early_fd >= 0)
-		close(c->early_fd);
 	pwhttp_tls_ctx_free(c->tls_ctx);
 	free(c->prefix);
 	free(c->unix_path);
@@ -141,19 +136,6 @@ static void set_error(struct pwhttp_client *c, const char *what, int r)
 	c->error = c->error_buf;
 }
 
-/* The connect started by pwhttp_client_new, once: its fd, or -1 (none, or it failed). */
-static int finish_early(struct pwhttp_client *c, uint64_t deadline)
-{
-	int fd = c->early_fd;
-
-	c->early_fd = -1;
-	if (fd >= 0 && pwhttp_connect_finish(fd, !c->unix_path, deadline) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 {
 	uint64_t d = deadline;
@@ -162,9 +144,7 @@ static int open_connection(struct pwhttp_client *c, uint64_t deadline)
 
 	if (c->connect_timeout_ms && pwhttp_now_ms() + c->connect_timeout_ms < d)
 		d = pwhttp_now_ms() + c->connect_timeout_ms;
-	c->io.fd = finish_early(c, d);
-	if (c->io.fd < 0)
-		c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
+	c->io.fd = pwhttp_connect(c->host, c->port, c->unix_path, d);
 	if (c->io.fd < 0) {
 		r = c->io.fd;
 		c->io.fd = -1;
@@ -195,45 +175,36 @@ static char *build_head(const struct pwhttp_client *c, const struct pwhttp_reque
 	return head;
 }
 
-/*
- * Head and body in one write when the body is small (a PATCH, a txn): one
- * TLS record and segment, which the server reads at once, instead of two.
- */
-#define ONE_WRITE_MAX (64u << 10)
+/* One request as it goes out, and where its response's body goes. */
+struct call {
+	const char *head;
+	const struct pwhttp_request *rq;
+	struct pwhttp_sink *sink; /* NULL: kept in the response */
+};
 
 static int send_request(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
 			uint64_t deadline)
 {
-	size_t hl = strlen(head);
-	char *both;
-	int r;
+	int r = pwhttp_io_write_all(&c->io, head, strlen(head), deadline);
 
-	if (rq->body && rq->body_len <= ONE_WRITE_MAX && (both = malloc(hl + rq->body_len))) {
-		memcpy(both, head, hl);
-		memcpy(both + hl, rq->body, rq->body_len);
-		r = pwhttp_io_write_all(&c->io, both, hl + rq->body_len, deadline);
-		free(both);
-		return r;
-	}
-	r = pwhttp_io_write_all(&c->io, head, hl, deadline);
 	if (r >= 0 && rq->body)
 		r = pwhttp_io_write_all(&c->io, rq->body, rq->body_len, deadline);
 	return r;
 }
 
-static int exchange(struct pwhttp_client *c, const char *head, const struct pwhttp_request *rq,
-		    uint64_t deadline, struct pwhttp_response *resp, bool *keep)
+static int exchange(struct pwhttp_client *c, const struct call *call, uint64_t deadline,
+		    struct pwhttp_response *resp, bool *keep)
 {
-	int r = send_request(c, head, rq, deadline);
+	int r = send_request(c, call->head, call->rq, deadline);
 
 	if (r >= 0)
-		return pwhttp_io_read_response(&c->io, deadline, resp, keep);
+		return pwhttp_io_read_response(&c->io, deadline, resp, keep, call->sink);
 	/*
 	 * The server closed while we wrote. It may have said why first (a TLS
 	 * alert: no or a refused client certificate; or an early HTTP answer).
 	 */
 	if ((r == -EPIPE || r == -ECONNRESET) && c->io.tls) {
-		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep);
+		int why = pwhttp_io_read_response(&c->io, deadline, resp, keep, call->sink);
 
 		if (why == 0)
 			*keep = false;
@@ -243,10 +214,19 @@ static int exchange(struct pwhttp_client *c, const char *head, const struct pwht
 	return r;
 }
 
-int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
-		   struct pwhttp_response *resp)
+/* Worth one more try on a new connection: a kept one the server closed meanwhile. */
+static bool retry(int r, bool reused, const struct pwhttp_sink *sink)
+{
+	if (!reused || (r != -ECONNRESET && r != -EPIPE))
+		return false;
+	return !sink || sink->status == 0; /* a stream: only before its head */
+}
+
+static int request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
+		   struct pwhttp_response *resp, struct pwhttp_sink *sink)
 {
 	char *head = build_head(c, rq);
+	const struct call call = {.head = head, .rq = rq, .sink = sink};
 	bool keep = true, reused;
 	int r = -ECONNRESET;
 
@@ -254,28 +234,42 @@ int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uin
 		return -ENOMEM;
 	*resp = (struct pwhttp_response){0};
 	for (int attempt = 0; attempt < 2; attempt++) {
-		/* kept, or made early: made before this request, the server may have closed it */
-		reused = c->io.fd >= 0 || c->early_fd >= 0;
+		/* kept: made before this request, the server may have closed it */
+		reused = c->io.fd >= 0;
 		if (c->io.fd < 0 && (r = open_connection(c, deadline)) < 0) {
 			if (reused && attempt == 0 && (r == -ECONNRESET || r == -EPIPE))
 				continue;
 			free(head);
 			return r; /* c->error set */
 		}
-		r = exchange(c, head, rq, deadline, resp, &keep);
+		r = exchange(c, &call, deadline, resp, &keep);
 		if (r == -EPROTO && c->io.tls) {
 			snprintf(c->error_buf, sizeof(c->error_buf), "%s",
 				 pwhttp_tls_conn_error(c->io.tls));
 			c->error = c->error_buf;
 		}
-		if (r < 0 || !keep)
+		if (r != 0 || !keep)
 			drop_connection(c);
-		/* a kept connection the server closed meanwhile: once more on a new one */
-		if (r >= 0 || !reused || (r != -ECONNRESET && r != -EPIPE))
+		if (r >= 0 || !retry(r, reused, sink))
 			break;
 	}
-	if (r < 0 && r != -EPROTO)
+	if (r < 0 && r != -EPROTO && !(sink && sink->stopped))
 		set_error(c, "request", r);
 	free(head);
 	return r;
+}
+
+int pwhttp_request(struct pwhttp_client *c, const struct pwhttp_request *rq, uint64_t deadline,
+		   struct pwhttp_response *resp)
+{
+	return request(c, rq, deadline, resp, NULL);
+}
+
+int pwhttp_request_stream(struct pwhttp_client *c, const struct pwhttp_request *rq,
+			  uint64_t deadline, pwhttp_body_fn fn, void *userdata)
+{
+	struct pwhttp_sink sink = {.fn = fn, .userdata = userdata};
+	struct pwhttp_response resp;
+
+	return request(c, rq, deadline, &resp, &sink);
 }

@@ -17,23 +17,28 @@ struct pwhttp_io {
 	struct pwhttp_tls_conn *tls; /* NULL: plain */
 };
 
+/* Where a stream's body goes (pwhttp_request_stream). */
+struct pwhttp_sink {
+	pwhttp_body_fn fn;
+	void *userdata;
+	long status;  /* the response's, once its head is read */
+	bool stopped; /* fn returned non-zero: the read stopped there */
+};
+
 /* Wait for events on fd until deadline: 0, -ETIMEDOUT or -errno. */
 int pwhttp_wait_fd(int fd, short events, uint64_t deadline);
 
-/*
- * A connect in two steps, so that it proceeds while the caller works:
- * start (the first address only; a unix socket) gives the fd with its
- * connect in progress, or -errno; finish waits for it until deadline
- * (TCP_NODELAY when tcp): 0 or -errno, the fd still the caller's.
- */
-int pwhttp_connect_start(const char *host, const char *port, const char *unix_path);
-int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline);
+/* Connect to host:port (TCP, non-blocking, TCP_NODELAY) or unix_path. fd or -errno. */
+int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline);
+/* Write everything to a (non-blocking) socket before deadline. 0 or -errno. */
+int pwhttp_write_all(int fd, const char *p, size_t n, uint64_t deadline);
 
 /* >0 bytes read, 0 EOF, <0 -errno (a plain fd is polled first: blocking fds work too). */
 long pwhttp_io_read(struct pwhttp_io *io, char *buf, size_t cap, uint64_t deadline);
 int pwhttp_io_write_all(struct pwhttp_io *io, const char *p, size_t n, uint64_t deadline);
+/* pwhttp_read_response on io; with a sink, the body goes to it (resp->body stays NULL). */
 int pwhttp_io_read_response(struct pwhttp_io *io, uint64_t deadline, struct pwhttp_response *resp,
-			    bool *keep);
+			    bool *keep, struct pwhttp_sink *sink);
 
 /*
  * der.c: der (len bytes) is a DER SEQUENCE: drop every direct child with

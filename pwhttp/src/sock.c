@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Sockets with deadlines: connect, write everything, read what is there. */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,12 +30,11 @@ int pwhttp_wait_fd(int fd, short events, uint64_t deadline)
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)(deadline - now));
+		/* a timeout comes back to the check above; UINT64_MAX: for ever, in steps */
+		r = poll(&p, 1, deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now));
 		if (r > 0)
 			return 0;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
+		if (r < 0 && errno != EINTR)
 			return -errno;
 	}
 }
@@ -53,48 +53,38 @@ static int connect_begin(int family, const struct sockaddr *sa, socklen_t len)
 	return r == -ENOENT ? -ECONNREFUSED : r;
 }
 
-int pwhttp_connect_finish(int fd, bool tcp, uint64_t deadline)
+/* A connect started (fd, or -errno passed on), waited for: fd, or -errno and closed. */
+static int connect_wait(int fd, bool tcp, uint64_t deadline)
 {
 	socklen_t el = sizeof(int);
-	int r, err = 0;
+	int r = fd < 0 ? fd : pwhttp_wait_fd(fd, POLLOUT, deadline), err = 0;
 
-	r = pwhttp_wait_fd(fd, POLLOUT, deadline);
 	if (r == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		r = -errno;
 	if (r == 0 && err)
 		r = -err;
-	if (r < 0)
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
 		return r;
+	}
 	if (tcp) {
 		int one = 1;
 
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	return 0;
-}
-
-static int connect_addr(int family, const struct sockaddr *sa, socklen_t len, uint64_t deadline)
-{
-	int fd = connect_begin(family, sa, len), r;
-
-	if (fd < 0)
-		return fd;
-	r = pwhttp_connect_finish(fd, family != AF_UNIX, deadline);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
 	return fd;
 }
 
-/* The unix socket's address, or -ENAMETOOLONG. */
-static int unix_addr(const char *path, struct sockaddr_un *sun)
+/* A connect to the unix socket started: fd or -errno. */
+static int unix_begin(const char *path)
 {
-	*sun = (struct sockaddr_un){.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof(sun->sun_path))
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+
+	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sun->sun_path, path);
-	return 0;
+	strcpy(sun.sun_path, path);
+	return connect_begin(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
 }
 
 int pwhttp_connect(const char *host, const char *port, const char *unix_path, uint64_t deadline)
@@ -102,36 +92,13 @@ int pwhttp_connect(const char *host, const char *port, const char *unix_path, ui
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
 	int fd = -ECONNREFUSED;
 
-	if (unix_path) {
-		struct sockaddr_un sun;
-		int r = unix_addr(unix_path, &sun);
-
-		if (r < 0)
-			return r;
-		return connect_addr(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun), deadline);
-	}
+	if (unix_path)
+		return connect_wait(unix_begin(unix_path), false, deadline);
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_addr(ai->ai_family, ai->ai_addr, ai->ai_addrlen, deadline);
-	freeaddrinfo(res);
-	return fd;
-}
-
-int pwhttp_connect_start(const char *host, const char *port, const char *unix_path)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	int fd;
-
-	if (unix_path) {
-		struct sockaddr_un sun;
-		int r = unix_addr(unix_path, &sun);
-
-		return r < 0 ? r : connect_begin(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
-	}
-	if (getaddrinfo(host, port, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	fd = connect_begin(res->ai_family, res->ai_addr, res->ai_addrlen);
+		fd = connect_wait(connect_begin(ai->ai_family, ai->ai_addr, ai->ai_addrlen), true,
+				  deadline);
 	freeaddrinfo(res);
 	return fd;
 }

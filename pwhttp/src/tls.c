@@ -2,9 +2,14 @@
 /*
  * TLS client connections on OpenSSL's libssl, loaded with dlopen on first
  * use: no DT_NEEDED, so a binary that links pwhttp but never talks TLS
- * starts as fast as one that does not link it. Always verifying: the
- * server's chain against the given CA only (never the system store), its
- * name or IP address against the certificate, TLS 1.2 at least.
+ * starts as fast as one that does not link it (mapped, libssl cost an
+ * http:// ADD ~1.6 ms of CPU: bench/pwhttp/run.sh --tls none). Always verifying, TLS 1.2
+ * at least: the server's name or IP address against its certificate, and
+ * its chain against the CA given (a file or PEM data), or, only when the
+ * caller allows it and gives none (pwhttp_tls.system_ca: pwetcd without a
+ * caFile), against the system's store (OpenSSL's default file and
+ * directory, SSL_CERT_FILE and SSL_CERT_DIR when set), loaded when the
+ * client is made or, with a saved session, when a chain must be verified.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +20,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -24,6 +28,8 @@
 #include <openssl/x509v3.h>
 
 #include "base/dl.h"
+#include "base/file.h"
+#include "base/sha512.h"
 #include "internal.h"
 
 /* Every libssl/libcrypto function used, typed from OpenSSL's own prototypes. */
@@ -35,12 +41,9 @@
 	X(SSL_CTX_ctrl)                                                                            \
 	X(SSL_CTX_set_verify)                                                                      \
 	X(SSL_CTX_get_cert_store)                                                                  \
-	X(SSL_CTX_load_verify_file)                                                                \
 	X(SSL_CTX_set_default_verify_paths)                                                        \
 	X(SSL_CTX_use_certificate)                                                                 \
-	X(SSL_CTX_use_certificate_chain_file)                                                      \
 	X(SSL_CTX_use_PrivateKey)                                                                  \
-	X(SSL_CTX_use_PrivateKey_file)                                                             \
 	X(SSL_CTX_check_private_key)                                                               \
 	X(SSL_new)                                                                                 \
 	X(SSL_free)                                                                                \
@@ -57,7 +60,6 @@
 	X(SSL_set_ex_data)                                                                         \
 	X(SSL_get_ex_data)                                                                         \
 	X(SSL_set_session)                                                                         \
-	X(SSL_session_reused)                                                                      \
 	X(SSL_SESSION_free)                                                                        \
 	X(d2i_SSL_SESSION)                                                                         \
 	X(i2d_SSL_SESSION)                                                                         \
@@ -70,9 +72,7 @@
 	X(SSL_CTX_set_cert_verify_callback)                                                        \
 	X(SSL_CTX_set_cert_cb)                                                                     \
 	X(SSL_use_certificate)                                                                     \
-	X(SSL_use_certificate_chain_file)                                                          \
 	X(SSL_use_PrivateKey)                                                                      \
-	X(SSL_use_PrivateKey_file)                                                                 \
 	X(SSL_check_private_key)                                                                   \
 	X(X509_free)                                                                               \
 	X(EVP_PKEY_free)                                                                           \
@@ -91,58 +91,42 @@ static struct {
 #undef FIELD
 } ssl;
 
-/*
- * The CA as given, kept while its loading waits for a certificate to
- * verify (ca_pending): the saved session matched, so a resumed handshake
- * never needs it; a full one loads it in verify_deferred().
- */
-struct deferred_ca {
-	char *file;
-	char *data;
-	size_t len;
-	bool system;
-	bool pending;
-	const char *why; /* loading it failed: why (the verification fails) */
-};
+/* A session file starts with this much of the SHA-512 of what it was saved for. */
+#define SESSION_KEY_LEN 32
 
-/* The client certificate and key as given, loaded per connection when a server asks. */
-struct deferred_client {
-	char *cert_file, *key_file;
-	char *cert_data, *key_data;
-	size_t cert_len, key_len;
-	const char *why; /* the last load failed: why */
+/* A PEM buffer: the CA, the client certificate (with its chain) or key, read once. */
+struct pem {
+	char *d; /* NULL: none */
+	size_t len;
 };
 
 /* A session file's content: the key it was saved for, the DER session. */
 struct saved_session {
-	uint64_t key;
+	unsigned char key[SESSION_KEY_LEN];
 	unsigned char *der; /* NULL: none */
 	size_t len;
-	time_t mtime;
 };
 
 struct pwhttp_tls_ctx {
 	SSL_CTX *ctx;
-	char *session_file;	    /* NULL: no resumption across processes */
-	uint64_t material;	    /* fingerprint of the trust material (session_file) */
-	struct saved_session saved; /* read by trust(), offered by the first connection */
-	struct deferred_ca ca;
-	struct deferred_client client;
+	char *session_file;		    /* NULL: no resumption across processes */
+	unsigned char key[SESSION_KEY_LEN]; /* what a saved session must have been saved for */
+	struct pem ca;			    /* NULL d: the system's store (system_ca) */
+	bool ca_pending;		    /* not loaded yet: verify_deferred() will */
+	const char *ca_why;		    /* loading it (deferred) failed: why */
+	struct pem cert, client_key;	    /* the client's, if any */
+	const char *client_why;		    /* loading them (deferred) failed: why */
 };
 
 struct pwhttp_tls_conn {
 	SSL *ssl;
 	char error[256]; /* why the last read or write failed with -EPROTO */
 	const struct pwhttp_tls_ctx *ctx;
-	uint64_t key;	      /* material and host: what a saved session must match */
-	SSL_SESSION *fresh;   /* the newest session the server gave (a ticket) */
-	bool resumed;	      /* the handshake resumed the saved session */
-	bool saved_is_recent; /* the saved one is younger than SESSION_REFRESH_S */
+	SSL_SESSION *fresh; /* the newest session the server gave (a ticket) */
 };
 
-/* A saved session still resumed is rewritten at most this often. */
-#define SESSION_REFRESH_S 300
 #define SESSION_MAX (16u << 10)
+#define PEM_MAX (1u << 20)
 #define SESSION_PEER_TAG 0xa3 /* [3] EXPLICIT Certificate OPTIONAL in OpenSSL's session */
 
 static char err_text[256];
@@ -165,14 +149,15 @@ static const char *ssl_load(void)
 	if (!dl_load(sonames, syms, sizeof(syms) / sizeof(syms[0]), load_why, sizeof(load_why)))
 		return why = load_why;
 	/*
-	 * openssl.cnf is not read (0.4 ms per call): the policy is ours, as a
-	 * Go client's (Multus, kubelet) is crypto/tls's. Nor is the legacy
-	 * by-name table of every cipher built (libssl fetches the ciphers it
-	 * uses from the provider; the only other user is the old encrypted-PEM
-	 * key format, which kubeconfig has no way to give a passphrase for;
-	 * the digests' table stays: certificate verification looks the
-	 * signature's digest up in it), nor an exit handler registered that would
-	 * free it all again just before the process ends.
+	 * openssl.cnf is not read: the policy is ours, as a Go client's
+	 * (Multus, kubelet) is crypto/tls's. Nor is the legacy by-name table of
+	 * every cipher built (libssl fetches the ciphers it uses from the
+	 * provider; the only other user is the old encrypted-PEM key format,
+	 * which kubeconfig has no way to give a passphrase for; the digests'
+	 * table stays: certificate verification looks the signature's digest
+	 * up in it), nor an exit handler registered that would free it all
+	 * again just before the process ends. Together ~0.8 ms of CPU per
+	 * https ADD (bench/pwhttp/run.sh).
 	 */
 	if (ssl.OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
 				     OPENSSL_INIT_NO_ATEXIT,
@@ -277,87 +262,152 @@ static int use_cert_data(const struct cert_target *t, const char *cert, size_t c
 	return r;
 }
 
-/* The trust anchors: the given CA (file or data), or the system's when allowed. */
-static int load_ca(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+/* The trust anchors into the context: the CA read, or (none) the system's store. */
+static int load_ca(struct pwhttp_tls_ctx *c, const char **why)
 {
-	if (!m->ca_data && !m->ca_file && m->system_ca) {
-		if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
+	if (!c->ca.d) {
+		if (ssl.SSL_CTX_set_default_verify_paths(c->ctx) != 1) {
 			*why = ssl_error("the system's CA certificates cannot be loaded");
 			return -EKEYREJECTED;
 		}
-	} else if (m->ca_data ? add_ca_data(ctx, m->ca_data, m->ca_len) < 0
-			      : !m->ca_file || ssl.SSL_CTX_load_verify_file(ctx, m->ca_file) != 1) {
+	} else if (add_ca_data(c->ctx, c->ca.d, c->ca.len) < 0) {
 		*why = ssl_error("no usable CA certificate");
 		return -EKEYREJECTED;
 	}
 	return 0;
 }
 
-static int load_client(SSL_CTX *ctx, const struct pwhttp_tls *m, const char **why)
+/* The client certificate and key onto t (the context, or one connection). 0 or -EKEYREJECTED. */
+static int use_client(const struct cert_target *t, const struct pwhttp_tls_ctx *c, const char **why)
 {
-	if (m->cert_data && m->key_data) {
-		if (use_cert_data(&(struct cert_target){.ctx = ctx}, m->cert_data, m->cert_len,
-				  m->key_data, m->key_len) < 0) {
-			*why = ssl_error("client certificate or key unusable");
-			return -EKEYREJECTED;
-		}
-	} else if (m->cert_file && m->key_file) {
-		if (ssl.SSL_CTX_use_certificate_chain_file(ctx, m->cert_file) != 1 ||
-		    ssl.SSL_CTX_use_PrivateKey_file(ctx, m->key_file, SSL_FILETYPE_PEM) != 1) {
-			*why = ssl_error("client certificate or key unusable");
-			return -EKEYREJECTED;
-		}
+	if (use_cert_data(t, c->cert.d, c->cert.len, c->client_key.d, c->client_key.len) < 0) {
+		*why = ssl_error("client certificate or key unusable");
+		return -EKEYREJECTED;
 	}
-	if ((m->cert_data || m->cert_file) && ssl.SSL_CTX_check_private_key(ctx) != 1) {
+	if ((t->ssl ? ssl.SSL_check_private_key(t->ssl) : ssl.SSL_CTX_check_private_key(t->ctx)) !=
+	    1) {
 		*why = ssl_error("client key does not match its certificate");
 		return -EKEYREJECTED;
 	}
 	return 0;
 }
 
+static char *dup_mem(const char *p, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* One PEM, given as data or read from its file (a link is followed: secrets often are). */
+static int pem_read(const char *data, size_t len, const char *file, struct pem *out)
+{
+	int fd, n;
+
+	if (data) {
+		out->len = len;
+		return (out->d = dup_mem(data, len)) ? 0 : -ENOMEM;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = fd_read_all(fd, PEM_MAX, &out->d);
+	close(fd);
+	if (n < 0)
+		return n;
+	out->len = (size_t)n;
+	return 0;
+}
+
+/* A PEM that cannot be read: -EKEYREJECTED saying what and why (-ENOMEM as it is). */
+static int unreadable(int r, const char *what, const char **why)
+{
+	if (r == -ENOMEM)
+		return r;
+	snprintf(err_text, sizeof(err_text), "%s: %s", what, strerror(-r));
+	*why = err_text;
+	return -EKEYREJECTED;
+}
+
+/*
+ * The CA (data, else its file; neither: the system's store if allowed) and
+ * the client certificate and key (as data, else as files), read into c.
+ */
+static int read_material(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char **why)
+{
+	bool data = m->cert_data && m->key_data;
+	int r = 0;
+
+	if (!m->ca_data && !m->ca_file && !m->system_ca) {
+		*why = "no usable CA certificate";
+		return -EKEYREJECTED;
+	}
+	if (m->ca_data || m->ca_file)
+		r = pem_read(m->ca_data, m->ca_len, m->ca_file, &c->ca);
+	if (r < 0)
+		return unreadable(r, "no usable CA certificate", why);
+	if (!data && !(m->cert_file && m->key_file))
+		return 0;
+	r = pem_read(data ? m->cert_data : NULL, m->cert_len, m->cert_file, &c->cert);
+	if (r == 0)
+		r = pem_read(data ? m->key_data : NULL, m->key_len, m->key_file, &c->client_key);
+	return r < 0 ? unreadable(r, "client certificate or key unusable", why) : 0;
+}
+
 /* ---- sessions kept across processes (struct pwhttp_tls.session_file) ---- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* What a session key is computed from: pieces, each after its length. */
+struct keybuf {
+	unsigned char *d;
+	size_t len, cap;
+	bool oom;
+};
+
+static void kput(struct keybuf *k, const void *p, size_t n)
 {
-	const unsigned char *b = p;
+	uint64_t len = n;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
+	if (k->len + sizeof(len) + n > k->cap && !k->oom) {
+		size_t cap = (k->len + sizeof(len) + n) * 2;
+		unsigned char *d = realloc(k->d, cap);
 
-static uint64_t fnv_str(uint64_t h, const char *s)
-{
-	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
-/* A file by name and identity (inode, size, mtime): a replaced CA file changes it. */
-static uint64_t fnv_file(uint64_t h, const char *path)
-{
-	struct stat st;
-
-	h = fnv_str(h, path);
-	if (path && stat(path, &st) == 0) {
-		uint64_t id[4] = {st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
-				  (uint64_t)st.st_mtim.tv_nsec};
-
-		h = fnv(h, id, sizeof(id));
+		k->oom = !d;
+		k->d = d ? d : k->d;
+		k->cap = d ? cap : k->cap;
 	}
-	return h;
+	if (k->oom)
+		return;
+	memcpy(k->d + k->len, &len, sizeof(len));
+	if (n)
+		memcpy(k->d + k->len + sizeof(len), p, n);
+	k->len += sizeof(len) + n;
 }
 
-/* What a saved session was verified with: every piece of trust material. */
-static uint64_t material_fingerprint(const struct pwhttp_tls *m)
+/*
+ * What a saved session was made with, as the file's key: the host, and the
+ * bytes of the CA (none: the system's store) and of the client certificate
+ * and key. A session that a client certificate authenticated is thus
+ * offered only by a process that read the same certificate and key (file
+ * names and identities could be had without reading the key).
+ */
+static int session_key(struct pwhttp_tls_ctx *c, const char *host)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	struct keybuf k = {0};
+	uint8_t digest[SHA512_DIGEST_SIZE];
 
-	h = fnv_file(h, m->ca_file);
-	h = fnv(h, m->ca_data ? m->ca_data : "", m->ca_data ? m->ca_len : 0);
-	h = fnv(h, &m->system_ca, sizeof(m->system_ca));
-	h = fnv_file(h, m->cert_file);
-	h = fnv_file(h, m->key_file);
-	h = fnv(h, m->cert_data ? m->cert_data : "", m->cert_data ? m->cert_len : 0);
-	return fnv(h, m->key_data ? m->key_data : "", m->key_data ? m->key_len : 0);
+	kput(&k, host, strlen(host));
+	kput(&k, c->ca.d, c->ca.len);
+	kput(&k, c->cert.d, c->cert.len);
+	kput(&k, c->client_key.d, c->client_key.len);
+	if (!k.oom)
+		sha512(k.d, k.len, digest);
+	if (k.d)
+		explicit_bzero(k.d, k.len); /* a copy of the client key */
+	free(k.d);
+	memcpy(c->key, digest, sizeof(c->key));
+	return k.oom ? -ENOMEM : 0;
 }
 
 /* OpenSSL hands every new session (a TLS 1.3 ticket, a 1.2 one) here: keep the newest. */
@@ -374,9 +424,9 @@ static int on_new_session(SSL *s, SSL_SESSION *sess)
 }
 
 /*
- * The session file (the 8-byte key, then the DER session) into ret: true
- * when it holds something past the key. Anything unusable means a full
- * handshake, as without a file.
+ * The session file (the key, then the DER session) into ret: true when it
+ * holds something past the key. Anything unusable means a full handshake,
+ * as without a file.
  */
 static bool session_load(const char *file, struct saved_session *ret)
 {
@@ -400,10 +450,9 @@ static bool session_load(const char *file, struct saved_session *ret)
 		ret->der = NULL;
 		return false;
 	}
-	memcpy(&ret->key, ret->der, sizeof(ret->key));
+	memcpy(ret->key, ret->der, sizeof(ret->key));
 	memmove(ret->der, ret->der + sizeof(ret->key), size - sizeof(ret->key));
 	ret->len = size - sizeof(ret->key);
-	ret->mtime = st.st_mtim.tv_sec;
 	return true;
 }
 
@@ -414,79 +463,70 @@ static void saved_session_done(struct saved_session *s)
 }
 
 /*
- * The saved session, offered in the handshake when it was made for this
- * key: the one trust() read for the context's first connection, the file
- * again for a later one (a close may have saved a newer session).
+ * The saved session, offered in the handshake when it was saved for this
+ * context's key (the file as it is now: a close may have saved a newer one).
  */
 static void session_offer(struct pwhttp_tls_conn *t, struct pwhttp_tls_ctx *ctx)
 {
-	struct saved_session saved = ctx->saved;
+	struct saved_session saved;
 	SSL_SESSION *sess = NULL;
 	const unsigned char *p;
 
-	memset(&ctx->saved, 0, sizeof(ctx->saved));
-	if (!saved.der && !session_load(ctx->session_file, &saved))
+	if (!session_load(ctx->session_file, &saved))
 		return;
 	p = saved.der;
-	if (saved.key == t->key)
+	if (memcmp(saved.key, ctx->key, sizeof(ctx->key)) == 0)
 		sess = ssl.d2i_SSL_SESSION(NULL, &p, (long)saved.len);
-	if (sess && ssl.SSL_set_session(t->ssl, sess) == 1)
-		t->saved_is_recent = time(NULL) - saved.mtime < SESSION_REFRESH_S;
-	if (sess)
+	if (sess) {
+		(void)ssl.SSL_set_session(t->ssl, sess); /* refused: a full handshake */
 		ssl.SSL_SESSION_free(sess);
+	}
 	saved_session_done(&saved);
 	ssl.ERR_clear_error();
 }
 
-/* tmp created 0600, its directory made (0700) when missing: fd or -1. */
-static int create_private(const char *tmp)
+/* buf into the session file, replaced (0600); its directory made (0700) when missing. */
+static void session_write(const char *file, const unsigned char *buf, size_t len)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	char *dir, *slash;
+	char *dir = strdup(file), *slash = dir ? strrchr(dir, '/') : NULL;
+	int dfd = AT_FDCWD;
 
-	if (fd >= 0 || errno != ENOENT || !(dir = strdup(tmp)))
-		return fd;
-	slash = strrchr(dir, '/');
 	if (slash) {
 		*slash = '\0';
-		(void)mkdir(dir, 0700);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		(void)mkdir(dir[0] ? dir : "/", 0700);
+		dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
+	if (dir && dfd != -1)
+		(void)file_replace_at(dfd, slash ? slash + 1 : file, buf, len, 0600, false);
+	if (dfd >= 0)
+		close(dfd);
 	free(dir);
-	return fd;
 }
 
 /*
- * The newest session into the file (key, DER; temp and rename, no fsync: a
- * cache), without the server's certificate: OpenSSL keeps it in the
- * session (field [3], optional), and decoding it again costs the next
- * process ~0.3 ms of OpenSSL 3.0's key decoders for a certificate that a
- * resumed handshake never looks at (verified when the session was made).
+ * The newest session into the file (key, DER; no fsync: a cache), without
+ * the server's certificate: OpenSSL keeps it in the session (field [3],
+ * optional), and decoding it again costs the next process ~0.5 ms of
+ * OpenSSL 3.0's key decoders (bench/pwhttp/run.sh) for a certificate that
+ * a resumed handshake never looks at (verified when the session was made).
  */
 static void session_save(const struct pwhttp_tls_conn *t)
 {
-	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL), fd = -1;
-	size_t total = sizeof(t->key) + (size_t)(len > 0 ? len : 0), stripped;
+	int len = ssl.i2d_SSL_SESSION(t->fresh, NULL);
+	size_t total = sizeof(t->ctx->key) + (size_t)(len > 0 ? len : 0), stripped;
 	unsigned char *buf = NULL, *p;
-	char *tmp = NULL;
 
-	if (len <= 0 || total > SESSION_MAX || !(buf = malloc(total)) ||
-	    asprintf(&tmp, "%s.tmp.%d", t->ctx->session_file, (int)getpid()) < 0) {
-		tmp = NULL;
+	if (len <= 0 || total > SESSION_MAX || !(buf = malloc(total)))
 		goto out;
-	}
-	memcpy(buf, &t->key, sizeof(t->key));
-	p = buf + sizeof(t->key);
-	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len || (fd = create_private(tmp)) < 0)
+	memcpy(buf, t->ctx->key, sizeof(t->ctx->key));
+	p = buf + sizeof(t->ctx->key);
+	if (ssl.i2d_SSL_SESSION(t->fresh, &p) != len)
 		goto out;
-	stripped = pwhttp_der_drop_child(buf + sizeof(t->key), (size_t)len, SESSION_PEER_TAG);
+	stripped = pwhttp_der_drop_child(buf + sizeof(t->ctx->key), (size_t)len, SESSION_PEER_TAG);
 	if (stripped > 0)
-		total = sizeof(t->key) + stripped;
-	if (write(fd, buf, total) != (ssize_t)total || rename(tmp, t->ctx->session_file) < 0)
-		(void)unlink(tmp);
-	close(fd);
+		total = sizeof(t->ctx->key) + stripped;
+	session_write(t->ctx->session_file, buf, total);
 out:
-	free(tmp);
 	free(buf);
 	ssl.ERR_clear_error();
 }
@@ -501,114 +541,56 @@ static int verify_deferred(X509_STORE_CTX *xs, void *arg)
 {
 	struct pwhttp_tls_ctx *c = arg;
 
-	if (c->ca.pending) {
-		const struct pwhttp_tls m = {.ca_file = c->ca.file,
-					     .ca_data = c->ca.data,
-					     .ca_len = c->ca.len,
-					     .system_ca = c->ca.system};
-
-		c->ca.pending = false;
-		(void)load_ca(c->ctx, &m, &c->ca.why);
+	if (c->ca_pending) {
+		c->ca_pending = false;
+		(void)load_ca(c, &c->ca_why);
 	}
-	if (c->ca.why) {
+	if (c->ca_why) {
 		ssl.X509_STORE_CTX_set_error(xs, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
 		return 0;
 	}
 	return ssl.X509_verify_cert(xs);
 }
 
-static char *dup_mem(const char *p, size_t n)
-{
-	char *d = malloc(n ? n : 1);
-
-	if (d)
-		memcpy(d, p, n);
-	return d;
-}
-
 /*
- * The saved session was made with this very material for this host, so the
- * CA loaded then (parsing it costs ~0.5 ms with OpenSSL 3.0's decoders):
- * keep a copy and load it only if the server asks for a full handshake.
- */
-static int defer_ca(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
-{
-	c->ca.system = m->system_ca;
-	if (m->ca_file && !(c->ca.file = strdup(m->ca_file)))
-		return -ENOMEM;
-	if (m->ca_data) {
-		if (!(c->ca.data = dup_mem(m->ca_data, m->ca_len)))
-			return -ENOMEM;
-		c->ca.len = m->ca_len;
-	}
-	c->ca.pending = true;
-	ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
-	return 0;
-}
-
-/*
- * The server asked for a client certificate (a full handshake): the deferred
- * certificate, its chain and key onto this connection. 1, or 0 to fail the
- * handshake (pwhttp_tls_connect says why).
+ * The server asked for a client certificate (a full handshake, the saved
+ * session refused): the certificate, its chain and key onto this
+ * connection. 1, or 0 to fail the handshake (pwhttp_tls_connect says why).
  */
 static int client_cert_deferred(SSL *s, void *arg)
 {
 	struct pwhttp_tls_ctx *c = arg;
-	struct deferred_client *m = &c->client;
-	bool ok;
 
-	if (m->cert_data && m->key_data)
-		ok = use_cert_data(&(struct cert_target){.ssl = s}, m->cert_data, m->cert_len,
-				   m->key_data, m->key_len) == 0;
-	else
-		ok = ssl.SSL_use_certificate_chain_file(s, m->cert_file) == 1 &&
-		     ssl.SSL_use_PrivateKey_file(s, m->key_file, SSL_FILETYPE_PEM) == 1;
-	if (ok && ssl.SSL_check_private_key(s) != 1)
-		ok = false;
-	m->why = ok ? NULL : ssl_error("client certificate or key unusable");
-	return ok ? 1 : 0;
-}
-
-/* As defer_ca, for the client certificate and key: parsed only if a server asks for them. */
-static int defer_client(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m)
-{
-	struct deferred_client *d = &c->client;
-
-	if (m->cert_data && m->key_data) {
-		d->cert_data = dup_mem(m->cert_data, m->cert_len);
-		d->key_data = dup_mem(m->key_data, m->key_len);
-		d->cert_len = m->cert_len;
-		d->key_len = m->key_len;
-		if (!d->cert_data || !d->key_data)
-			return -ENOMEM;
-	} else if (m->cert_file && m->key_file) {
-		if (!(d->cert_file = strdup(m->cert_file)) || !(d->key_file = strdup(m->key_file)))
-			return -ENOMEM;
-	} else {
-		return 0;
-	}
-	ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
-	return 0;
+	c->client_why = NULL;
+	return use_client(&(struct cert_target){.ssl = s}, c, &c->client_why) == 0;
 }
 
 /*
  * The material now, or (a session saved for this very material and host)
  * each piece when the handshake needs it: the CA for a chain to verify, the
- * client certificate and key for a server that asks for them.
+ * client certificate and key (read, not parsed: ~1.1 ms of an RSA key's
+ * parsing saved, bench/pwhttp/run.sh) for a server that asks.
  */
-static int trust(struct pwhttp_tls_ctx *c, const struct pwhttp_tls *m, const char *host,
-		 const char **why)
+static int trust(struct pwhttp_tls_ctx *c, const char **why)
 {
+	struct saved_session saved = {0};
+	bool match = c->session_file && session_load(c->session_file, &saved) &&
+		     memcmp(saved.key, c->key, sizeof(c->key)) == 0;
 	int r;
 
-	/* read once: the first connection offers what was read here (session_offer) */
-	if (c->session_file && host && session_load(c->session_file, &c->saved) &&
-	    c->saved.key == fnv_str(c->material, host)) {
-		r = defer_ca(c, m);
-		return r < 0 ? r : defer_client(c, m);
+	saved_session_done(&saved);
+	if (match) {
+		/* the CA parsed only for a chain to verify: ~0.6 ms, bench/pwhttp/run.sh */
+		c->ca_pending = true;
+		ssl.SSL_CTX_set_cert_verify_callback(c->ctx, verify_deferred, c);
+		if (c->cert.d)
+			ssl.SSL_CTX_set_cert_cb(c->ctx, client_cert_deferred, c);
+		return 0;
 	}
-	r = load_ca(c->ctx, m, why);
-	return r < 0 ? r : load_client(c->ctx, m, why);
+	r = load_ca(c, why);
+	if (r < 0 || !c->cert.d)
+		return r;
+	return use_client(&(struct cert_target){.ctx = c->ctx}, c, why);
 }
 
 int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwhttp_tls_ctx **ret,
@@ -630,17 +612,20 @@ int pwhttp_tls_ctx_new(const struct pwhttp_tls *m, const char *host, struct pwht
 	}
 	ssl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
 	ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
-	r = 0;
-	if (m->session_file) {
+	r = read_material(c, m, why);
+	if (r == 0 && m->session_file) {
 		if (!(c->session_file = strdup(m->session_file)))
 			r = -ENOMEM;
-		c->material = material_fingerprint(m);
+		if (r == 0)
+			r = session_key(c, host);
 		ssl.SSL_CTX_ctrl(c->ctx, SSL_CTRL_SET_SESS_CACHE_MODE,
 				 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE, NULL);
 		ssl.SSL_CTX_sess_set_new_cb(c->ctx, on_new_session);
 	}
 	if (r == 0)
-		r = trust(c, m, host, why);
+		r = trust(c, why);
+	if (r == -ENOMEM)
+		*why = "out of memory";
 	if (r < 0) {
 		pwhttp_tls_ctx_free(c);
 		return r;
@@ -654,14 +639,12 @@ void pwhttp_tls_ctx_free(struct pwhttp_tls_ctx *c)
 	if (!c)
 		return;
 	ssl.SSL_CTX_free(c->ctx);
-	saved_session_done(&c->saved);
 	free(c->session_file);
-	free(c->ca.file);
-	free(c->ca.data);
-	free(c->client.cert_file);
-	free(c->client.key_file);
-	free(c->client.cert_data);
-	free(c->client.key_data);
+	free(c->ca.d);
+	free(c->cert.d);
+	if (c->client_key.d)
+		explicit_bzero(c->client_key.d, c->client_key.len);
+	free(c->client_key.d);
 	free(c);
 }
 
@@ -760,10 +743,8 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 		return -EPROTO;
 	}
 	ssl.ERR_clear_error();
-	if (ctx->session_file) {
-		t->key = fnv_str(ctx->material, host);
+	if (ctx->session_file)
 		session_offer(t, ctx);
-	}
 	for (;;) {
 		struct pipe_guard g;
 
@@ -776,14 +757,13 @@ int pwhttp_tls_connect(struct pwhttp_tls_ctx *ctx, int fd, const char *host, uin
 	if (rc != 1) {
 		*why = r == -ETIMEDOUT	  ? "TLS handshake timed out"
 		       : r == -ECONNRESET ? "connection closed during the TLS handshake"
-		       : ctx->ca.why	  ? ctx->ca.why
-		       : ctx->client.why  ? ctx->client.why
+		       : ctx->ca_why	  ? ctx->ca_why
+		       : ctx->client_why  ? ctx->client_why
 					  : handshake_error(t->ssl);
 		ssl.ERR_clear_error();
 		pwhttp_tls_conn_free(t);
 		return r;
 	}
-	t->resumed = ssl.SSL_session_reused(t->ssl) == 1;
 	*ret = t;
 	return 0;
 }
@@ -805,8 +785,8 @@ void pwhttp_tls_conn_free(struct pwhttp_tls_conn *t)
 {
 	if (!t)
 		return;
-	if (t->fresh && (!t->resumed || !t->saved_is_recent))
-		session_save(t);
+	if (t->fresh)
+		session_save(t); /* the newest session, after every connection that got one */
 	if (t->fresh)
 		ssl.SSL_SESSION_free(t->fresh);
 	if (t->ssl) {

@@ -11,7 +11,7 @@ cd "$src" || exit 2
 command -v clang-tidy >/dev/null || { echo "lint-tidy: clang-tidy not installed"; exit 1; }
 [ -f "$build/compile_commands.json" ] || { echo "lint-tidy: no $build/compile_commands.json"; exit 1; }
 allow=test/lint/tidy-allow.txt
-found=$(git ls-files 'libcni/*.c' 'netlink/*.c' 'nft/*.c' 'ipam/*.c' 'podnet/*.c' 'pwetcd/*.c' \
+found=$(git ls-files 'libcni/*.c' 'netlink/*.c' 'nft/*.c' 'ipam/*.c' 'podnet/*.c' 'pwhttp/*.c' 'pwetcd/*.c' \
 	'plugins/*.c' 'tools/*.c' 2>/dev/null |
 	xargs -P2 -n8 clang-tidy -p "$build" --quiet 2>/dev/null |
 	sed -n "s|^$src/\([^:]*\):[0-9]*:[0-9]*: .*function '\([^']*\)' exceeds recommended size.*|\1:\2|p" |

@@ -118,8 +118,8 @@ check_contents() {
 
 # Depends must be exactly the packages of the shared libraries the binaries
 # load (DT_NEEDED), nothing for what is linked statically, plus what they
-# dlopen (DLOPENED: libssl3 through pwhttp, libcurl4 through lazycurl).
-DLOPENED="libssl3 libcurl4"
+# dlopen (DLOPENED: libssl3 through pwhttp).
+DLOPENED="libssl3"
 check_depends() {
 	local f lib path pkg want got
 	dpkg-deb -x "$DEB" "$T/x"
@@ -147,7 +147,7 @@ check_depends() {
 	[ "$want" = "$got" ] || fail "Depends \"$got\" but the binaries need \"$want\""
 	for f in "$T"/x/opt/cni/bin/{bridge,host-local,static}; do
 		lib=$(readelf -d "$f")
-		[[ ! $lib =~ NEEDED.*(curl|yaml|ibverbs|bpf) ]] || fail "$(basename "$f") loads a heavy library"
+		[[ ! $lib =~ NEEDED.*(yaml|ibverbs|bpf) ]] || fail "$(basename "$f") loads a heavy library"
 	done
 	ok "Depends = packages of DT_NEEDED: $got"
 }

@@ -83,6 +83,7 @@ static void test_malformed_untouched(void **state)
 	const unsigned char high_tag[] = {0x30, 0x03, 0x1f, 0x01, 0x01};
 	const unsigned char len_of_len[] = {0x30, 0x80, 0x02, 0x01, 0x01};
 	const unsigned char huge[] = {0x30, 0x89, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	const unsigned char len_cut[] = {0x30, 0x84, 0x00, 0x00};
 
 	assert_refused(cut_child, sizeof(cut_child));
 	assert_refused(not_seq, sizeof(not_seq));
@@ -91,6 +92,7 @@ static void test_malformed_untouched(void **state)
 	assert_refused(high_tag, sizeof(high_tag));
 	assert_refused(len_of_len, sizeof(len_of_len));
 	assert_refused(huge, sizeof(huge));
+	assert_refused(len_cut, sizeof(len_cut));
 	assert_int_equal(pwhttp_der_drop_child((unsigned char[]){0x30}, 1, 0xa3), 0);
 }
 

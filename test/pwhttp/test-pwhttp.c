@@ -33,7 +33,18 @@ struct script {
 	int conns;	      /* connections to accept */
 	int answers[4];	      /* requests answered on connection i */
 	const char *last_hdr; /* extra header on the last answer of a connection */
+	/* the first connection's first answer: these parts, 20 ms apart (NULL-ended) */
+	const char *const *raw;
 };
+
+static void write_raw(int fd, const char *const *parts)
+{
+	for (; *parts; parts++) {
+		if (write(fd, *parts, strlen(*parts)) < 0)
+			_exit(1);
+		usleep(20000);
+	}
+}
 
 static ssize_t read_request(int fd, char *buf, size_t cap)
 {
@@ -75,6 +86,10 @@ static void serve(int lfd, int logfd, const struct script *s)
 				break;
 			if (write(logfd, buf, (size_t)n + 1) < 0)
 				_exit(1);
+			if (s->raw && c == 0 && i == 0) {
+				write_raw(fd, s->raw);
+				continue;
+			}
 			m = snprintf(out, sizeof(out),
 				     "HTTP/1.1 200 OK\r\n%sContent-Length: 8\r\n\r\nconn%d-r%d",
 				     last && s->last_hdr ? s->last_hdr : "", c, i);
@@ -230,49 +245,6 @@ static void test_dropped_kept_connection(void **state)
 	two_connections(&s, 50000);
 }
 
-static struct pwhttp_client *early_client_for(const char *path)
-{
-	struct pwhttp_target t = {
-	    .unix_path = path, .user_agent = "pwhttp-test", .connect_early = true};
-	struct pwhttp_client *c = NULL;
-
-	assert_int_equal(pwhttp_client_new(&t, &c, NULL), 0);
-	return c;
-}
-
-static void test_connect_early(void **state)
-{
-	/* Made in pwhttp_client_new, kept: the server accepts only one. */
-	const struct script one = {.conns = 1, .answers = {2}};
-	/* The early connection closed before the first request: one more. */
-	const struct script closed = {.conns = 2, .answers = {0, 1}};
-	struct pwhttp_request rq = {.method = "GET", .path = "/"};
-	struct pwhttp_response resp;
-	struct pwhttp_client *c;
-	struct server sv;
-	(void)state;
-
-	server_start(&sv, &one);
-	c = early_client_for(sv.path);
-	get(c, "/a", "conn0-r0");
-	get(c, "/b", "conn0-r1");
-	pwhttp_client_free(c);
-	server_stop(&sv);
-
-	server_start(&sv, &closed);
-	c = early_client_for(sv.path);
-	usleep(50000);
-	get(c, "/a", "conn1-r0");
-	pwhttp_client_free(c);
-	server_stop(&sv);
-
-	/* Nothing there: the request's own connect says so, as without. */
-	c = early_client_for("/nonexistent/pwhttp.sock");
-	assert_int_equal(pwhttp_request(c, &rq, pwhttp_now_ms() + 2000, &resp), -ECONNREFUSED);
-	assert_non_null(strstr(pwhttp_client_error(c), "connect"));
-	pwhttp_client_free(c);
-}
-
 static void test_no_server(void **state)
 {
 	struct pwhttp_target t = {.url = "http://127.0.0.1:1"};
@@ -341,13 +313,109 @@ static void test_tls_material(void **state)
 	assert_null(c);
 }
 
+/* What a stream's function saw. */
+struct seen {
+	long status;
+	char data[256];
+	size_t len;
+	int calls;
+	int stop_after; /* stop (with 7) after this many pieces, -1 at the head; 0: never */
+};
+
+static int on_body(long status, const char *data, size_t len, void *userdata)
+{
+	struct seen *w = userdata;
+
+	w->status = status;
+	if (!data) /* the head */
+		return len == 0 && w->stop_after < 0 ? 7 : 0;
+	assert_true(w->len + len < sizeof(w->data));
+	memcpy(w->data + w->len, data, len);
+	w->len += len;
+	return ++w->calls == w->stop_after ? 7 : 0;
+}
+
+#define CHUNKED_HEAD "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+static void test_stream(void **state)
+{
+	/* in pieces as they come, then the kept connection answers the next request */
+	static const char *const parts[] = {CHUNKED_HEAD "6\r\nline1\n", "\r\n6\r\nline2\n\r\n",
+					    "0\r\n\r\n", NULL};
+	const struct script s = {.conns = 1, .answers = {2}, .raw = parts};
+	struct pwhttp_request rq = {
+	    .method = "POST", .path = "/v3/watch", .body = "{}", .body_len = 2};
+	struct seen w = {0};
+	struct pwhttp_client *c;
+	struct server sv;
+	(void)state;
+
+	server_start(&sv, &s);
+	c = client_for(&sv);
+	assert_int_equal(pwhttp_request_stream(c, &rq, pwhttp_now_ms() + 2000, on_body, &w), 0);
+	assert_int_equal(w.status, 200);
+	assert_int_equal(w.len, 12);
+	assert_memory_equal(w.data, "line1\nline2\n", 12);
+	assert_true(w.calls >= 2); /* each piece when it came */
+	get(c, "/b", "conn0-r1");
+	pwhttp_client_free(c);
+	server_stop(&sv);
+}
+
+static void test_stream_stop(void **state)
+{
+	/* the function stops it (in the body, at the head): its value, a new connection */
+	static const char *const parts[] = {CHUNKED_HEAD "3\r\nabc\r\n", NULL};
+	const struct script s = {.conns = 3, .answers = {1, 1, 1}, .raw = parts};
+	struct pwhttp_request rq = {.method = "GET", .path = "/"};
+	struct seen w = {.stop_after = 1}, head = {.stop_after = -1};
+	struct pwhttp_client *c;
+	struct server sv;
+	(void)state;
+
+	server_start(&sv, &s);
+	c = client_for(&sv);
+	assert_int_equal(pwhttp_request_stream(c, &rq, pwhttp_now_ms() + 2000, on_body, &w), 7);
+	assert_memory_equal(w.data, "abc", 3);
+	assert_int_equal(pwhttp_request_stream(c, &rq, pwhttp_now_ms() + 2000, on_body, &head), 7);
+	assert_int_equal(head.status, 200);
+	assert_int_equal(head.len, 0);
+	get(c, "/b", "conn2-r0");
+	pwhttp_client_free(c);
+	server_stop(&sv);
+}
+
+static void test_stream_deadline(void **state)
+{
+	/* the deadline passes in the middle of the body: -ETIMEDOUT after what came */
+	static const char *const parts[] = {
+	    "HTTP/1.1 503 Unavailable\r\nContent-Length: 10\r\n\r\n{\"a\"", NULL};
+	const struct script s = {.conns = 1, .answers = {2}, .raw = parts}; /* open after */
+	struct pwhttp_request rq = {.method = "GET", .path = "/"};
+	struct seen w = {0};
+	struct pwhttp_client *c;
+	struct server sv;
+	uint64_t t0 = pwhttp_now_ms();
+	(void)state;
+
+	server_start(&sv, &s);
+	c = client_for(&sv);
+	assert_int_equal(pwhttp_request_stream(c, &rq, t0 + 300, on_body, &w), -ETIMEDOUT);
+	assert_true(pwhttp_now_ms() - t0 < 1000);
+	assert_int_equal(w.status, 503);
+	assert_memory_equal(w.data, "{\"a\"", 4);
+	pwhttp_client_free(c);
+	server_stop(&sv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_request_bytes),    cmocka_unit_test(test_kept_connection),
 	    cmocka_unit_test(test_connection_close), cmocka_unit_test(test_dropped_kept_connection),
 	    cmocka_unit_test(test_no_server),	     cmocka_unit_test(test_urls),
-	    cmocka_unit_test(test_tls_material),     cmocka_unit_test(test_connect_early),
+	    cmocka_unit_test(test_tls_material),     cmocka_unit_test(test_stream),
+	    cmocka_unit_test(test_stream_stop),	     cmocka_unit_test(test_stream_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

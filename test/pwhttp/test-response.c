@@ -169,12 +169,78 @@ static void test_timeout(void **state)
 	waitpid(pid, NULL, 0);
 }
 
+static void test_trailers_kept_connection(void **state)
+{
+	/* the trailers are read with the body: the next response starts clean */
+	const char *parts[] = {HDR
+			       "Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\nX-T: 1\r\n\r\n",
+			       HDR "Content-Length: 2\r\n\r\ncd"};
+	pid_t pid;
+	int fd = feed(parts, 2, false, &pid);
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_response(fd, soon(), &st, &b, &len, &keep), 0);
+	assert_string_equal(b, "ab");
+	assert_true(keep);
+	free(b);
+	assert_int_equal(read_response(fd, soon(), &st, &b, &len, &keep), 0);
+	assert_string_equal(b, "cd");
+	free(b);
+	close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_past_the_body(void **state)
+{
+	/* bytes after the body: read, but the connection is not kept */
+	const char *sized[] = {HDR "Content-Length: 2\r\n\r\nabXX"};
+	const char *chunked[] = {HDR "Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\nXX"};
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(sized, 1, false, &st, &b, &len, &keep), 0);
+	assert_string_equal(b, "ab");
+	assert_false(keep);
+	free(b);
+	assert_int_equal(read_parts(chunked, 1, false, &st, &b, &len, &keep), 0);
+	assert_string_equal(b, "ab");
+	assert_false(keep);
+	free(b);
+}
+
+static void test_limits(void **state)
+{
+	const char *sized[] = {HDR "Content-Length: 67108865\r\n\r\n"};
+	const char *chunked[] = {HDR "Transfer-Encoding: chunked\r\n\r\n4000001\r\n"};
+	const char *overflow[] = {HDR "Content-Length: 99999999999999999999999\r\n\r\n"};
+	const char *cut[] = {HDR "Transfer-Encoding: chunked\r\n\r\n4\r\nab"};
+	long st;
+	char *b;
+	size_t len;
+	bool keep;
+	(void)state;
+
+	assert_int_equal(read_parts(sized, 1, false, &st, &b, &len, &keep), -EMSGSIZE);
+	assert_int_equal(read_parts(chunked, 1, false, &st, &b, &len, &keep), -EMSGSIZE);
+	assert_int_equal(read_parts(overflow, 1, false, &st, &b, &len, &keep), -EBADMSG);
+	assert_int_equal(read_parts(cut, 1, true, &st, &b, &len, &keep), -ECONNRESET);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_content_length), cmocka_unit_test(test_chunked_split),
 	    cmocka_unit_test(test_close_and_eof),  cmocka_unit_test(test_bad),
-	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_timeout),	   cmocka_unit_test(test_trailers_kept_connection),
+	    cmocka_unit_test(test_past_the_body),  cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

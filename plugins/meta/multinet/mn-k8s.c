@@ -61,8 +61,7 @@ int mn_k8s_open(const struct mn_kubeconfig *kc, const char *session_file, struct
 	const struct pwhttp_target t = {.url = kc->server,
 					.tls = &tls,
 					.connect_timeout_ms = K8S_CONNECT_TIMEOUT_MS,
-					.user_agent = "podwire-multinet",
-					.connect_early = true};
+					.user_agent = "podwire-multinet"};
 	const char *why = NULL;
 	struct mn_k8s *k = calloc(1, sizeof(*k));
 	int r;

@@ -2,9 +2,9 @@
 /*
  * pwetcd: a small client for etcd v3's JSON gateway (etcd 3.4: POST JSON to
  * /v3/..., base64 keys and values, int64 as strings, default values
- * omitted). pwhttp underneath (libcurl for the watch stream only); one
- * TCP/TLS (or unix socket) connection per endpoint is kept for every
- * request of a client.
+ * omitted). pwhttp underneath; one TCP/TLS (or unix socket) connection per
+ * endpoint is kept for every request of a client, and one more for its
+ * watches.
  *
  * Stable API (used by cluster-ipam and podwire-node). Conventions:
  *  - keys and values are byte strings (pointer + length); keys given as C

@@ -2,8 +2,7 @@
 /*
  * cluster-ipam: cluster-wide block IPAM on etcd v3. Usable as the
  * `cluster-ipam` binary and in-process through ipam_cluster_ops (links
- * pwhttp and lazycurl: libssl is dlopen()ed for https:// etcd endpoints,
- * libcurl for watches; neither is mapped otherwise).
+ * pwhttp: libssl is dlopen()ed for https:// etcd endpoints only).
  *
  * The data model, config keys and error codes are in README.md.
  */

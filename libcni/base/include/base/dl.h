@@ -2,8 +2,8 @@
 /*
  * Libraries loaded with dlopen() on first use, so a binary that links the
  * code using them names none in DT_NEEDED and maps none until it needs one:
- * libssl (pwhttp, https:// only), libcurl (lazycurl, the etcd watch) and
- * libibverbs (sriov-rdma's verification). One style for every loader: a
+ * libssl (pwhttp, https:// only) and libibverbs (sriov-rdma's
+ * verification). One style for every loader: a
  * list of sonames to try, a table of symbols to resolve, one error text.
  */
 #pragma once
