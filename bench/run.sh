@@ -3,18 +3,19 @@
 #
 # podwire benchmark harness. See bench/README.md.
 #
-#   bench/run.sh <build-dir> [--smoke|--full] [--only <mode>] [--out <dir>]
+#   bench/run.sh <build-dir> [--smoke|--medium|--full] [--only <mode>] [--out <dir>]
 #
 # Modes: floor, bridge-v4, bridge-dual, concurrent, host-local, ipam-exec.
 # Every plugin call runs inside a throwaway "host" netns made here; pod netns
 # are created before timing starts and everything is removed on exit. The
-# smoke profile uses a few pods and fails only on errors, leftovers or
-# duplicate addresses, never on timing.
+# smoke profile uses a few pods; the medium one (bench/compare.sh) the 1-pod
+# and 100-pod cases at reduced repetitions and no 1000-pod case. No profile
+# fails on timing, only on errors, leftovers or duplicate addresses.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-	echo "usage: $0 <build-dir> [--smoke|--full] [--only <mode>] [--out <dir>]" >&2
+	echo "usage: $0 <build-dir> [--smoke|--medium|--full] [--only <mode>] [--out <dir>]" >&2
 	exit 2
 }
 
@@ -27,6 +28,7 @@ OUT="$SRC/bench/results"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) PROFILE=smoke ;;
+	--medium) PROFILE=medium ;;
 	--full) PROFILE=full ;;
 	--only) ONLY=${2:?--only needs a mode}; shift ;;
 	--out) OUT=${2:?--out needs a directory}; shift ;;
@@ -44,6 +46,9 @@ fi
 if [ "$PROFILE" = smoke ]; then
 	REPS_1POD=3 PODS_SEQ=5 RUNS_SEQ=1 PODS_BIG=25 PODS_CONC=5 RUNS_CONC=1 BIG_SETTLE=0
 	LEASES_BIG=200 PODS_HL=5 RUNS_HL=1 EXEC_FLOOR_N=10
+elif [ "$PROFILE" = medium ]; then
+	REPS_1POD=20 PODS_SEQ=100 RUNS_SEQ=1 PODS_BIG=0 PODS_CONC=20 RUNS_CONC=2 BIG_SETTLE=0
+	LEASES_BIG=2000 PODS_HL=50 RUNS_HL=1 EXEC_FLOOR_N=50
 else
 	REPS_1POD=60 PODS_SEQ=100 RUNS_SEQ=3 PODS_BIG=1000 PODS_CONC=50 RUNS_CONC=3
 	LEASES_BIG=10000 PODS_HL=100 RUNS_HL=2 EXEC_FLOOR_N=100 BIG_SETTLE=5
