@@ -67,7 +67,7 @@ records() {
 	[ "$(stat -c %a "$di")" = 444 ]
 	output=$(mn_status_annotation)
 	assert_json '.[1]["device-info"].pci["rdma-device"]' mlx5_3
-	assert_json '.[1].ips[0]' 192.168.210.11/24
+	assert_json '.[1].ips[0]' 192.168.210.11
 	assert_json '.[2] | has("device-info")' false
 	output=$(mn_cache_entry)
 	assert_json '[.delegates[] | .resourceName // "-"] | join(",")' \

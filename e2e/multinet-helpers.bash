@@ -66,6 +66,8 @@ mn_certs() {
 
 # mn_apiserver_start: start the stand-in. The CA and server certificate are
 # made once per bats file (in $BATS_FILE_TMPDIR) and copied into each test.
+# The client holds exactly the shipped ClusterRole (conf/kubernetes/
+# multinet-rbac.yaml): a request it does not grant gets 403.
 mn_apiserver_start() {
 	if [ ! -f "$MN/certs/server.crt" ]; then
 		local shared=${BATS_FILE_TMPDIR:-$STATE}/mn-certs
@@ -76,6 +78,7 @@ mn_apiserver_start() {
 	ip netns exec "$HOST_NS" /usr/bin/python3 "$MN_APISERVER" --dir "$MN/fixtures" --cert "$MN/certs/server.crt" \
 		--key "$MN/certs/server.key" --token "$MN_TOKEN" --log "$MN/requests.log" \
 		--port "${MN_PORT:-0}" --port-file "$MN/port" ${MN_CLIENT_CA:+--client-ca "$MN_CLIENT_CA"} \
+		--rbac "$PODWIRE_SRC/conf/kubernetes/multinet-rbac.yaml" \
 		2>"$MN/apiserver.err" &
 	MN_APISERVER_PID=$!
 	local i

@@ -17,6 +17,12 @@ back so tests read the result. Every request is logged as one JSON line
 (method, path, status, content type, client port, whether the TLS session
 was resumed, body) to --log.
 
+With --rbac FILE (a Kubernetes manifest, e.g. conf/kubernetes/multinet-rbac.yaml)
+the authenticated client holds the rules of FILE's ClusterRoles and nothing
+more: a request whose verb (GET get, PATCH patch, PUT update) on its resource
+(pods, pods/status, network-attachment-definitions) no rule grants is refused
+with 403 Forbidden, as the real apiserver's RBAC authorizer refuses it.
+
 Control: a file <dir>/fail holding "N [CODE]" makes the next N requests
 fail with CODE (default 500). The test stops the server by PID. The bound
 port (port 0 = a free one) is written to --port-file once listening.
@@ -35,6 +41,24 @@ POD_RE = re.compile(r"^/api/v1/namespaces/([a-z0-9-]+)/pods/([a-z0-9.-]+)(/statu
 NAD_RE = re.compile(
     r"^/apis/k8s\.cni\.cncf\.io/v1/namespaces/([a-z0-9-]+)/"
     r"network-attachment-definitions/([a-z0-9.-]+)$")
+VERBS = {"GET": "get", "PATCH": "patch", "PUT": "update", "POST": "create",
+         "DELETE": "delete"}
+
+
+def load_rbac(path):
+    """The (apiGroup, resource, verb) triples the ClusterRoles of path grant."""
+    import yaml  # only with --rbac
+    grants = set()
+    with open(path) as f:
+        for doc in yaml.safe_load_all(f):
+            if not doc or doc.get("kind") != "ClusterRole":
+                continue
+            for r in doc.get("rules", []):
+                for g in r.get("apiGroups", []):
+                    for res in r.get("resources", []):
+                        for v in r.get("verbs", []):
+                            grants.add((g, res, v))
+    return grants
 
 
 def merge_patch(target, patch):
@@ -107,6 +131,20 @@ class Handler(BaseHTTPRequestHandler):
             return True
         return self.headers.get("Authorization") == "Bearer " + self.server.opts.token
 
+    def permitted(self):
+        """With --rbac: does a rule grant this verb on this resource?"""
+        grants = self.server.grants
+        if grants is None:
+            return True
+        m = POD_RE.match(self.path)
+        if m:
+            want = ("", "pods/status" if m.group(3) else "pods")
+        elif NAD_RE.match(self.path):
+            want = ("k8s.cni.cncf.io", "network-attachment-definitions")
+        else:
+            return True  # not found either way
+        return want + (VERBS.get(self.command),) in grants
+
     def fixture(self, kind, ns, name):
         return os.path.join(self.server.opts.dir, kind, ns, name + ".json")
 
@@ -121,6 +159,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(code, self.status_obj(code, "InternalError", "injected"), body)
         if not self.authorized():
             return self.reply(401, self.status_obj(401, "Unauthorized", "bad token"), body)
+        if not self.permitted():
+            return self.reply(403, self.status_obj(403, "Forbidden", "%s %s: not granted" % (
+                VERBS.get(self.command, self.command), self.path)), body)
         m = POD_RE.match(self.path)
         if m:
             return self.pod(m.group(1), m.group(2), body)
@@ -188,6 +229,7 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--token", required=True)
     ap.add_argument("--client-ca")
+    ap.add_argument("--rbac")
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file", required=True)
@@ -195,6 +237,7 @@ def main():
     srv = ThreadingHTTPServer(("127.0.0.1", opts.port), Handler)
     srv.daemon_threads = True
     srv.opts = opts
+    srv.grants = load_rbac(opts.rbac) if opts.rbac else None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(opts.cert, opts.key)
     if opts.client_ca:

@@ -455,9 +455,9 @@ static void test_status_entries(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "interface")), "eth0");
 	assert_string_equal(json_string_value(json_object_get(e, "mac")), "0a:00:00:00:00:02");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "ips"), 0)),
-			    "10.1.0.5/16");
+			    "10.1.0.5");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "ips"), 1)),
-			    "fd00::5/64");
+			    "fd00::5");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "gateway"), 0)),
 			    "10.1.0.1");
 	assert_true(json_is_false(json_object_get(e, "default")));
@@ -484,7 +484,7 @@ static void test_status_ip_only_and_legacy(void **state)
 	assert_true(json_is_true(json_object_get(e, "default")));
 	assert_null(json_object_get(e, "interface"));
 	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "ips"), 0)),
-			    "10.2.0.3/24");
+			    "10.2.0.3");
 	assert_non_null(json_object_get(e, "dns"));
 	json_decref(res);
 	json_decref(arr);
@@ -514,7 +514,7 @@ static void test_status_two_sandbox_ifaces(void **state)
 	assert_string_equal(json_string_value(json_object_get(e1, "interface")), "a1");
 	assert_int_equal(json_array_size(json_object_get(e1, "ips")), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(e1, "ips"), 1)),
-			    "10.0.2.1/24");
+			    "10.0.2.1");
 	json_decref(res);
 	json_decref(arr);
 }

@@ -13,7 +13,8 @@ What "complete" means is in the check_* functions: the fields each kind
 requires, references between objects (volumes, ConfigMaps, service
 accounts, RBAC subjects, NAD names in pod annotations, ConfigMap keys named
 in container arguments), JSON inside ConfigMaps and NADs, the node config
-keys tools/podwire-node/README.md documents, and multinet's RBAC being exactly the minimal set.
+keys tools/podwire-node/README.md documents, and multinet's RBAC being
+exactly the minimal set (get pods, patch pods/status, get NADs).
 """
 import copy
 import glob
@@ -58,8 +59,8 @@ NODE_KEYS = {"nodeName", "routerId", "asNumber", "peers", "routeReflector",
              "birdSocket", "exportMode", "etcd", "etcdPrefix"}
 NODE_REQUIRED = {"nodeName", "routerId", "asNumber", "birdSocket", "exportMode"}
 ETCD_KEYS = {"endpoints", "caFile", "certFile", "keyFile", "timeoutMs"}
-# multinet: get pods, patch pods, get network-attachment-definitions.
-MULTINET_RULES = {("", "pods", "get"), ("", "pods", "patch"),
+# multinet: get pods, patch pods/status, get network-attachment-definitions.
+MULTINET_RULES = {("", "pods", "get"), ("", "pods/status", "patch"),
                   ("k8s.cni.cncf.io", "network-attachment-definitions", "get")}
 FIELD_PATHS = {"spec.nodeName", "status.hostIP", "metadata.name",
                "metadata.namespace", "status.podIP"}
@@ -440,11 +441,15 @@ def _del(d, k):
 # Each variant breaks one rule; check_all must reject every one of them.
 MUTATIONS = [
     ("list verb for multinet", lambda d: _role(d)[0]["verbs"].append("list")),
-    ("watch on NADs", lambda d: _role(d)[1]["verbs"].append("watch")),
+    ("watch on NADs", lambda d: _role(d)[2]["verbs"].append("watch")),
     ("secrets for multinet", lambda d: _role(d).append(
         {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})),
     ("wildcard resource", lambda d: _role(d)[0]["resources"].__setitem__(0, "*")),
-    ("no patch", lambda d: _role(d)[0]["verbs"].remove("patch")),
+    ("patch on pods", lambda d: _role(d)[0]["verbs"].append("patch")),
+    ("update instead of patch on pods/status", lambda d: _role(d)[1]["verbs"]
+        .__setitem__(0, "update")),
+    ("the status patch granted on pods", lambda d: _role(d)[1]["resources"]
+        .__setitem__(0, "pods")),
     ("no hostNetwork", lambda d: ds_pod(d, "podwire-install").pop("hostNetwork")),
     ("unprivileged init", lambda d: ds_pod(d, "podwire-install")["initContainers"][0]
         .pop("securityContext")),

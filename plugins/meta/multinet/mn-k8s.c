@@ -317,7 +317,8 @@ int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, cons
 	json_t *patch;
 	int r;
 
-	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ns, name) < 0)
+	/* The status subresource: the ClusterRole grants patch there only, not on pods. */
+	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s/status", ns, name) < 0)
 		return -ENOMEM;
 	patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MN_ANNOT_STATUS, status_json);
 	body = patch ? json_dumps(patch, JSON_COMPACT) : NULL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * k8s.v1.cni.cncf.io/network-status entries (multi-net-spec 4.1.2.1.x):
- * name, interface, ips (with prefix, as the spec's examples show), mac,
- * mtu, default, dns, gateway, device-info. Built from each delegate's
+ * name, interface, ips (bare addresses, as the spec and Multus write them),
+ * mac, mtu, default, dns, gateway, device-info. Built from each delegate's
  * result, one entry per sandbox interface.
  */
 #include <errno.h>
@@ -14,35 +14,26 @@
 #include "cni/result.h"
 #include "multinet.h"
 
-static json_t *ips_of(const struct cni_result *r, int iface, bool take_unindexed)
+/*
+ * The bare addresses (`gateways`: the gateways) of the result's IPs on
+ * interface iface; `take_unindexed`: also those without an interface index.
+ */
+static json_t *addrs_of(const struct cni_result *r, int iface, bool take_unindexed, bool gateways)
 {
-	json_t *ips = json_array();
+	json_t *arr = json_array();
 
-	for (size_t i = 0; ips && i < r->n_ips; i++) {
-		char buf[IP_PREFIX_STRLEN];
-
-		if (r->ips[i].interface != iface && !(take_unindexed && r->ips[i].interface < 0))
-			continue;
-		json_array_append_new(ips, json_string(ip_prefix_fmt(&r->ips[i].address, buf)));
-	}
-	return ips;
-}
-
-static json_t *gateways_of(const struct cni_result *r, int iface, bool take_unindexed)
-{
-	json_t *gws = json_array();
-
-	for (size_t i = 0; gws && i < r->n_ips; i++) {
+	for (size_t i = 0; arr && i < r->n_ips; i++) {
 		char buf[INET6_ADDRSTRLEN];
 		const struct cni_ip *ip = &r->ips[i];
 
-		if (!ip->has_gateway ||
+		if ((gateways && !ip->has_gateway) ||
 		    (ip->interface != iface && !(take_unindexed && ip->interface < 0)))
 			continue;
-		json_array_append_new(
-		    gws, json_string(ip_addr_fmt(ip->address.family, &ip->gateway, buf)));
+		json_array_append_new(arr, json_string(ip_addr_fmt(
+					       ip->address.family,
+					       gateways ? &ip->gateway : &ip->address.addr, buf)));
 	}
-	return gws;
+	return arr;
 }
 
 static json_t *entry_new(const struct mn_status_net *net, const struct cni_result *r)
@@ -77,8 +68,8 @@ static json_t *iface_entry(const struct mn_status_net *net, const struct cni_res
 		json_object_set_new(e, "mac", json_string(f->mac));
 	if (f->mtu)
 		json_object_set_new(e, "mtu", json_integer(f->mtu));
-	set_nonempty(e, "ips", ips_of(r, (int)i, last));
-	set_nonempty(e, "gateway", gateways_of(r, (int)i, last));
+	set_nonempty(e, "ips", addrs_of(r, (int)i, last, false));
+	set_nonempty(e, "gateway", addrs_of(r, (int)i, last, true));
 	return e;
 }
 
@@ -105,8 +96,8 @@ int mn_status_append(json_t *arr, const struct mn_status_net *net, enum cni_vers
 	if (n_sandbox == 0) {
 		json_t *e = entry_new(net, r);
 
-		set_nonempty(e, "ips", ips_of(r, -1, true));
-		set_nonempty(e, "gateway", gateways_of(r, -1, true));
+		set_nonempty(e, "ips", addrs_of(r, -1, true, false));
+		set_nonempty(e, "gateway", addrs_of(r, -1, true, true));
 		json_array_append_new(arr, e);
 	}
 	for (size_t i = 0; i < r->n_ifaces; i++)

@@ -161,7 +161,7 @@ void mn_k8s_set_budget(struct mn_k8s *k, unsigned ms);
 uint64_t mn_k8s_attempt_deadline(uint64_t now, uint64_t end);
 /* May a retry that first sleeps backoff_ms start before `end` (0: none)? */
 bool mn_k8s_retry_fits(uint64_t now, long backoff_ms, uint64_t end);
-/* Merge-PATCH the pod's network-status annotation. 0 also when the pod is gone. */
+/* Merge-PATCH the network-status annotation through pods/status. 0 also when the pod is gone. */
 int mn_k8s_patch_status(struct mn_k8s *k, const char *ns, const char *name, const char *status_json,
 			struct cni_error *err);
 /*
