@@ -72,10 +72,15 @@ EOF2
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--node-config $BGP_DIR/missing.json: cannot open"* ]]
 	[ "$(cat "$BGP_DIR/out.conf")" = old ]
-	node_json ',"asnumber":1' >"$BGP_DIR/typo.json"
+	node_json ',"asNumbr":1' >"$BGP_DIR/typo.json"
 	run "$PWN" bird-config --node-config "$BGP_DIR/typo.json"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"unknown key 'asnumber' ignored (did you mean 'asNumber'?)"* ]]
+	[[ "$output" == *"unknown key 'asNumbr' ignored (did you mean 'asNumber'?)"* ]]
+	# a known key but for letter case was meant: an error naming both
+	node_json ',"asnumber":1' >"$BGP_DIR/case.json"
+	run "$PWN" bird-config --node-config "$BGP_DIR/case.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"'asnumber': unknown key (did you mean 'asNumber'?)"* ]]
 }
 
 @test "bird rejecting the config is an error with bird's message; no bird: a warning" {

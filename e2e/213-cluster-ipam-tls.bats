@@ -88,6 +88,16 @@ tls_conf() {
 	[ -z "$output" ]
 }
 
+@test "a TLS file that is missing: code 100 naming the key, the path and why" {
+	run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(tls_conf ".ipam.etcd.caFile=\"$TLS/nope/ca.pem\"")"
+	assert_error 100 "ipam.etcd.caFile: $TLS/nope/ca.pem: No such file or directory"
+	[ "$(printf '%s' "$output" | jq -r .details)" = "No such file or directory" ]
+	run_plugin -e 1 cluster-ipam ADD eth0 c1 <<<"$(tls_conf ".ipam.etcd.keyFile=\"$TLS/gone.key\"")"
+	assert_error 100 "ipam.etcd.keyFile: $TLS/gone.key: No such file or directory"
+	run ip -n "$HOST_NS" route show table all proto 81
+	[ -z "$output" ]
+}
+
 @test "pwetcd over https: kv, txn, lease and watch" {
 	run ip netns exec "$HOST_NS" env SSL_CERT_FILE="$TLS/ca.pem" "$PODWIRE_TEST_BIN/pwetcd-smoke" "$CI_TLS_EP" "$CI_PREFIX/s" "$TLS/ca.pem" "$TLS/cli.pem" "$TLS/cli.key"
 	[ "$status" -eq 0 ] || { echo "# $output" >&2; false; }

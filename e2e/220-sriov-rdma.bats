@@ -205,6 +205,8 @@ teardown() {
 	base='"cniVersion":"1.1.0","name":"rail-a","type":"sriov-rdma"'
 	check_bad "$vf"',"stateDir":"relative/dir"' 'stateDir: "relative/dir"'
 	check_bad '"runtimeConfig":{"deviceID":"nonsense"},'"$vf" 'runtimeConfig.deviceID: "nonsense"'
+	# a known key but for letter case: the VF would land on the native VLAN
+	check_bad "$vf"',"vLan":10' "'vLan': unknown key (did you mean 'vlan'?)"
 	sr_assert_snapshot before
 }
 

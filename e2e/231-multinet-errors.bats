@@ -116,6 +116,28 @@ assert_nothing_left() {
 	[ ! -s "$MN/requests.log" ]
 }
 
+@test "a kubeconfig whose CA file is missing: code 7 naming the key, the path and why" {
+	mn_pod pod1 "net-a"
+	mn_kubeconfig "$MN/nope/ca.crt"
+	mn_run -e 1 ADD
+	assert_error 7 "kubeconfig.certificate-authority: $MN/nope/ca.crt: No such file or directory"
+	assert_nothing_left
+	[ ! -s "$MN/requests.log" ]
+}
+
+@test "a config key known but for letter case: code 7 on ADD and CHECK, a warning on DEL" {
+	mn_pod pod1 "net-a"
+	jq '.kubeConfig = .kubeconfig | del(.kubeconfig)' "$MN/multinet.json" >"$MN/case.json"
+	mv "$MN/case.json" "$MN/multinet.json"
+	mn_run -e 1 ADD
+	assert_error 7 "'kubeConfig': unknown key (did you mean 'kubeconfig'?)"
+	mn_run -e 1 CHECK
+	assert_error 7 "'kubeConfig'"
+	assert_nothing_left
+	mn_run DEL
+	grep -q "'kubeConfig': unknown key (did you mean 'kubeconfig'?), ignoring" "$PW_STDERR"
+}
+
 @test "an ifname that collides: with another network, or with a link in the pod" {
 	mn_pod pod1 "net-a@net2,net-b"
 	mn_run -e 1 ADD

@@ -174,6 +174,20 @@ rel_table() {
 	rel_table static
 }
 
+@test "a config key known but for letter case is code 7 on ADD and CHECK, a warning on DEL" {
+	require_binaries bridge host-local
+	rel_conf bridge 'del(.ipMasq) | .ipmasq = true' >"$STATE/work/case.json"
+	run_plugin -e 1 bridge ADD eth0 relcase <"$STATE/work/case.json"
+	assert_error 7 "'ipmasq': unknown key (did you mean 'ipMasq'?)"
+	run_plugin -e 1 bridge CHECK eth0 relcase <"$STATE/work/case.json"
+	assert_error 7 "'ipmasq'"
+	run_plugin bridge DEL eth0 relcase <"$STATE/work/case.json"
+	grep -q "'ipmasq': unknown key (did you mean 'ipMasq'?), ignoring" "$PW_STDERR"
+	rel_conf bridge '.ipam.RangeS = []' >"$STATE/work/case2.json"
+	run_plugin -e 1 bridge ADD eth0 relcase <"$STATE/work/case2.json"
+	assert_error 7 "ipam.'RangeS'"
+}
+
 @test "unknown config keys are ignored with a warning naming them (documented behaviour)" {
 	require_binaries bridge host-local
 	rel_conf bridge '.isGatway = true' >"$STATE/work/typo.json"

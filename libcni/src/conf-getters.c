@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Typed getters for plugin-owned keys, unknown-key warnings with "did you
+ * Typed getters for plugin-owned keys, unknown-key checks with "did you
  * mean" hints, and case-insensitive lookups for runtime-supplied objects.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/parse.h"
 #include "cni/conf.h"
@@ -67,30 +69,60 @@ static bool in_list(const char *key, const char *const *list)
 	return false;
 }
 
-void cni_conf_warn_unknown_keys(const json_t *obj, const char *path, const char *const *known,
-				bool protocol)
+const char *cni_key_case_miss(const char *key, const char *const *known)
+{
+	for (; known && *known; known++)
+		if (ascii_strcaseeq(key, *known))
+			return *known;
+	return NULL;
+}
+
+/*
+ * A key that differs from a known one only in letter case is an error (but
+ * on DEL and GC): it was surely meant, and ignoring it silently drops a
+ * setting (a VLAN, a kubeconfig). Any other unknown key is a warning.
+ */
+static int unknown_key(const struct cni_conf_reader *rd, const char *key, const char *const *known,
+		       bool protocol)
+{
+	const char *sep = *rd->path ? "." : "";
+	const char *hint = cni_key_case_miss(key, known);
+
+	if (!hint && protocol)
+		hint = cni_key_case_miss(key, cni_conf_protocol_keys);
+	if (hint && !rd->ci)
+		return cni_conf_invalid(rd, CNI_ERR_INVALID_CONFIG,
+					"%s%s'%s': unknown key (did you mean '%s'?)", rd->path, sep,
+					key, hint);
+	hint = cni_key_suggest(key, known);
+	if (!hint && protocol)
+		hint = cni_key_suggest(key, cni_conf_protocol_keys);
+	if (hint)
+		cni_log_warning("%s%s'%s': unknown key, ignoring (did you mean '%s'?)", rd->path,
+				sep, key, hint);
+	else
+		cni_log_warning("%s%s'%s': unknown key, ignoring", rd->path, sep, key);
+	return 0;
+}
+
+int cni_conf_check_keys(const struct cni_conf_reader *rd, const char *const *known, bool protocol)
 {
 	const char *key;
 	json_t *v;
 
-	if (!json_is_object(obj))
-		return;
-	json_object_foreach ((json_t *)obj, key, v) {
-		const char *hint;
+	if (!json_is_object(rd->obj))
+		return 0;
+	json_object_foreach ((json_t *)rd->obj, key, v) {
+		int r;
 
 		if (in_list(key, known) || (protocol && in_list(key, cni_conf_protocol_keys)) ||
 		    strncmp(key, "cni.dev/", 8) == 0)
 			continue;
-		hint = cni_key_suggest(key, known);
-		if (!hint && protocol)
-			hint = cni_key_suggest(key, cni_conf_protocol_keys);
-		if (hint)
-			cni_log_warning("%s%s'%s': unknown key, ignoring (did you mean '%s'?)",
-					path, *path ? "." : "", key, hint);
-		else
-			cni_log_warning("%s%s'%s': unknown key, ignoring", path, *path ? "." : "",
-					key);
+		r = unknown_key(rd, key, known, protocol);
+		if (r < 0)
+			return r;
 	}
+	return 0;
 }
 
 bool cni_ctx_strict(const struct cni_ctx *ctx)
@@ -130,6 +162,28 @@ int cni_conf_invalid(const struct cni_conf_reader *rd, unsigned code, const char
 		return 0;
 	}
 	return cni_errorf(rd->err, code, -EINVAL, "%s", msg);
+}
+
+int cni_conf_check_file(const struct cni_conf_reader *rd, unsigned code, const char *key,
+			const char *file)
+{
+	int fd, e;
+
+	if (!file)
+		return 0;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	if (rd->lenient) {
+		cni_log_warning("%s%s%s: %s: %s, ignoring", rd->path, *rd->path ? "." : "", key,
+				file, strerror(e));
+		return 0;
+	}
+	return cni_errorf(rd->err, code, -e, "%s%s%s: %s: %s", rd->path, *rd->path ? "." : "", key,
+			  file, strerror(e));
 }
 
 /* "<path>.<key>: <want>, got <got>" */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Protocol keys of a network config, unknown-key warnings (getters: test-conf-getters.c). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -261,21 +262,73 @@ static void test_unknown_keys_warn_with_hint(void **state)
 {
 	static const char *const known[] = {"bridge", "isGateway", "hairpinMode", NULL};
 	json_t *o =
-	    json_pack("{s:s, s:b, s:b, s:i, s:s, s:i}", "name", "n", "isgateway", 1, "hairpinMod",
-		      1, "frobnicate", 1, "cniVersion", "1.0.0", "cni.dev/x", 1);
+	    json_pack("{s:s, s:b, s:b, s:i, s:s, s:i}", "name", "n", "isGatway", 1, "hairpinMod", 1,
+		      "frobnicate", 1, "cniVersion", "1.0.0", "cni.dev/x", 1);
+
+	struct cni_error err = {0};
+	const struct cni_conf_reader rd = {.err = &err, .obj = o, .path = ""};
 
 	(void)state;
 	captured[0] = '\0';
 	cni_log_set_sink(capture, NULL);
-	cni_conf_warn_unknown_keys(o, "", known, true);
+	assert_int_equal(cni_conf_check_keys(&rd, known, true), 0);
 	cni_log_set_sink(NULL, NULL);
-	assert_non_null(strstr(captured, "'isgateway': unknown key, ignoring (did you mean "
+	assert_false(cni_error_isset(&err));
+	assert_non_null(strstr(captured, "'isGatway': unknown key, ignoring (did you mean "
 					 "'isGateway'?)"));
 	assert_non_null(strstr(captured, "(did you mean 'hairpinMode'?)"));
 	assert_non_null(strstr(captured, "'frobnicate': unknown key, ignoring\n"));
 	assert_null(strstr(captured, "cniVersion"));
 	assert_null(strstr(captured, "cni.dev/x"));
 	json_decref(o);
+}
+
+/* A key known but for letter case is an error on a strict reader, naming path and key. */
+static void test_case_miss_is_error(void **state)
+{
+	static const char *const known[] = {"vlan", "caFile", NULL};
+	static const struct {
+		const char *json, *path;
+		bool lenient, ci, protocol;
+		const char *want; /* error message, NULL: no error */
+	} miss_cases[] = {
+	    {"{\"vLan\":5}", "", false, false, false, "'vLan': unknown key (did you mean 'vlan'?)"},
+	    {"{\"CAFILE\":\"x\"}", "ipam.etcd", false, false, false,
+	     "ipam.etcd.'CAFILE': unknown key (did you mean 'caFile'?)"},
+	    {"{\"CNIVersion\":\"1.0.0\"}", "", false, false, true,
+	     "'CNIVersion': unknown key (did you mean 'cniVersion'?)"},
+	    {"{\"CNIVersion\":\"1.0.0\"}", "", false, false, false, NULL}, /* not a protocol obj */
+	    {"{\"vLan\":5}", "", true, false, false, NULL},		   /* DEL, GC: a warning */
+	    {"{\"vLan\":5}", "", false, true, false, NULL}, /* read case-insensitively */
+	    {"{\"vlann\":5, \"vlan\":1}", "", false, false, false, NULL}, /* typo: a warning */
+	    {"{\"vlan\":5, \"cni.dev/VLAN\":1}", "", false, false, false, NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(miss_cases) / sizeof(miss_cases[0]); i++) {
+		json_t *o = json_loads(miss_cases[i].json, 0, NULL);
+		struct cni_error err = {0};
+		const struct cni_conf_reader rd = {.err = &err,
+						   .obj = o,
+						   .path = miss_cases[i].path,
+						   .lenient = miss_cases[i].lenient,
+						   .ci = miss_cases[i].ci};
+		int r = cni_conf_check_keys(&rd, known, miss_cases[i].protocol);
+
+		if (miss_cases[i].want) {
+			assert_int_equal(r, -EINVAL);
+			assert_int_equal(err.code, CNI_ERR_INVALID_CONFIG);
+			assert_string_equal(err.msg, miss_cases[i].want);
+		} else {
+			assert_int_equal(r, 0);
+			assert_false(cni_error_isset(&err));
+		}
+		cni_error_done(&err);
+		json_decref(o);
+	}
+	assert_string_equal(cni_key_case_miss("IPMASQ", (const char *const[]){"ipMasq", NULL}),
+			    "ipMasq");
+	assert_null(cni_key_case_miss("ipMasqq", (const char *const[]){"ipMasq", NULL}));
 }
 
 /* Reals are whole numbers only inside json_int_t's range (2e80 was UB when cast). */
@@ -317,6 +370,7 @@ int main(void)
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_get_ci),
 	    cmocka_unit_test(test_unknown_keys_warn_with_hint),
+	    cmocka_unit_test(test_case_miss_is_error),
 	    cmocka_unit_test(test_json_whole_number),
 	};
 

@@ -8,8 +8,10 @@
 
 static int noop_any(struct cni_ctx *ctx)
 {
-	cni_conf_warn_unknown_keys(ctx->conf.root, "", double_keys, true);
-	return double_succeed(ctx);
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
+	int r = cni_conf_check_keys(&rd, double_keys, true);
+
+	return r < 0 ? r : double_succeed(ctx);
 }
 
 static const struct cni_plugin_ops ops = {

@@ -67,6 +67,12 @@ static const struct bad_case bad_cases[] = {
     {BASE ",\"etcdPrefix\":\"podwire\"}", "etcdPrefix: must start with '/'"},
     {BASE ",\"leaseTtl\":1}", "leaseTtl: expected an integer from 2 to 3600, got 1"},
     {BASE ",\"podInterfacePrefix\":\"toolong\"}", "podInterfacePrefix: 1-4 characters"},
+    /* a known key but for letter case: meant, so an error, not a warning */
+    {BASE ",\"asnumber\":1}", "'asnumber': unknown key (did you mean 'asNumber'?)"},
+    {BASE ",\"etcd\":{\"endpoints\":[\"http://h:1\"],\"CAFile\":\"/ca\"}}",
+     "etcd.'CAFile': unknown key (did you mean 'caFile'?)"},
+    {BASE ",\"peers\":[{\"address\":\"10.0.0.2\",\"ASNumber\":1}]}",
+     "peers[].'ASNumber': unknown key (did you mean 'asNumber'?)"},
 };
 
 static void test_bad(void **state)
@@ -141,12 +147,12 @@ static void test_full(void **state)
 		      "\"routeReflector\":{\"clients\":[\"10.0.0.2\"]},\"exportMode\":\"blocks\","
 		      "\"etcd\":{\"endpoints\":[\"http://127.0.0.1:1\"]},\"etcdPrefix\":\"/x\","
 		      "\"leaseTtl\":5,\"birdSocket\":\"/s\",\"routeProtocols\":{\"pod\":90,"
-		      "\"block\":91,\"borrowed\":92},\"asnumber\":1}",
+		      "\"block\":91,\"borrowed\":92},\"asNumbr\":1}",
 		 &c, &warn);
 	assert_non_null(
 	    strstr(warn, "unknown key 'peers[].pasive' ignored (did you mean 'asNumber'?)") ||
 	    strstr(warn, "unknown key 'peers[].pasive' ignored"));
-	assert_non_null(strstr(warn, "'asnumber' ignored (did you mean 'asNumber'?)"));
+	assert_non_null(strstr(warn, "'asNumbr' ignored (did you mean 'asNumber'?)"));
 	assert_int_equal(c.n_addresses, 2);
 	assert_string_equal(ip_prefix_fmt(&c.addresses[1], buf), "fd00::1/128");
 	assert_int_equal(c.n_peers, 2);

@@ -25,26 +25,30 @@ static const char *const etcd_keys[] = {"endpoints", "caFile",	  "certFile",
 					"keyFile",   "timeoutMs", NULL};
 static const char *const proto_keys[] = {"pod", "block", "borrowed", NULL};
 
-static void warn_unknown(const json_t *obj, const char *path, const char *const *known, FILE *warn)
+/*
+ * Unknown keys of obj are warnings on `warn` (may be NULL), but one that
+ * differs from a known key only in letter case is an error: it was meant.
+ */
+static int check_unknown(struct cni_error *err, const json_t *obj, const char *path,
+			 const char *const *known, FILE *warn)
 {
 	const char *key;
 	json_t *v;
 
-	if (!warn)
-		return;
 	json_object_foreach ((json_t *)obj, key, v) {
-		const char *hint;
-		bool found = false;
+		const char *hint = cni_key_case_miss(key, known);
 
-		for (size_t i = 0; known[i]; i++)
-			found = found || streq(known[i], key);
-		if (found)
+		if (hint && !streq(hint, key))
+			return BAD(err, "%s%s'%s': unknown key (did you mean '%s'?)", path,
+				   *path ? "." : "", key, hint);
+		if (hint || !warn)
 			continue;
 		hint = cni_key_suggest(key, known);
 		fprintf(warn, "podwire-node: warning: unknown key '%s%s%s' ignored%s%s%s\n", path,
 			*path ? "." : "", key, hint ? " (did you mean '" : "", hint ? hint : "",
 			hint ? "'?)" : "");
 	}
+	return 0;
 }
 
 static int get_ipv4(const struct cni_conf_reader *rd, const char *key, struct in_addr *ret,
@@ -192,7 +196,9 @@ static int parse_peers(const struct cni_conf_reader *rd, struct pwn_conf *c, FIL
 		if (find_peer(c, p.family, &p.addr) >= 0)
 			return BAD(rd->err, "peers[%zu].address: %s is listed twice", i,
 				   ip_addr_fmt(p.family, &p.addr, buf));
-		warn_unknown(v, "peers[]", peer_keys, warn);
+		r = check_unknown(rd->err, v, "peers[]", peer_keys, warn);
+		if (r < 0)
+			return r;
 		c->peers[c->n_peers++] = p;
 	}
 	return 0;
@@ -240,7 +246,9 @@ static int parse_rr(const struct cni_conf_reader *rd, struct pwn_conf *c, FILE *
 	r = cni_conf_get_object(rd, "routeReflector", &o, NULL);
 	if (r < 0 || !o)
 		return r;
-	warn_unknown(o, "routeReflector", rr_keys, warn);
+	r = check_unknown(rd->err, o, "routeReflector", rr_keys, warn);
+	if (r < 0)
+		return r;
 	rr = cni_conf_at(rd, o, "routeReflector");
 	c->is_reflector = true;
 	c->rr_cluster_id = c->router_id;
@@ -261,7 +269,9 @@ static int parse_protos(const struct cni_conf_reader *rd, struct pwn_conf *c, FI
 	if (r < 0)
 		return r;
 	if (o) {
-		warn_unknown(o, "routeProtocols", proto_keys, warn);
+		r = check_unknown(rd->err, o, "routeProtocols", proto_keys, warn);
+		if (r < 0)
+			return r;
 		protos = cni_conf_at(rd, o, "routeProtocols");
 		for (size_t i = 0; i < 3; i++) {
 			/* 0-4 and 12 are the kernel's and BIRD's own: BIRD never learns them. */
@@ -352,7 +362,9 @@ static int parse_etcd(const struct cni_conf_reader *etcd, struct pwn_conf *c, FI
 	json_t *v;
 	int r;
 
-	warn_unknown(c->etcd, "etcd", etcd_keys, warn);
+	r = check_unknown(etcd->err, c->etcd, "etcd", etcd_keys, warn);
+	if (r < 0)
+		return r;
 	r = cni_conf_get_array(etcd, "endpoints", PWN_MAX_ENDPOINTS, &arr, NULL);
 	if (r < 0)
 		return r;
@@ -421,8 +433,9 @@ static int parse_root(const json_t *root, struct pwn_conf *c, FILE *warn, struct
 
 	if (!json_is_object(root))
 		return BAD(err, "node config: expected a JSON object");
-	warn_unknown(root, "", top_keys, warn);
-	r = parse_identity(&rd, c);
+	r = check_unknown(err, root, "", top_keys, warn);
+	if (r >= 0)
+		r = parse_identity(&rd, c);
 	if (r >= 0)
 		r = parse_addresses(&rd, c);
 	if (r >= 0)

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/macro.h"
+#include "cni/conf.h"
 #include "run.h"
 
 #ifdef HAVE_PWETCD
@@ -80,8 +81,15 @@ static int open_client(struct run_state *st, struct cni_error *e)
 	    .key_file = c->etcd_key_file,
 	    .timeout_ms = c->etcd_timeout_ms,
 	};
-	int r = pwetcd_open(&cfg, &st->cli);
+	const struct cni_conf_reader rd = {.err = e, .path = "etcd"};
+	int r;
 
+	/* pwhttp reads them on the first https request, naming no key */
+	if ((r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "caFile", cfg.ca_file)) < 0 ||
+	    (r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "certFile", cfg.cert_file)) < 0 ||
+	    (r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "keyFile", cfg.key_file)) < 0)
+		return r;
+	r = pwetcd_open(&cfg, &st->cli);
 	if (r < 0)
 		return cni_errorf(e, CNI_ERR_INVALID_CONFIG, r, "etcd.endpoints: cannot use them");
 	snprintf(st->prefix, sizeof(st->prefix), "%s%snodes/", c->etcd_prefix,

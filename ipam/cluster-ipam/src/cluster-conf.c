@@ -103,13 +103,15 @@ static int parse_etcd(struct cni_ctx *ctx, const json_t *ipam, struct cipam_etcd
 {
 	const json_t *e = json_object_get(ipam, "etcd");
 	const struct cni_conf_reader rd = hard(ctx, e, "ipam.etcd");
+	const struct cni_conf_reader keys = cni_ctx_reader(ctx, e, rd.path);
 	const char *ca = NULL, *cert = NULL, *key = NULL;
 	int r;
 
 	if (!json_is_object(e))
 		return bad(ctx, rd.path, "an object with endpoints", e);
-	cni_conf_warn_unknown_keys(e, rd.path, etcd_keys, false);
-	r = parse_endpoints(ctx, e, ret);
+	r = cni_conf_check_keys(&keys, etcd_keys, false);
+	if (r >= 0)
+		r = parse_endpoints(ctx, e, ret);
 	if (r >= 0)
 		r = hard_string(&rd, "caFile", &ca);
 	if (r >= 0)
@@ -245,11 +247,13 @@ static int parse_pool(struct cni_ctx *ctx, const json_t *o, size_t i, struct cip
 {
 	const json_t *cidr = json_object_get(o, "cidr");
 	char path[PATH_LEN], bpath[PATH_LEN + 12];
+	const struct cni_conf_reader keys = cni_ctx_reader(ctx, o, path);
 
 	snprintf(path, sizeof(path), "ipam.pools[%zu]", i);
 	if (!json_is_object(o))
 		return bad(ctx, path, "an object {cidr, blockSize}", o);
-	cni_conf_warn_unknown_keys(o, path, pool_keys, false);
+	if (cni_conf_check_keys(&keys, pool_keys, false) < 0)
+		return -EINVAL;
 	snprintf(bpath, sizeof(bpath), "%s.cidr", path);
 	if (!json_is_string(cidr) || ip_prefix_parse(json_string_value(cidr), &p->cidr) < 0)
 		return bad(ctx, bpath, "a CIDR", cidr);
@@ -386,14 +390,16 @@ static int parse_routes(struct cni_ctx *ctx, const json_t *ipam, struct cipam_co
 int cipam_conf_parse(struct cni_ctx *ctx, struct cipam_conf *ret)
 {
 	const json_t *ipam = ctx->conf.ipam;
+	const struct cni_conf_reader keys = cni_ctx_reader(ctx, ipam, "ipam");
 	struct cipam_conf c = {0};
 	bool strict = cni_ctx_strict(ctx);
 	int r;
 
 	if (!json_is_object(ipam))
 		return bad(ctx, "ipam", "an object", ipam);
-	cni_conf_warn_unknown_keys(ipam, "ipam", ipam_keys, false);
-	r = parse_node(ctx, ipam, &c);
+	r = cni_conf_check_keys(&keys, ipam_keys, false);
+	if (r >= 0)
+		r = parse_node(ctx, ipam, &c);
 	if (r >= 0)
 		r = parse_prefix(ctx, ipam, &c);
 	if (r >= 0)

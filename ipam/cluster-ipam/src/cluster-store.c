@@ -16,6 +16,7 @@
 
 #include "base/file.h"
 #include "base/macro.h"
+#include "cni/conf.h"
 #include "cni/log.h"
 #include "cluster-queue.h"
 #include "cluster-store.h"
@@ -241,12 +242,39 @@ static int resolve_hosts(struct cipam_session *s)
 	return 0;
 }
 
+/*
+ * The TLS files of an https:// etcd, which pwhttp reads on the first
+ * request: one that cannot be read fails here, naming its key and the reason
+ * (pwhttp knows only which PEM it lacks). Code 100, as any TLS setup failure.
+ */
+static int check_tls_files(const struct cipam_session *s)
+{
+	const struct cipam_etcd_conf *e = &s->c->etcd;
+	const struct cni_conf_reader rd = {.err = s->err, .path = "ipam.etcd"};
+	bool https = false;
+	int r;
+
+	for (size_t i = 0; i < e->n_endpoints; i++)
+		https = https || strncmp(e->endpoints[i], "https://", 8) == 0;
+	if (!https)
+		return 0;
+	r = cni_conf_check_file(&rd, CNI_ERR_PLUGIN, "caFile", e->ca_file);
+	if (r == 0)
+		r = cni_conf_check_file(&rd, CNI_ERR_PLUGIN, "certFile", e->cert_file);
+	if (r == 0)
+		r = cni_conf_check_file(&rd, CNI_ERR_PLUGIN, "keyFile", e->key_file);
+	return r;
+}
+
 /* TLS sessions in <dataDir>/tls, beside the node cache (root only, 0700). */
 static int open_etcd(struct cipam_session *s)
 {
 	_cleanup_free_ char *tls = NULL;
-	int r = resolve_hosts(s);
+	int r = check_tls_files(s);
 
+	if (r < 0)
+		return r;
+	r = resolve_hosts(s);
 	if (r < 0)
 		return r;
 	if (asprintf(&tls, "%s/tls", s->c->data_dir) < 0)

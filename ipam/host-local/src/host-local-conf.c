@@ -39,8 +39,8 @@ static int conf_range(struct cni_ctx *ctx, const json_t *o, const char *path, bo
 		invalid_type(ctx, path, "expected a range object", o);
 		return -EINVAL;
 	}
-	if (warn_unknown)
-		cni_conf_warn_unknown_keys(o, path, range_keys, false);
+	if (warn_unknown && cni_conf_check_keys(&rd, range_keys, false) < 0)
+		return -EINVAL;
 	if (cni_conf_get_string(&rd, "subnet", &spec.subnet, NULL) < 0 ||
 	    cni_conf_get_string(&rd, "rangeStart", &spec.range_start, NULL) < 0 ||
 	    cni_conf_get_string(&rd, "rangeEnd", &spec.range_end, NULL) < 0 ||
@@ -429,6 +429,7 @@ int host_local_conf_parse(struct cni_ctx *ctx, unsigned what, struct host_local_
 {
 	_cleanup_(host_local_conf_done) struct host_local_conf c = {0};
 	const json_t *ipam = ctx->conf.ipam;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	int r;
 
 	if (!ipam)
@@ -437,9 +438,11 @@ int host_local_conf_parse(struct cni_ctx *ctx, unsigned what, struct host_local_
 	c.extra = cni_result_new(ctx->conf.version);
 	if (!c.extra)
 		return -ENOMEM;
+	r = 0;
 	if (cni_ctx_strict(ctx))
-		cni_conf_warn_unknown_keys(ipam, "ipam", ipam_keys, false);
-	r = parse_store(ctx, ipam, &c);
+		r = cni_conf_check_keys(&rd, ipam_keys, false);
+	if (r >= 0)
+		r = parse_store(ctx, ipam, &c);
 	if (r >= 0 && (what & HOST_LOCAL_PARSE_RANGES))
 		r = parse_ranges(ctx, ipam, &c);
 	if (r >= 0 && (what & HOST_LOCAL_PARSE_REQUESTS))

@@ -81,8 +81,8 @@ static int conf_addresses(struct cni_ctx *ctx, const json_t *ipam, struct cni_re
 		if (!json_is_object(o))
 			return cni_errorf(&ctx->err, CNI_ERR_INVALID_CONFIG, -EINVAL,
 					  "%s: expected an object {address, gateway}", p);
-		cni_conf_warn_unknown_keys(o, p, address_keys, false);
-		if (cni_conf_get_string(&entry, "address", &addr, NULL) < 0 ||
+		if (cni_conf_check_keys(&entry, address_keys, false) < 0 ||
+		    cni_conf_get_string(&entry, "address", &addr, NULL) < 0 ||
 		    cni_conf_get_string(&entry, "gateway", &gw, NULL) < 0)
 			return -EINVAL;
 		strncat(p, ".address", sizeof(p) - strlen(p) - 1);
@@ -211,6 +211,7 @@ int static_build_result(struct cni_ctx *ctx, struct cni_result **ret)
 {
 	_cleanup_(cni_result_freep) struct cni_result *res = NULL;
 	const json_t *ipam = ctx->conf.ipam;
+	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ipam, "ipam");
 	int r;
 
 	if (!ipam)
@@ -219,8 +220,9 @@ int static_build_result(struct cni_ctx *ctx, struct cni_result **ret)
 	res = cni_result_new(ctx->conf.version);
 	if (!res)
 		return -ENOMEM;
-	cni_conf_warn_unknown_keys(ipam, "ipam", static_keys, false);
-	r = conf_addresses(ctx, ipam, res);
+	r = cni_conf_check_keys(&rd, static_keys, false);
+	if (r >= 0)
+		r = conf_addresses(ctx, ipam, res);
 	if (r >= 0)
 		r = env_addresses(ctx, res);
 	if (r >= 0)

@@ -133,13 +133,19 @@ const char *cni_ifname_problem(const char *s);
 #define CNI_NETWORK_NAME_MAX 128
 
 /*
- * Warn (never fail, for drop-in compatibility) about keys of obj that are
- * neither in `known` (NULL-terminated) nor protocol keys when `protocol` is
- * true, nor "cni.dev/..." keys; a near miss of a known key gets a "did you
- * mean" hint. `path` is the object's JSON path ("" for the root).
+ * Check the keys of rd->obj that are neither in `known` (NULL-terminated)
+ * nor protocol keys when `protocol` is true, nor "cni.dev/..." keys. A key
+ * that differs from a known one only in letter case ("vLan" for "vlan") is a
+ * code-7 error naming rd->path, the key and the known key, through
+ * cni_conf_invalid() (so a warning on a lenient reader: DEL, GC). Any other
+ * unknown key is a warning, never an error (drop-in compatibility), with a
+ * "did you mean" hint for a near miss. Returns 0 or a negative errno.
  */
-void cni_conf_warn_unknown_keys(const json_t *obj, const char *path, const char *const *known,
-				bool protocol);
+struct cni_conf_reader;
+int cni_conf_check_keys(const struct cni_conf_reader *rd, const char *const *known, bool protocol);
+
+/* The known key equal to key but for ASCII letter case, or NULL. */
+const char *cni_key_case_miss(const char *key, const char *const *known);
 
 /* The closest known key within edit distance 2, or NULL. */
 const char *cni_key_suggest(const char *key, const char *const *known);
@@ -167,6 +173,16 @@ struct cni_conf_reader {
 /* rd on another object (a member of rd's, say): the same slot and rules. */
 struct cni_conf_reader cni_conf_at(const struct cni_conf_reader *rd, const json_t *obj,
 				   const char *path);
+
+/*
+ * A file a config key names (a TLS CA, certificate or key) that cannot be
+ * opened for reading: error `code` "<path>.<key>: <file>: <reason>" with
+ * open's errno, checked up front where the key is known (the TLS library
+ * that reads it later knows only which PEM). A warning on a lenient reader.
+ * NULL file: nothing to check.
+ */
+int cni_conf_check_file(const struct cni_conf_reader *rd, unsigned code, const char *key,
+			const char *file);
 
 /*
  * Typed getters. Each looks up `key` in rd->obj and:

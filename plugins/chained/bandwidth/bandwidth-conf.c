@@ -121,8 +121,9 @@ int bandwidth_conf_parse(struct cni_ctx *ctx, struct bandwidth_conf *ret)
 	bool any = false;
 	int r;
 
-	cni_conf_warn_unknown_keys(root.obj, "", known_keys, true);
-	r = get_rates(&root, &c, &any);
+	r = cni_conf_check_keys(&root, known_keys, true);
+	if (r >= 0)
+		r = get_rates(&root, &c, &any);
 	bw = cni_json_get_ci(ctx->conf.runtime_config, "bandwidth");
 	if (r >= 0 && !any && json_is_object(bw)) {
 		rd = cni_conf_at(&root, bw, "runtimeConfig.bandwidth");

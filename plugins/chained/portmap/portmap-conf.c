@@ -238,8 +238,9 @@ int portmap_conf_parse(struct cni_ctx *ctx, struct portmap_conf *ret)
 	struct portmap_conf c = {.snat = true, .mark_masq_bit = PORTMAP_DEFAULT_MARK_BIT};
 	int r;
 
-	cni_conf_warn_unknown_keys(rd.obj, "", known_keys, true);
-	r = cni_conf_get_bool(&rd, "snat", &c.snat, NULL);
+	r = cni_conf_check_keys(&rd, known_keys, true);
+	if (r >= 0)
+		r = cni_conf_get_bool(&rd, "snat", &c.snat, NULL);
 	if (r >= 0)
 		r = cni_conf_get_bool(&rd, "masqAll", &c.masq_all, NULL);
 	if (r >= 0)

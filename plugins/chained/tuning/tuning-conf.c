@@ -278,8 +278,9 @@ int tuning_conf_parse(struct cni_ctx *ctx, struct tuning_conf *ret)
 	const char *dir = NULL;
 	int r;
 
-	cni_conf_warn_unknown_keys(rd.obj, "", tuning_keys, true);
-	r = cni_conf_get_string(&rd, "dataDir", &dir, NULL);
+	r = cni_conf_check_keys(&rd, tuning_keys, true);
+	if (r >= 0)
+		r = cni_conf_get_string(&rd, "dataDir", &dir, NULL);
 	if (r >= 0 && !isempty(dir))
 		c.data_dir = dir;
 	if (r >= 0)

@@ -54,8 +54,10 @@ static int parse_protos(const struct cni_conf_reader *rd, struct bgpr_conf *c)
 	r = cni_conf_get_object(rd, "routeProtocols", &o, &present);
 	if (r < 0 || !present)
 		return r;
-	cni_conf_warn_unknown_keys(o, "routeProtocols", proto_keys, false);
 	protos = cni_conf_at(rd, o, "routeProtocols");
+	r = cni_conf_check_keys(&protos, proto_keys, false);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < 3; i++) {
 		r = cni_conf_get_uint(&protos, proto_keys[i], 5, 255, &v[i], NULL);
 		if (r < 0)
@@ -96,8 +98,9 @@ int bgpr_conf_parse(struct cni_ctx *ctx, struct bgpr_conf *c)
 	c->proto_pod = 80;
 	c->proto_block = 81;
 	c->proto_borrowed = 82;
-	cni_conf_warn_unknown_keys(rd.obj, "", bgpr_keys, true);
-	r = cni_conf_get_uint(&rd, "mtu", BGPR_MTU_MIN, BGPR_MTU_MAX, &c->mtu, NULL);
+	r = cni_conf_check_keys(&rd, bgpr_keys, true);
+	if (r >= 0)
+		r = cni_conf_get_uint(&rd, "mtu", BGPR_MTU_MIN, BGPR_MTU_MAX, &c->mtu, NULL);
 	if (r >= 0)
 		r = parse_prefix(&rd, c);
 	if (r >= 0)

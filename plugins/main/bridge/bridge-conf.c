@@ -347,8 +347,9 @@ int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret)
 	struct bridge_conf c = {.mac_source = BRIDGE_MAC_NONE};
 	int r;
 
-	cni_conf_warn_unknown_keys(rd.obj, "", known_keys, true);
-	r = parse_bridge_name(&rd, &c);
+	r = cni_conf_check_keys(&rd, known_keys, true);
+	if (r >= 0)
+		r = parse_bridge_name(&rd, &c);
 	if (r >= 0)
 		r = parse_bools(&rd, &c);
 	if (r >= 0)

@@ -72,7 +72,8 @@ struct bridge_conf {
  * Parse and validate the plugin's keys from ctx->conf (and CNI_ARGS MAC)
  * into *ret, applying defaults. On ADD/CHECK/STATUS a bad value is an error
  * (code 7; CNI_ARGS MAC: code 4) naming the key and value; on DEL/GC it is
- * logged and the default used. Unknown keys are logged as warnings.
+ * logged and the default used. Unknown keys are logged as warnings (but a
+ * known key in other letter case is an error on ADD and CHECK).
  * Returns 0 or -EINVAL/-ENOMEM with ctx->err set. Free with bridge_conf_done.
  */
 int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret);

@@ -113,8 +113,9 @@ int macvlan_conf_parse(struct cni_ctx *ctx, struct macvlan_conf *ret)
 	struct macvlan_conf c = {.mode = NLW_MACVLAN_BRIDGE, .mode_str = "bridge"};
 	int r;
 
-	cni_conf_warn_unknown_keys(rd.obj, "", macvlan_keys, true);
-	r = parse_master_mode(&rd, &c);
+	r = cni_conf_check_keys(&rd, macvlan_keys, true);
+	if (r >= 0)
+		r = parse_master_mode(&rd, &c);
 	if (r >= 0)
 		r = cni_conf_get_uint(&rd, "mtu", 0, 2147483647, &c.mtu, NULL);
 	if (r >= 0)

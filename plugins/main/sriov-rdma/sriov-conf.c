@@ -323,8 +323,9 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 	struct sr_conf c = {.vf_return_timeout_ms = SR_VF_RETURN_TIMEOUT_MS};
 	int r;
 
-	cni_conf_warn_unknown_keys(rd.obj, "", sr_keys, true);
-	r = parse_paths(&rd, &c);
+	r = cni_conf_check_keys(&rd, sr_keys, true);
+	if (r >= 0)
+		r = parse_paths(&rd, &c);
 	if (r >= 0)
 		r = parse_device_id(ctx, &rd, &c);
 	if (r >= 0)

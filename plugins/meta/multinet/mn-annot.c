@@ -288,7 +288,11 @@ static int parse_json_elem(const json_t *o, size_t i, const char *pod_ns, struct
 
 	if (!json_is_object(o))
 		return sel_err(err, i, "element", o, "must be an object");
-	cni_conf_warn_unknown_keys(o, MN_ANNOT_NETWORKS, sel_keys, false);
+	/* a pod's annotation, not config: an unknown key stays a warning */
+	(void)cni_conf_check_keys(
+	    &(struct cni_conf_reader){
+		.err = err, .obj = o, .path = MN_ANNOT_NETWORKS, .lenient = true},
+	    sel_keys, false);
 	if ((r = parse_names(o, i, pod_ns, s, err)) < 0)
 		return r;
 	if ((r = opt_str(o, "mac", i, &s->mac, err)) < 0 ||

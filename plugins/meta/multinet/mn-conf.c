@@ -262,8 +262,9 @@ int mn_conf_parse(const json_t *root, bool strict, struct mn_conf *c, struct cni
 	rc = json_object_get(root, "runtimeConfig");
 	if (json_is_object(rc))
 		c->runtime_config = rc;
-	cni_conf_warn_unknown_keys(root, "", mn_keys, true);
-	return 0;
+	return cni_conf_check_keys(
+	    &(struct cni_conf_reader){.err = err, .obj = root, .path = "", .lenient = !strict},
+	    mn_keys, true);
 }
 
 void mn_conf_done(struct mn_conf *c)

@@ -43,6 +43,22 @@ char *mn_k8s_session_file(const char *cni_dir)
 	return asprintf(&p, "%s/tls/apiserver", cni_dir) < 0 ? NULL : p;
 }
 
+/* The kubeconfig's TLS files, which pwhttp reads naming no key: named here. */
+static int check_files(const struct mn_kubeconfig *kc, struct cni_error *err)
+{
+	const struct cni_conf_reader rd = {.err = err, .path = "kubeconfig"};
+	int r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "certificate-authority",
+				    kc->ca_data ? NULL : kc->ca_file);
+
+	if (r == 0)
+		r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "client-certificate",
+					kc->cert_data ? NULL : kc->cert_file);
+	if (r == 0)
+		r = cni_conf_check_file(&rd, CNI_ERR_INVALID_CONFIG, "client-key",
+					kc->key_data ? NULL : kc->key_file);
+	return r;
+}
+
 int mn_k8s_open(const struct mn_kubeconfig *kc, const char *session_file, struct mn_k8s **ret,
 		struct cni_error *err)
 {
@@ -74,6 +90,11 @@ int mn_k8s_open(const struct mn_kubeconfig *kc, const char *session_file, struct
 		k->auth = NULL;
 		mn_k8s_free(k);
 		return -ENOMEM;
+	}
+	r = check_files(kc, err);
+	if (r < 0) {
+		mn_k8s_free(k);
+		return r;
 	}
 	r = pwhttp_client_new(&t, &k->http, &why);
 	if (r < 0) {
