@@ -258,34 +258,32 @@ void cni_runtime_ahead_drop(struct cni_runtime_ahead *a)
 	a->started = NULL;
 }
 
-/* pos: an ADD with pipelining (rt->ahead), else NULL. */
-static int exec_request(const struct cni_runtime *rt, const char *path, const char *command,
-			const struct cni_runtime_conf *rc, const struct ahead_pos *pos,
-			const char *stdin_text, char **ret_out, struct cni_error *err)
+/*
+ * Exec req (path, stdin and timeout set) with the environment of command.
+ * An ADD with pipelining (rt->ahead) takes the process started for it and
+ * starts the one after `at` while it runs.
+ */
+static int exec_request(const struct ahead_pos *at, const char *command,
+			struct cni_exec_request *req, char **ret_out, struct cni_error *err)
 {
-	char **env = child_env(rt, command, rc);
-	struct cni_exec_request req = {
-	    .plugin_path = path,
-	    .stdin_buf = stdin_text,
-	    .stdin_len = strlen(stdin_text),
-	    .timeout_ms = rt->timeout_ms,
-	};
+	const struct cni_runtime *rt = at->rt;
+	char **env = child_env(rt, command, at->rc);
 	int r;
 
 	if (!env)
 		return -ENOMEM;
-	req.env = env;
-	if (pos) {
-		if (cni_exec_started_is(rt->ahead->started, path, env)) {
-			req.started = TAKE_PTR(rt->ahead->started);
-			cni_log_debug("%s: started ahead", path);
+	req->env = env;
+	if (rt->ahead && streq(command, "ADD")) {
+		if (cni_exec_started_is(rt->ahead->started, req->plugin_path, env)) {
+			req->started = TAKE_PTR(rt->ahead->started);
+			cni_log_debug("%s: started ahead", req->plugin_path);
 		} else {
 			cni_runtime_ahead_drop(rt->ahead);
 		}
-		req.running = start_next;
-		req.running_data = (void *)pos;
+		req->running = start_next;
+		req->running_data = (void *)at;
 	}
-	r = cni_exec_plugin(&req, ret_out, NULL, err);
+	r = cni_exec_plugin(req, ret_out, NULL, err);
 	cni_env_free(env);
 	return r;
 }
@@ -309,7 +307,7 @@ static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_lis
 		      const struct invocation *inv, char **ret_out, struct cni_error *err)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
-	struct ahead_pos pos;
+	struct ahead_pos at = {.rt = rt, .list = list, .i = i, .rc = inv->rc};
 	json_t *req = NULL;
 	int r;
 
@@ -329,10 +327,12 @@ static int invoke_one(const struct cni_runtime *rt, const struct cni_netconf_lis
 	if (!text)
 		return -ENOMEM;
 	cni_log_debug("exec %s %s (network \"%s\")", inv->command, path, list->name);
-	pos = (struct ahead_pos){.rt = rt, .list = list, .i = i, .rc = inv->rc};
-	return exec_request(rt, path, inv->command, inv->rc,
-			    rt->ahead && streq(inv->command, "ADD") ? &pos : NULL, text, ret_out,
-			    err);
+	return exec_request(&at, inv->command,
+			    &(struct cni_exec_request){.plugin_path = path,
+						       .stdin_buf = text,
+						       .stdin_len = strlen(text),
+						       .timeout_ms = rt->timeout_ms},
+			    ret_out, err);
 }
 
 static int wrap_plugin_error(const struct cni_netconf_list *list, size_t i, const char *verb, int r,

@@ -31,16 +31,23 @@ static struct nftnl_set *set_ref(uint16_t family, const char *name)
 	return s;
 }
 
+/* One element of one set: the set's family and name, and the key. */
+struct elem_ref {
+	uint16_t family;
+	const char *set;
+	const void *key;
+	size_t key_len;
+};
+
 /* Put one element (key, tag) into the batch with message type `type`. */
-static int batch_elem(struct pw_nft *nft, uint16_t type, uint16_t family, const char *set,
-		      const void *key, size_t key_len, const char *tag)
+static int batch_elem(struct pw_nft *nft, uint16_t type, const struct elem_ref *e, const char *tag)
 {
-	struct nftnl_set *s = set_ref(family, set);
+	struct nftnl_set *s = set_ref(e->family, e->set);
 	int r;
 
 	if (!s)
 		return -ENOMEM;
-	r = nft_elem_add(s, key, key_len, tag);
+	r = nft_elem_add(s, e->key, e->key_len, tag);
 	if (r >= 0)
 		r = nft_batch_elems(nft, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0, s);
 	nftnl_set_free(s);
@@ -115,8 +122,9 @@ int pw_nft_masq_add(struct pw_nft *nft, const struct pw_nft_masq *m)
 	for (size_t i = 0; r >= 0 && i < m->n_addrs; i++) {
 		r = pw_nft_masq_set_name(m->network, &m->addrs[i], set, sizeof(set));
 		if (r >= 0)
-			r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_INET, set,
-				       m->addrs[i].addr.bytes, ip_addr_len(m->addrs[i].family),
+			r = batch_elem(nft, NFT_MSG_NEWSETELEM,
+				       &(struct elem_ref){NFPROTO_INET, set, m->addrs[i].addr.bytes,
+							  ip_addr_len(m->addrs[i].family)},
 				       tag);
 	}
 	return r < 0 ? r : nft_batch_commit(nft);
@@ -161,8 +169,10 @@ static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
 					     ip_addr_len(a->family), tag);
 		if (r > 0) {
 			n++;
-			r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_INET, set, a->addr.bytes,
-				       ip_addr_len(a->family), NULL);
+			r = batch_elem(nft, NFT_MSG_DELSETELEM,
+				       &(struct elem_ref){NFPROTO_INET, set, a->addr.bytes,
+							  ip_addr_len(a->family)},
+				       NULL);
 		}
 	}
 	if (r < 0 || n == 0)
@@ -249,11 +259,14 @@ int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	if (r >= 0)
 		r = nft_add_spoof_rule(nft, k.chain, k.ports, k.allowed);
 	if (r >= 0)
-		r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_BRIDGE, k.ports, k.port_key,
-			       IFNAMSIZ, k.tag);
+		r = batch_elem(nft, NFT_MSG_NEWSETELEM,
+			       &(struct elem_ref){NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ},
+			       k.tag);
 	if (r >= 0)
-		r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_BRIDGE, k.allowed, k.allowed_key,
-			       SPOOF_ALLOWED_LEN, k.tag);
+		r = batch_elem(
+		    nft, NFT_MSG_NEWSETELEM,
+		    &(struct elem_ref){NFPROTO_BRIDGE, k.allowed, k.allowed_key, SPOOF_ALLOWED_LEN},
+		    k.tag);
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
@@ -280,11 +293,14 @@ static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
 		return 0;
 	r = nft_batch_begin(nft);
 	if (r >= 0 && has_port)
-		r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_BRIDGE, k.ports, k.port_key,
-			       IFNAMSIZ, NULL);
+		r = batch_elem(nft, NFT_MSG_DELSETELEM,
+			       &(struct elem_ref){NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ},
+			       NULL);
 	if (r >= 0 && has_allowed)
-		r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_BRIDGE, k.allowed, k.allowed_key,
-			       SPOOF_ALLOWED_LEN, NULL);
+		r = batch_elem(
+		    nft, NFT_MSG_DELSETELEM,
+		    &(struct elem_ref){NFPROTO_BRIDGE, k.allowed, k.allowed_key, SPOOF_ALLOWED_LEN},
+		    NULL);
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 

@@ -213,39 +213,52 @@ static int elem_put(struct nftnl_set *s, const struct pm_elem *x, const char *ta
 }
 
 /*
- * One message per set holding the selected elements (sel NULL: all).
- * tag NULL: keys only (deletions).
+ * What batch_grouped sends: the elements of e[] that sel picks (sel NULL:
+ * all), with tag (NULL: keys only, for deletions).
  */
-static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags, const struct pm_elem *e,
-			 size_t n, const bool *sel, const char *tag)
+struct pm_batch {
+	uint16_t type, flags;
+	const struct pm_elem *e;
+	size_t n;
+	const bool *sel;
+	const char *tag;
+};
+
+/* One message for set w of family fam with its elements of b, when it has any. */
+static int batch_set(struct pw_nft *nft, const struct pm_batch *b, enum pw_nft_portmap_set w,
+		     int fam)
+{
+	const char *name = pw_nft_portmap_set_name(w, fam);
+	struct nftnl_set *s;
+	size_t cnt = 0;
+	int r = 0;
+
+	if (!name)
+		return 0;
+	s = set_ref(name);
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < b->n; i++)
+		if (b->e[i].which == w && b->e[i].family == fam && (!b->sel || b->sel[i])) {
+			r = elem_put(s, &b->e[i], b->tag);
+			cnt++;
+		}
+	if (r >= 0 && cnt)
+		r = nft_batch_elems(nft, b->type, b->flags, s);
+	nftnl_set_free(s);
+	return r;
+}
+
+/* One message per set holding the elements of b. */
+static int batch_grouped(struct pw_nft *nft, const struct pm_batch *b)
 {
 	static const int fams[] = {AF_INET, AF_INET6};
+	int r = 0;
 
-	for (size_t f = 0; f < 2; f++)
-		for (int w = 0; w < PM_N_SETS; w++) {
-			const char *name = pw_nft_portmap_set_name(w, fams[f]);
-			struct nftnl_set *s;
-			size_t cnt = 0;
-			int r = 0;
-
-			if (!name)
-				continue;
-			s = set_ref(name);
-			if (!s)
-				return -ENOMEM;
-			for (size_t i = 0; r >= 0 && i < n; i++)
-				if (e[i].which == (enum pw_nft_portmap_set)w &&
-				    e[i].family == fams[f] && (!sel || sel[i])) {
-					r = elem_put(s, &e[i], tag);
-					cnt++;
-				}
-			if (r >= 0 && cnt)
-				r = nft_batch_elems(nft, type, flags, s);
-			nftnl_set_free(s);
-			if (r < 0)
-				return r;
-		}
-	return 0;
+	for (size_t f = 0; r >= 0 && f < 2; f++)
+		for (int w = 0; r >= 0 && w < PM_N_SETS; w++)
+			r = batch_set(nft, b, (enum pw_nft_portmap_set)w, fams[f]);
+	return r < 0 ? r : 0;
 }
 
 static int batch_objects(struct pw_nft *nft)
@@ -411,10 +424,12 @@ static int add_batch(struct pw_nft *nft, const struct pm_elem *e, size_t n, cons
 	if (r >= 0 && !have)
 		r = batch_objects(nft);
 	if (r >= 0 && replace)
-		r = batch_grouped(nft, PW_NFT_MSG_DESTROYSETELEM, 0, e, n, NULL, NULL);
+		r = batch_grouped(
+		    nft, &(struct pm_batch){PW_NFT_MSG_DESTROYSETELEM, 0, e, n, NULL, NULL});
 	if (r >= 0)
-		r = batch_grouped(nft, NFT_MSG_NEWSETELEM,
-				  NLM_F_CREATE | (replace ? 0 : NLM_F_EXCL), e, n, NULL, tag);
+		r = batch_grouped(nft, &(struct pm_batch){NFT_MSG_NEWSETELEM,
+							  NLM_F_CREATE | (replace ? 0 : NLM_F_EXCL),
+							  e, n, NULL, tag});
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
@@ -485,7 +500,8 @@ int pw_nft_portmap_del(struct pw_nft *nft, const struct pw_nft_portmap *pm)
 		return 0;
 	r = nft_batch_begin(nft);
 	if (r >= 0)
-		r = batch_grouped(nft, PW_NFT_MSG_DESTROYSETELEM, 0, e, n, sel, NULL);
+		r = batch_grouped(
+		    nft, &(struct pm_batch){PW_NFT_MSG_DESTROYSETELEM, 0, e, n, sel, NULL});
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 

@@ -58,8 +58,14 @@ int nlw_filter_add_redirect(struct nlw_sock *sock, int ifindex, uint32_t parent,
  * u32 filter sending packets whose source (match_src) or destination address
  * lies in prefix to classid, under qdisc parent, priority prio.
  */
-int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
-			  const struct ip_prefix *prefix, bool match_src, uint32_t classid);
+struct nlw_prefix_filter {
+	uint32_t parent;
+	uint16_t prio;
+	const struct ip_prefix *prefix;
+	bool match_src;
+	uint32_t classid;
+};
+int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, const struct nlw_prefix_filter *f);
 
 /* Create an IFB device (NLM_F_CREATE|NLM_F_EXCL), up, with mtu (0: default). */
 int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu);

@@ -54,14 +54,26 @@ static int push_qdisc_undo(struct podnet *pn, int ifindex, uint32_t parent)
 
 /* ---- shaping ---- */
 
+/*
+ * Rate and burst of one direction: ingress (towards the pod) shapes the host
+ * veth and its subnet filters match the source; egress the IFB, destination.
+ */
+static void direction(const struct bandwidth_conf *c, bool ingress, uint64_t *rate, uint64_t *burst)
+{
+	*rate = ingress ? c->ingress_rate : c->egress_rate;
+	*burst = ingress ? c->ingress_burst : c->egress_burst;
+}
+
 /* Classes of the htb: a shaped 1:1, an unshaped 1:2, and a filter per subnet. */
 static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwidth_conf *c,
-			   uint64_t rate, uint64_t burst, bool match_src)
+			   bool ingress)
 {
 	struct nlw_tbf shaped, open;
 	uint32_t to = NLW_TC_HANDLE(1, c->subnets_shaped ? 1 : 2);
+	uint64_t rate, burst;
 	int r;
 
+	direction(c, ingress, &rate, &burst);
 	bandwidth_tbf(rate, burst, &shaped);
 	bandwidth_tbf(BANDWIDTH_UNCAPPED_RATE * 8, burst, &open);
 	r = nlw_class_add_htb(
@@ -72,19 +84,23 @@ static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwid
 				      &(struct nlw_htb_class){NLW_TC_HANDLE(1, 2), ROOT_HANDLE,
 							      open.rate, open.buffer});
 	for (size_t i = 0; r >= 0 && i < c->n_subnets; i++)
-		r = nlw_filter_add_prefix(s, ifindex, ROOT_HANDLE, (uint16_t)(16 + i),
-					  &c->subnets[i], match_src, to);
+		r = nlw_filter_add_prefix(s, ifindex,
+					  &(struct nlw_prefix_filter){ROOT_HANDLE,
+								      (uint16_t)(16 + i),
+								      &c->subnets[i], ingress, to});
 	return r;
 }
 
 /* Root shaping qdisc of a link: tbf, or htb with subnets; undo pushed once created. */
 static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandwidth_conf *c,
-		 uint64_t rate, uint64_t burst, bool match_src)
+		 bool ingress)
 {
 	struct nlw_sock *s = pn->host;
+	uint64_t rate, burst;
 	struct nlw_tbf t;
 	int r;
 
+	direction(c, ingress, &rate, &burst);
 	bandwidth_tbf(rate, burst, &t);
 	if (c->n_subnets)
 		r = nlw_qdisc_add_htb(s, l->ifindex, ROOT_HANDLE, NLW_TC_H_ROOT,
@@ -94,7 +110,7 @@ static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandw
 	if (r >= 0)
 		r = push_qdisc_undo(pn, l->ifindex, NLW_TC_H_ROOT);
 	if (r >= 0 && c->n_subnets)
-		r = add_htb_classes(s, l->ifindex, c, rate, burst, match_src);
+		r = add_htb_classes(s, l->ifindex, c, ingress);
 	return r < 0 ? tc_fail(pn->ctx, s, r, "add shaping qdisc", l->name) : 0;
 }
 
@@ -134,7 +150,7 @@ static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 					    ifb.ifindex);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "redirect to ifb", veth->name);
-	return shape(pn, &ifb, c, c->egress_rate, c->egress_burst, false);
+	return shape(pn, &ifb, c, false);
 }
 
 static int apply(struct podnet *pn, const struct bandwidth_conf *c)
@@ -144,7 +160,7 @@ static int apply(struct podnet *pn, const struct bandwidth_conf *c)
 
 	r = podnet_host_peer(pn, &veth);
 	if (r >= 0 && bandwidth_ingress(c))
-		r = shape(pn, &veth, c, c->ingress_rate, c->ingress_burst, true);
+		r = shape(pn, &veth, c, true);
 	if (r >= 0 && bandwidth_egress(c))
 		r = add_egress(pn, &veth, c);
 	return r;
