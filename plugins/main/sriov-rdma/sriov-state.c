@@ -275,35 +275,22 @@ int sr_state_dir_open(const char *path, int *ret_fd)
 int sr_state_save(int dir_fd, const struct sr_state *s)
 {
 	_cleanup_free_ char *text = sr_state_format(s);
-	char tmp[64], name[64];
-	int fd, r;
+	char name[64];
+	int r;
 
 	if (!text)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), ".%s.json.tmp", s->vf.bdf);
 	snprintf(name, sizeof(name), "%s.json", s->vf.bdf);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return negative_errno();
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = negative_errno();
-	if (close(fd) < 0 && r >= 0)
-		r = negative_errno();
-	if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
-		r = negative_errno();
-	if (r < 0) {
-		unlinkat(dir_fd, tmp, 0);
+	r = file_replace_at(dir_fd, name, text, strlen(text), 0600, true);
+	if (r < 0)
 		return r;
-	}
 	return fsync(dir_fd) < 0 ? negative_errno() : 0;
 }
 
 int sr_devinfo_write(const char *path, const struct sr_state *s)
 {
-	_cleanup_free_ char *tmp = NULL, *text = NULL;
+	_cleanup_free_ char *text = NULL;
 	json_t *pci, *doc;
-	int fd, r;
 
 	pci = json_pack("{s:s}", "pci-address", s->vf.bdf);
 	if (pci && s->rdma_move)
@@ -311,21 +298,9 @@ int sr_devinfo_write(const char *path, const struct sr_state *s)
 	doc = json_pack("{s:s,s:s,s:o}", "type", "pci", "version", "1.1.0", "pci", pci);
 	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
-	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
+	if (!text)
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return negative_errno();
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = negative_errno();
-	if (close(fd) < 0 && r >= 0)
-		r = negative_errno();
-	if (r >= 0 && rename(tmp, path) < 0)
-		r = negative_errno();
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return file_replace(path, text, strlen(text), 0644, true);
 }
 
 static int load_name(int dir_fd, const char *name, struct sr_state *ret)
