@@ -299,26 +299,37 @@ static const char *allowlist_file(void)
 	return isempty(f) ? TUNING_ALLOWLIST_FILE : f;
 }
 
-static int cmd_add(struct podnet *pn)
+/* ADD's and CHECK's frame: parse the config, require prevResult, run step. */
+static int with_conf(struct podnet *pn, int (*step)(struct podnet *, const struct tuning_conf *))
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_conf c;
-	int r;
+	int r = tuning_conf_parse(pn->ctx, &c);
 
-	r = tuning_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = podnet_require_prev(ctx);
+	r = podnet_require_prev(pn->ctx);
 	if (r >= 0)
-		r = tuning_allowlist_check(ctx, &c, allowlist_file());
-	if (r >= 0)
-		r = apply_sysctls(pn, &c);
-	if (r >= 0 && tuning_conf_has_link_attrs(&c))
-		r = apply_link(pn, &c);
-	if (r >= 0)
-		r = build_result(ctx, &c);
+		r = step(pn, &c);
 	tuning_conf_done(&c);
 	return r;
+}
+
+static int add_steps(struct podnet *pn, const struct tuning_conf *c)
+{
+	int r = tuning_allowlist_check(pn->ctx, c, allowlist_file());
+
+	if (r >= 0)
+		r = apply_sysctls(pn, c);
+	if (r >= 0 && tuning_conf_has_link_attrs(c))
+		r = apply_link(pn, c);
+	if (r >= 0)
+		r = build_result(pn->ctx, c);
+	return r;
+}
+
+static int cmd_add(struct podnet *pn)
+{
+	return with_conf(pn, add_steps);
 }
 
 /* ---- DEL ---- */
@@ -440,28 +451,25 @@ static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const st
 	return 0;
 }
 
-static int cmd_check(struct podnet *pn)
+static int check_steps(struct podnet *pn, const struct tuning_conf *c)
 {
 	struct cni_ctx *ctx = pn->ctx;
-	struct tuning_conf c;
 	struct nlw_link l;
-	int r;
+	int r = check_sysctls(ctx, c, pn->netns_fd);
 
-	r = tuning_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0)
-		r = check_sysctls(ctx, &c, pn->netns_fd);
 	if (r >= 0) {
 		r = podnet_pod_iface(pn, &l);
 		if (r < 0)
 			ctx->err.code = CNI_ERR_CHECK_FAILED;
 	}
 	if (r >= 0)
-		r = check_link(ctx, &c, &l);
-	tuning_conf_done(&c);
+		r = check_link(ctx, c, &l);
 	return r;
+}
+
+static int cmd_check(struct podnet *pn)
+{
+	return with_conf(pn, check_steps);
 }
 
 static const char *const tuning_cni_args[] = {"MAC", NULL};

@@ -199,6 +199,11 @@ static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
 	return 0;
 }
 
+/* The links, the bridge port and the gateways against prevResult, in this order. */
+static int (*const kernel_checks[])(struct cni_ctx *, struct check_state *) = {
+    find_ifaces, check_bridge, check_container, check_host_side, check_port, check_gateways,
+};
+
 static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 {
 	int r;
@@ -208,18 +213,8 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 				  "prevResult: required for CHECK");
 	s->pr = ctx->prev_result;
 	r = s->conf.is_layer3 ? podnet_ipam_run(ctx, CNI_CMD_CHECK) : 0;
-	if (r >= 0)
-		r = find_ifaces(ctx, s);
-	if (r >= 0)
-		r = check_bridge(ctx, s);
-	if (r >= 0)
-		r = check_container(ctx, s);
-	if (r >= 0)
-		r = check_host_side(ctx, s);
-	if (r >= 0)
-		r = check_port(ctx, s);
-	if (r >= 0)
-		r = check_gateways(ctx, s);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(kernel_checks); i++)
+		r = kernel_checks[i](ctx, s);
 	if (r >= 0)
 		r = podnet_check_addrs(s->pn, s->cont.ifindex, s->pr);
 	if (r >= 0)

@@ -349,26 +349,20 @@ static int validate(struct cni_ctx *ctx, struct bridge_conf *c)
 	return 0;
 }
 
+/* The key parsers, in this order. */
+static int (*const parsers[])(struct cni_ctx *, const json_t *, struct bridge_conf *) = {
+    parse_bridge_name, parse_bools, parse_mtu, parse_vlan, parse_trunk, parse_backend, parse_mac,
+};
+
 int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret)
 {
 	const json_t *root = ctx->conf.root;
 	struct bridge_conf c = {.mac_source = BRIDGE_MAC_NONE};
-	int r;
+	int r = 0;
 
 	cni_conf_warn_unknown_keys(root, "", known_keys, true);
-	r = parse_bridge_name(ctx, root, &c);
-	if (r >= 0)
-		r = parse_bools(ctx, root, &c);
-	if (r >= 0)
-		r = parse_mtu(ctx, root, &c);
-	if (r >= 0)
-		r = parse_vlan(ctx, root, &c);
-	if (r >= 0)
-		r = parse_trunk(ctx, root, &c);
-	if (r >= 0)
-		r = parse_backend(ctx, root, &c);
-	if (r >= 0)
-		r = parse_mac(ctx, root, &c);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(parsers); i++)
+		r = parsers[i](ctx, root, &c);
 	if (r >= 0)
 		r = validate(ctx, &c);
 	if (r < 0) {

@@ -101,23 +101,6 @@ static int parse_device_id(struct cni_ctx *ctx, const json_t *root, struct sr_co
 	return 0;
 }
 
-static int parse_on_off(struct cni_ctx *ctx, const json_t *root, const char *key, unsigned bit,
-			bool *out, struct sr_conf *c)
-{
-	const char *v = NULL;
-	bool present = false;
-	int r = cni_conf_get_string(ctx, root, "", key, &v, &present);
-
-	if (r < 0 || !present)
-		return r;
-	if (!streq(v, "on") && !streq(v, "off"))
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"%s: \"%s\" is not \"on\" or \"off\"", key, v);
-	*out = streq(v, "on");
-	c->pf_keys |= bit;
-	return 0;
-}
-
 static int parse_vlan_proto(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c,
 			    bool *present)
 {
@@ -188,26 +171,64 @@ static int parse_rates(struct cni_ctx *ctx, const json_t *root, struct sr_conf *
 	return 0;
 }
 
-static int parse_link_state(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
+/*
+ * key, when present: one of the NULL-terminated words, its index in *ret
+ * (returns 1); 0 when absent. choices lists them for the error message.
+ */
+static int parse_word(struct cni_ctx *ctx, const json_t *root, const char *key,
+		      const char *const *words, const char *choices, unsigned *ret)
 {
 	const char *v = NULL;
 	bool present = false;
-	int r = cni_conf_get_string(ctx, root, "", "link_state", &v, &present);
+	int r = cni_conf_get_string(ctx, root, "", key, &v, &present);
 
 	if (r < 0 || !present)
 		return r;
-	if (streq(v, "auto"))
-		c->link_state = NLW_VF_LINK_AUTO;
-	else if (streq(v, "enable"))
-		c->link_state = NLW_VF_LINK_ENABLE;
-	else if (streq(v, "disable"))
-		c->link_state = NLW_VF_LINK_DISABLE;
-	else
-		return cni_conf_invalid(
-		    ctx, CNI_ERR_INVALID_CONFIG,
-		    "link_state: \"%s\" is not \"auto\", \"enable\" or \"disable\"", v);
-	c->pf_keys |= SR_PF_LINK_STATE;
-	return 0;
+	for (unsigned i = 0; words[i]; i++)
+		if (streq(v, words[i])) {
+			*ret = i;
+			return 1;
+		}
+	return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG, "%s: \"%s\" is not %s", key, v,
+				choices);
+}
+
+static int parse_on_off(struct cni_ctx *ctx, const json_t *root, const char *key, unsigned bit,
+			bool *out, struct sr_conf *c)
+{
+	static const char *const words[] = {"off", "on", NULL};
+	unsigned i;
+	int r = parse_word(ctx, root, key, words, "\"on\" or \"off\"", &i);
+
+	if (r > 0) {
+		*out = i == 1;
+		c->pf_keys |= bit;
+	}
+	return r < 0 ? r : 0;
+}
+
+static int parse_spoofchk(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
+{
+	return parse_on_off(ctx, root, "spoofchk", SR_PF_SPOOFCHK, &c->spoofchk, c);
+}
+
+static int parse_trust(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
+{
+	return parse_on_off(ctx, root, "trust", SR_PF_TRUST, &c->trust, c);
+}
+
+static int parse_link_state(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
+{
+	static const char *const words[] = {"auto", "enable", "disable", NULL}; /* NLW_VF_LINK_* */
+	unsigned i;
+	int r =
+	    parse_word(ctx, root, "link_state", words, "\"auto\", \"enable\" or \"disable\"", &i);
+
+	if (r > 0) {
+		c->link_state = (enum nlw_vf_link_state)i;
+		c->pf_keys |= SR_PF_LINK_STATE;
+	}
+	return r < 0 ? r : 0;
 }
 
 static int take_mac(struct cni_ctx *ctx, const char *what, const char *v, struct sr_conf *c)
@@ -249,22 +270,13 @@ static int parse_mac(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
 
 static int parse_rdma(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
 {
-	const char *v = NULL;
-	bool present = false;
-	int r = cni_conf_get_string(ctx, root, "", "rdma", &v, &present);
+	static const char *const words[] = {"auto", "on", "off", NULL}; /* enum sr_rdma_mode */
+	unsigned i;
+	int r = parse_word(ctx, root, "rdma", words, "\"auto\", \"on\" or \"off\"", &i);
 
-	if (r < 0 || !present)
-		return r;
-	if (streq(v, "auto"))
-		c->rdma = SR_RDMA_AUTO;
-	else if (streq(v, "on"))
-		c->rdma = SR_RDMA_ON;
-	else if (streq(v, "off"))
-		c->rdma = SR_RDMA_OFF;
-	else
-		return cni_conf_invalid(ctx, CNI_ERR_INVALID_CONFIG,
-					"rdma: \"%s\" is not \"auto\", \"on\" or \"off\"", v);
-	return 0;
+	if (r > 0)
+		c->rdma = (enum sr_rdma_mode)i;
+	return r < 0 ? r : 0;
 }
 
 static int parse_paths(struct cni_ctx *ctx, const json_t *root, struct sr_conf *c)
@@ -337,36 +349,23 @@ static int parse_return_timeout(struct cni_ctx *ctx, const json_t *root, struct 
 	return r;
 }
 
+/* The key parsers, in this order (precedence of mac: parse_mac). */
+static int (*const parsers[])(struct cni_ctx *, const json_t *, struct sr_conf *) = {
+    parse_paths,      parse_device_id, parse_vlan, parse_mac,  parse_spoofchk,	     parse_trust,
+    parse_link_state, parse_rates,     parse_mtu,  parse_rdma, parse_return_timeout,
+};
+
 int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret)
 {
 	const json_t *root = ctx->conf.root;
 	struct sr_conf c = {0};
-	int r;
+	int r = 0;
 
 	cni_conf_warn_unknown_keys(root, "", sr_keys, true);
-	r = parse_paths(ctx, root, &c);
-	if (r >= 0)
-		r = parse_device_id(ctx, root, &c);
-	if (r >= 0)
-		r = parse_vlan(ctx, root, &c);
-	if (r >= 0)
-		r = parse_mac(ctx, root, &c);
-	if (r >= 0)
-		r = parse_on_off(ctx, root, "spoofchk", SR_PF_SPOOFCHK, &c.spoofchk, &c);
-	if (r >= 0)
-		r = parse_on_off(ctx, root, "trust", SR_PF_TRUST, &c.trust, &c);
-	if (r >= 0)
-		r = parse_link_state(ctx, root, &c);
-	if (r >= 0)
-		r = parse_rates(ctx, root, &c);
-	if (r >= 0)
-		r = parse_mtu(ctx, root, &c);
-	if (r >= 0)
-		r = parse_rdma(ctx, root, &c);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(parsers); i++)
+		r = parsers[i](ctx, root, &c);
 	if (r >= 0)
 		r = parse_devinfo(ctx, &c);
-	if (r >= 0)
-		r = parse_return_timeout(ctx, root, &c);
 	if (r < 0) {
 		sr_conf_done(&c);
 		return r;
