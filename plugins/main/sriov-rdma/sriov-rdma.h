@@ -135,6 +135,15 @@ struct sr_state {
 /* JSON text of a state (owned, NUL-terminated) / parse it back (untrusted input). */
 char *sr_state_format(const struct sr_state *s);
 int sr_state_parse(const char *text, size_t len, struct sr_state *ret);
+/* The compact, key-sorted text of j (its reference taken; NULL: NULL). */
+char *sr_json_dump(json_t *j);
+/*
+ * Fields of a state file (input: every one checked): a string that fits len
+ * with no NUL inside, an integer in [min, max], a MAC address. 0 or -EBADMSG.
+ */
+int sr_json_str(const json_t *o, const char *key, char *buf, size_t len);
+int sr_json_int(const json_t *o, const char *key, long long min, long long max, long long *ret);
+int sr_json_mac(const json_t *o, const char *key, unsigned char mac[6]);
 /*
  * Write the device-info file (device-info-spec 1.1.0, type "pci": the
  * pci-address and, when moved, the rdma-device) atomically at path.
