@@ -85,6 +85,7 @@ struct bench_op {
 	int err_fd; /* memfd with the child's stderr */
 	struct timespec start;
 	double ms;
+	double cpu_ms; /* user + system time of the child and what it reaped */
 	long maxrss_kb;
 	int status;
 	bool done;
@@ -243,6 +244,8 @@ static void op_finish(struct bench_op *op, int status, const struct rusage *ru)
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	op->ms = ts_ms(&op->start, &end);
 	op->maxrss_kb = ru->ru_maxrss;
+	op->cpu_ms = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
+		     (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
 	op->status = status;
 	op->done = true;
 }
@@ -451,6 +454,9 @@ static void print_report(const struct bench_opts *o, const struct bench_op *ops,
 	printf("],\"rss_kb\":[");
 	for (unsigned i = 0; i < o->count; i++)
 		printf("%s%ld", i ? "," : "", ops[i].maxrss_kb);
+	printf("],\"cpu_ms\":[");
+	for (unsigned i = 0; i < o->count; i++)
+		printf("%s%.3f", i ? "," : "", ops[i].cpu_ms);
 	printf("]");
 	print_stats("lat_ms", lat, o->count);
 	print_stats("rss_kb_stats", rss, o->count);
