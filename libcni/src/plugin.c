@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -534,27 +533,6 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	return rc;
 }
 
-/*
- * jansson seeds its key hash from /dev/urandom (open, read, close) when the
- * first object is made. The kernel already gives every process 16 random
- * bytes (AT_RANDOM); glibc uses them for its stack and pointer guards, so the
- * seed is a one-way mix of all 16 rather than a copy of any of them. Keys
- * stay unpredictable to whoever writes the config, three syscalls cheaper.
- */
-static void seed_json_hash(void)
-{
-	const unsigned char *rnd = (const unsigned char *)getauxval(AT_RANDOM);
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	if (!rnd)
-		return; /* jansson falls back to /dev/urandom */
-	for (size_t i = 0; i < 16; i++) {
-		h = (h ^ rnd[i]) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	json_object_seed((size_t)(h >> 32) | 1);
-}
-
 int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 {
 	struct cni_ctx ctx = {.ops = ops};
@@ -570,7 +548,6 @@ int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 		about(ops);
 		return 0;
 	}
-	seed_json_hash();
 	r = read_all(STDIN_FILENO, &buf, &len, &ctx.err);
 	if (r < 0) {
 		cni_error_from_errno(&ctx.err, r);
