@@ -2,10 +2,10 @@
 /* Deterministic host device names and attachment tags. */
 #include <errno.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fmt.h"
 #include "nlw/link.h"
 #include "podnet/name.h"
 
@@ -67,7 +67,7 @@ int podnet_host_ifname(const char *prefix, unsigned hex, const char *container_i
 	memcpy(buf, prefix, plen);
 	if (hex < 16)
 		h &= (1ull << (hex * 4)) - 1; /* the low `hex` digits */
-	*fmt_hex(buf + plen, h, hex) = '\0';
+	snprintf(buf + plen, IFNAMSIZ - plen, "%0*" PRIx64, (int)hex, h);
 	return 0;
 }
 

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "base/codec.h"
-#include "base/fmt.h"
 
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -132,8 +131,12 @@ char *hex_encode(char *p, const void *in, size_t len)
 {
 	const unsigned char *b = in;
 
-	for (size_t i = 0; i < len; i++)
-		p = fmt_hex(p, b[i], 2);
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		*p++ = digits[b[i] >> 4];
+		*p++ = digits[b[i] & 15];
+	}
 	return p;
 }
 
