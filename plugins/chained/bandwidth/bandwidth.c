@@ -166,25 +166,34 @@ static int apply(struct podnet *pn, const struct bandwidth_conf *c)
 	return r;
 }
 
-static int bandwidth_add(struct podnet *pn)
+/* ADD's and CHECK's frame: parse the config, require prevResult, run step. */
+static int with_conf(struct podnet *pn, int (*step)(struct podnet *, const struct bandwidth_conf *))
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct bandwidth_conf c;
-	int r;
+	int r = bandwidth_conf_parse(pn->ctx, &c);
 
-	r = bandwidth_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0) {
-		ctx->result = cni_result_dup(ctx->prev_result);
-		if (!ctx->result)
-			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	}
-	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
-		r = apply(pn, &c);
+	r = podnet_require_prev(pn->ctx);
+	if (r >= 0)
+		r = step(pn, &c);
 	bandwidth_conf_done(&c);
 	return r;
+}
+
+static int add_step(struct podnet *pn, const struct bandwidth_conf *c)
+{
+	struct cni_ctx *ctx = pn->ctx;
+
+	ctx->result = cni_result_dup(ctx->prev_result);
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	return bandwidth_ingress(c) || bandwidth_egress(c) ? apply(pn, c) : 0;
+}
+
+static int bandwidth_add(struct podnet *pn)
+{
+	return with_conf(pn, add_step);
 }
 
 static bool ours_root(const struct nlw_qdisc *q)
@@ -290,35 +299,34 @@ static int check_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct ba
 	return r < 0 ? tc_fail(ctx, s, r, "list qdiscs", ifb_name) : 0;
 }
 
-static int bandwidth_check(struct podnet *pn)
+static int check_step(struct podnet *pn, const struct bandwidth_conf *c)
 {
 	struct cni_ctx *ctx = pn->ctx;
 	struct nlw_sock *s = pn->host;
-	struct bandwidth_conf c;
 	struct nlw_link veth;
-	int r;
+	int r = 0;
 
-	r = bandwidth_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
+	if (bandwidth_ingress(c) || bandwidth_egress(c))
 		r = podnet_host_peer(pn, &veth);
-	if (r >= 0 && bandwidth_ingress(&c)) {
-		r = root_matches(s, veth.ifindex, &c, c.ingress_rate, c.ingress_burst);
+	if (r >= 0 && bandwidth_ingress(c)) {
+		r = root_matches(s, veth.ifindex, c, c->ingress_rate, c->ingress_burst);
 		if (r == 0)
 			r = cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
 				       "ingress: qdisc on '%s' missing or differs from ingressRate "
 				       "%llu ingressBurst %llu",
-				       veth.name, (unsigned long long)c.ingress_rate,
-				       (unsigned long long)c.ingress_burst);
+				       veth.name, (unsigned long long)c->ingress_rate,
+				       (unsigned long long)c->ingress_burst);
 		else if (r < 0)
 			r = tc_fail(ctx, s, r, "list qdiscs", veth.name);
 	}
-	if (r >= 0 && bandwidth_egress(&c))
-		r = check_egress(ctx, s, &c);
-	bandwidth_conf_done(&c);
+	if (r >= 0 && bandwidth_egress(c))
+		r = check_egress(ctx, s, c);
 	return r < 0 ? r : 0;
+}
+
+static int bandwidth_check(struct podnet *pn)
+{
+	return with_conf(pn, check_step);
 }
 
 static bool cid_valid(const struct cni_conf *conf, const char *cid)

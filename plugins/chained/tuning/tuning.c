@@ -425,6 +425,20 @@ static int differs(struct cni_ctx *ctx, const char *what, const char *want, cons
 			  cur);
 }
 
+static int differs_uint(struct cni_ctx *ctx, const char *what, unsigned want, unsigned cur)
+{
+	char w[16], c[16];
+
+	snprintf(w, sizeof(w), "%u", want);
+	snprintf(c, sizeof(c), "%u", cur);
+	return differs(ctx, what, w, c);
+}
+
+static const char *bool_str(bool b)
+{
+	return b ? "true" : "false";
+}
+
 static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const struct nlw_link *l)
 {
 	char want[24], cur[24];
@@ -435,19 +449,13 @@ static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const st
 		return differs(ctx, c->mac_src, want, cur);
 	/* The reference's rule: promisc false means "must be off" in CHECK. */
 	if (c->promisc != l->promisc)
-		return differs(ctx, "promisc", c->promisc ? "true" : "false",
-			       l->promisc ? "true" : "false");
-	snprintf(want, sizeof(want), "%u", c->mtu);
-	snprintf(cur, sizeof(cur), "%u", l->mtu);
+		return differs(ctx, "promisc", bool_str(c->promisc), bool_str(l->promisc));
 	if (c->mtu && c->mtu != l->mtu)
-		return differs(ctx, "mtu", want, cur);
+		return differs_uint(ctx, "mtu", c->mtu, l->mtu);
 	if (c->has_allmulti && c->allmulti != l->allmulti)
-		return differs(ctx, "allmulti", c->allmulti ? "true" : "false",
-			       l->allmulti ? "true" : "false");
-	snprintf(want, sizeof(want), "%u", c->txqlen);
-	snprintf(cur, sizeof(cur), "%u", l->txqlen);
+		return differs(ctx, "allmulti", bool_str(c->allmulti), bool_str(l->allmulti));
 	if (c->has_txqlen && c->txqlen != l->txqlen)
-		return differs(ctx, "txQLen", want, cur);
+		return differs_uint(ctx, "txQLen", c->txqlen, l->txqlen);
 	return 0;
 }
 

@@ -111,26 +111,21 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 
 	r = pw_nft_open(&nft);
 	if (r >= 0 && s->conf.macspoofchk) {
-		r = pw_nft_spoof_check(nft,
-				       &(struct pw_nft_spoof){.network = ctx->conf.name,
-							      .container_id = ctx->container_id,
-							      .ifname = ctx->ifname,
-							      .host_ifname = s->hveth.name,
-							      .mac = s->cont.mac});
+		struct pw_nft_spoof sp = bridge_nft_spoof(ctx, s->hveth.name, s->cont.mac);
+
+		r = pw_nft_spoof_check(nft, &sp);
 		if (r == 0)
 			r = podnet_differs(ctx,
 					   "macspoofchk: nftables elements for '%s' (%s) missing",
 					   s->hveth.name, ctx->ifname);
 	}
 	if (r >= 0 && s->conf.ip_masq && s->conf.is_layer3) {
+		struct pw_nft_masq mq;
+
 		r = cni_result_addrs(s->pr, &addrs, &n);
+		mq = bridge_nft_masq(ctx, addrs, n);
 		if (r >= 0 && n > 0)
-			r = pw_nft_masq_check(
-			    nft, &(struct pw_nft_masq){.network = ctx->conf.name,
-						       .container_id = ctx->container_id,
-						       .ifname = ctx->ifname,
-						       .addrs = addrs,
-						       .n_addrs = n});
+			r = pw_nft_masq_check(nft, &mq);
 		if (r == 0 && n > 0)
 			r = podnet_differs(ctx, "ipMasq: nftables elements of %s/%s missing",
 					   ctx->container_id, ctx->ifname);

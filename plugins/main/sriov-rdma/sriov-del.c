@@ -207,7 +207,7 @@ static int dir_open_existing(struct sr_run *r)
 	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
-static int del(struct sr_run *r)
+int sr_del(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
 	char bdf[SR_BDF_LEN];
@@ -235,15 +235,6 @@ static int del(struct sr_run *r)
 	}
 	e = sr_host_ns_open(r);
 	return e < 0 ? e : sr_teardown(r);
-}
-
-int sr_cmd_del(struct podnet *pn)
-{
-	struct sr_run r = SR_RUN_INIT(pn);
-	int e = del(&r);
-
-	sr_run_done(&r);
-	return e;
 }
 
 static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s)
@@ -362,7 +353,7 @@ static int gc_lost(struct sr_run *r)
 	return gc_scan(r, fd, gc_lost_one);
 }
 
-static int gc(struct sr_run *r)
+int sr_gc(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
 	int e = sr_conf_parse(ctx, &r->conf), first;
@@ -380,13 +371,4 @@ static int gc(struct sr_run *r)
 	if (ctx->conf.ipam_type)
 		podnet_keep_first(&first, sr_ipam_run(ctx, CNI_CMD_GC));
 	return first;
-}
-
-int sr_cmd_gc(struct podnet *pn)
-{
-	struct sr_run r = SR_RUN_INIT(pn);
-	int e = gc(&r);
-
-	sr_run_done(&r);
-	return e;
 }

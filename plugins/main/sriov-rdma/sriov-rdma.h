@@ -311,10 +311,11 @@ int sr_pod_configure(struct sr_run *r, int ifindex);
 
 /* The verbs (sriov-add.c, sriov-del.c, sriov-check.c), on podnet_plugin_main. */
 int sr_cmd_add(struct podnet *pn);
-int sr_cmd_del(struct podnet *pn);
-int sr_cmd_check(struct podnet *pn);
-int sr_cmd_gc(struct podnet *pn);
 int sr_cmd_status(struct podnet *pn);
+/* DEL, CHECK and GC on a run that sriov-ops.c makes and releases. */
+int sr_del(struct sr_run *r);
+int sr_check(struct sr_run *r);
+int sr_gc(struct sr_run *r);
 /* Restore everything a state records and remove it (DEL, GC, stale takeover). */
 int sr_teardown(struct sr_run *r);
 
