@@ -18,19 +18,6 @@
 #define MAX_ADDRS 64
 #define SPOOF_ALLOWED_LEN (IFNAMSIZ + 8)
 
-/* A set object naming table/set/family, holding the elements to send. */
-static struct nftnl_set *set_ref(uint16_t family, const char *name)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-
-	if (!s)
-		return NULL;
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
-	return s;
-}
-
 /* One element of one set: the set's family and name, and the key. */
 struct elem_ref {
 	uint16_t family;
@@ -42,7 +29,7 @@ struct elem_ref {
 /* Put one element (key, tag) into the batch with message type `type`. */
 static int batch_elem(struct pw_nft *nft, uint16_t type, const struct elem_ref *e, const char *tag)
 {
-	struct nftnl_set *s = set_ref(e->family, e->set);
+	struct nftnl_set *s = nft_set_ref(e->family, e->set);
 	int r;
 
 	if (!s)
@@ -142,8 +129,20 @@ static bool tag_equal(const char *tag, void *userdata)
  */
 #define DEL_TRIES 3
 
-static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
+/* Run a deletion batch again while it meets a concurrent change (ENOENT). */
+static int del_retried(struct pw_nft *nft, int (*once)(struct pw_nft *, const void *),
+		       const void *arg)
 {
+	int r = -ENOENT;
+
+	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
+		r = once(nft, arg);
+	return r;
+}
+
+static int masq_del_once(struct pw_nft *nft, const void *arg)
+{
+	const struct pw_nft_masq *m = arg;
 	char tag[PW_NFT_TAG_MAX + 1], set[PW_NFT_NAME_MAX];
 	unsigned n = 0;
 	int r;
@@ -182,11 +181,7 @@ static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
 
 int pw_nft_masq_del(struct pw_nft *nft, const struct pw_nft_masq *m)
 {
-	int r = -ENOENT;
-
-	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
-		r = masq_del_once(nft, m);
-	return r;
+	return del_retried(nft, masq_del_once, m);
 }
 
 int pw_nft_masq_check(struct pw_nft *nft, const struct pw_nft_masq *m)
@@ -270,8 +265,9 @@ int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
-static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
+static int spoof_del_once(struct pw_nft *nft, const void *arg)
 {
+	const struct pw_nft_spoof *s = arg;
 	struct spoof_keys k;
 	int r, has_port, has_allowed;
 
@@ -306,11 +302,7 @@ static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
 
 int pw_nft_spoof_del(struct pw_nft *nft, const struct pw_nft_spoof *s)
 {
-	int r = -ENOENT;
-
-	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
-		r = spoof_del_once(nft, s);
-	return r;
+	return del_retried(nft, spoof_del_once, s);
 }
 
 int pw_nft_spoof_check(struct pw_nft *nft, const struct pw_nft_spoof *s)

@@ -61,21 +61,18 @@ static bool is_map(enum pw_nft_portmap_set which)
 
 int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
-	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	const char *name = pw_nft_portmap_set_name(which, family);
+	struct nftnl_set *s = name ? nft_set_ref(NFPROTO_INET, name) : NULL;
+	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	uint32_t type, len;
-	struct nlmsghdr *nlh;
-	int r = -ENOMEM;
 
-	if (!s || !u || !name)
-		goto out;
-	if (!nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, PW_NFT_PORTMAP_COMMENT))
-		goto out;
+	if (!s || !u || !nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, PW_NFT_PORTMAP_COMMENT)) {
+		nftnl_udata_buf_free(u);
+		if (s)
+			nftnl_set_free(s);
+		return -ENOMEM;
+	}
 	set_key_type(which, family, &type, &len);
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, len);
 	if (is_map(which)) {
@@ -86,17 +83,7 @@ int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family)
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, concat(d, 2));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, family == AF_INET ? 8 : 20);
 	}
-	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
-	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, NFPROTO_INET, NLM_F_CREATE);
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nft_batch_next(nft);
-	r = 0;
-out:
-	nftnl_udata_buf_free(u);
-	if (s)
-		nftnl_set_free(s);
-	return r;
+	return nft_batch_new_set(nft, s, u);
 }
 
 int pm_add_chain(struct pw_nft *nft, const char *name)

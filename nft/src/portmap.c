@@ -176,40 +176,10 @@ static int plan_elems(const struct pw_nft_portmap *pm, struct pm_elem **ret, siz
 	return 0;
 }
 
-static struct nftnl_set *set_ref(const char *name)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-
-	if (!s)
-		return NULL;
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	return s;
-}
-
 static int elem_put(struct nftnl_set *s, const struct pm_elem *x, const char *tag)
 {
-	struct nftnl_set_elem *e;
-	struct nftnl_udata_buf *u;
-
-	if (!tag || !x->dlen)
-		return nft_elem_add(s, x->key, x->klen, tag);
-	e = nftnl_set_elem_alloc();
-	u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
-	if (!e || !u || !nftnl_udata_put_strz(u, NFTNL_UDATA_SET_ELEM_COMMENT, tag)) {
-		nftnl_udata_buf_free(u);
-		if (e)
-			nftnl_set_elem_free(e);
-		return -ENOMEM;
-	}
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, x->key, (uint32_t)x->klen);
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, x->data, (uint32_t)x->dlen);
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(u),
-			   nftnl_udata_buf_len(u));
-	nftnl_udata_buf_free(u);
-	nftnl_set_elem_add(s, e);
-	return 0;
+	/* Deletions (no tag) name keys only. */
+	return nft_elem_add_data(s, x->key, x->klen, tag ? x->data : NULL, tag ? x->dlen : 0, tag);
 }
 
 /*
@@ -235,7 +205,7 @@ static int batch_set(struct pw_nft *nft, const struct pm_batch *b, enum pw_nft_p
 
 	if (!name)
 		return 0;
-	s = set_ref(name);
+	s = nft_set_ref(NFPROTO_INET, name);
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; r >= 0 && i < b->n; i++)
@@ -286,11 +256,6 @@ static int batch_objects(struct pw_nft *nft)
 	return r;
 }
 
-static int elem_reply_cb(const struct nlmsghdr *nlh, void *data)
-{
-	return nftnl_set_elems_nlmsg_parse(nlh, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
-}
-
 struct got_elem {
 	char tag[NFT_USERDATA_MAXLEN];
 	uint8_t data[20];
@@ -322,7 +287,8 @@ static void first_elem(struct nftnl_set *s, struct got_elem *g, int *found)
 static int get_elem(struct pw_nft *nft, const struct pm_elem *x, struct got_elem *g)
 {
 	char buf[PW_NFT_REQ_MAX] = {0};
-	struct nftnl_set *s = set_ref(pw_nft_portmap_set_name(x->which, x->family));
+	struct nftnl_set *s =
+	    nft_set_ref(NFPROTO_INET, pw_nft_portmap_set_name(x->which, x->family));
 	struct nftnl_set *reply = nftnl_set_alloc();
 	struct nlmsghdr *nlh;
 	int r, found = 0;
@@ -332,7 +298,7 @@ static int get_elem(struct pw_nft *nft, const struct pm_elem *x, struct got_elem
 	if (r >= 0) {
 		nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, 0, 0);
 		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-		r = nft_get(nft, nlh, elem_reply_cb, reply);
+		r = nft_get(nft, nlh, nft_elems_cb, reply);
 	}
 	if (r >= 0)
 		first_elem(reply, g, &found);
@@ -531,59 +497,14 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
 
 /* ---- scans (DEL without ports, GC) ---- */
 
-static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
-{
-	char buf[PW_NFT_REQ_MAX] = {0};
-	struct nlmsghdr *nlh;
-	int r;
-
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, 0);
-	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	r = nft_dump(nft, nlh, elem_reply_cb, s);
-	return r == -ENOENT ? 0 : r;
-}
-
-/* Elements of `from` whose tag matches, as keys in a new set object. */
-static int pick(struct nftnl_set *from, const char *name, bool (*pred)(const char *, void *),
-		void *userdata, struct nftnl_set **ret)
-{
-	struct nftnl_set *to = set_ref(name);
-	struct nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(from);
-	struct nftnl_set_elem *e;
-	int n = 0;
-
-	while (to && it && n >= 0 && (e = nftnl_set_elems_iter_next(it))) {
-		char tag[NFT_USERDATA_MAXLEN];
-		uint32_t klen = 0, ulen = 0;
-		const void *key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &klen);
-		const void *u = nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ulen);
-
-		nft_elem_tag(u, ulen, tag, sizeof(tag));
-		if (!key || !tag[0] || !pred(tag, userdata))
-			continue;
-		n = nft_elem_add(to, key, klen, NULL) < 0 ? -ENOMEM : n + 1;
-	}
-	if (it)
-		nftnl_set_elems_iter_destroy(it);
-	if (!to || !it)
-		n = -ENOMEM;
-	if (n <= 0) {
-		if (to)
-			nftnl_set_free(to);
-		return n;
-	}
-	*ret = to;
-	return n;
-}
-
 static int scan_one(struct pw_nft *nft, const char *name, bool (*pred)(const char *, void *),
 		    void *userdata)
 {
-	struct nftnl_set *all = set_ref(name), *del = NULL;
-	int r = all ? list_elems(nft, all) : -ENOMEM;
+	struct nftnl_set *all = nft_set_ref(NFPROTO_INET, name), *del = NULL;
+	int r = all ? nft_list_elems(nft, all) : -ENOMEM;
 
 	if (r >= 0)
-		r = pick(all, name, pred, userdata, &del);
+		r = nft_pick_elems(all, pred, userdata, &del);
 	if (r > 0) {
 		nft_batch_elems(nft, PW_NFT_MSG_DESTROYSETELEM, 0, del);
 		nftnl_set_free(del);

@@ -36,20 +36,34 @@ int nft_add_table(struct pw_nft *nft, uint16_t family)
 	return 0;
 }
 
+int nft_batch_new_set(struct pw_nft *nft, struct nftnl_set *s, struct nftnl_udata_buf *u)
+{
+	struct nlmsghdr *nlh;
+
+	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
+	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
+	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY),
+			    NLM_F_CREATE);
+	nftnl_set_nlmsg_build_payload(nlh, s);
+	nft_batch_next(nft);
+	nftnl_udata_buf_free(u);
+	nftnl_set_free(s);
+	return 0;
+}
+
 int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const char *network,
 		uint32_t key_type, uint32_t key_len)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
+	struct nftnl_set *s = nft_set_ref(family, name);
 	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	char comment[PW_NFT_NAME_MAX];
-	struct nlmsghdr *nlh;
 	int r = -ENOMEM;
 
 	if (!s || !u)
-		goto out;
+		goto fail;
 	r = nft_set_comment(network, comment, sizeof(comment));
 	if (r < 0)
-		goto out;
+		goto fail;
 	/*
 	 * nft prints a plain ifname key byte-reversed unless told it is host
 	 * order (its BYTEORDER_HOST_ENDIAN, 1); addresses need no hint.
@@ -57,24 +71,16 @@ int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const cha
 	if (key_type == PW_NFT_TYPE_IFNAME &&
 	    !nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1)) {
 		r = -ENOMEM;
-		goto out;
+		goto fail;
 	}
 	if (!nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, comment)) {
 		r = -ENAMETOOLONG;
-		goto out;
+		goto fail;
 	}
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
-	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
-	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, family, NLM_F_CREATE);
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nft_batch_next(nft);
-	r = 0;
-out:
+	return nft_batch_new_set(nft, s, u);
+fail:
 	nftnl_udata_buf_free(u);
 	if (s)
 		nftnl_set_free(s);
