@@ -229,14 +229,20 @@ static int spoof_keys(const struct pw_nft_spoof *s, struct spoof_keys *k)
 	return 0;
 }
 
+/* spoof_keys for ADD and CHECK, which need the host end and the MAC. */
+static int spoof_keys_full(const struct pw_nft_spoof *s, struct spoof_keys *k)
+{
+	int r = spoof_keys(s, k);
+
+	return r >= 0 && !k->has_keys ? -EINVAL : r;
+}
+
 int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 {
 	struct spoof_keys k;
 	int r;
 
-	r = spoof_keys(s, &k);
-	if (r >= 0 && !k.has_keys)
-		r = -EINVAL;
+	r = spoof_keys_full(s, &k);
 	if (r >= 0)
 		r = nft_batch_begin(nft);
 	if (r >= 0)
@@ -310,9 +316,7 @@ int pw_nft_spoof_check(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	struct spoof_keys k;
 	int r;
 
-	r = spoof_keys(s, &k);
-	if (r >= 0 && !k.has_keys)
-		r = -EINVAL;
+	r = spoof_keys_full(s, &k);
 	if (r >= 0)
 		r = nft_elem_present(nft, NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ, k.tag);
 	if (r > 0)

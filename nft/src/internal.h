@@ -124,6 +124,9 @@ int nft_pick_elems(struct nftnl_set *from, nft_tag_pred pred, void *userdata,
 
 /* Objects built into the current batch (rules.c). */
 int nft_add_table(struct pw_nft *nft, uint16_t family);
+/* A rule appended to chain, its expressions from build(r, arg), into the batch. */
+int nft_add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
+		 int (*build)(struct nftnl_rule *, const void *), const void *arg);
 /*
  * NEWSET of set s (name, family, key and flags set) with user data u into the
  * batch, under the batch's next set ID; frees s and u. Returns 0.
@@ -132,7 +135,10 @@ int nft_batch_new_set(struct pw_nft *nft, struct nftnl_set *s, struct nftnl_udat
 /* Named set (created if missing) tagged "podwire:<network>". */
 int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const char *network,
 		uint32_t key_type, uint32_t key_len);
-/* Base chain (created if missing, policy accept) followed by a flush of its rules. */
+/*
+ * Base chain (created if missing, policy accept), or a regular chain when
+ * type is NULL, followed by a flush of its rules.
+ */
 int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, const char *type,
 		       uint32_t hook, int32_t prio);
 /* inet: nfproto, saddr @set, daddr != subnet, daddr != multicast, masquerade. */

@@ -241,7 +241,7 @@ static int batch_objects(struct pw_nft *nft)
 			if (pw_nft_portmap_set_name(w, fams[f]))
 				r = pm_add_set(nft, w, fams[f]);
 	if (r >= 0)
-		r = pm_add_chain(nft, PM_CHAIN_DNAT);
+		r = nft_add_base_chain(nft, NFPROTO_INET, PM_CHAIN_DNAT, NULL, 0, 0);
 	if (r >= 0)
 		r = nft_add_base_chain(nft, NFPROTO_INET, PM_CHAIN_PRE, "nat", NF_INET_PRE_ROUTING,
 				       NF_IP_PRI_NAT_DST);
@@ -399,6 +399,15 @@ static int add_batch(struct pw_nft *nft, const struct pm_elem *e, size_t n, cons
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
+/* The attachment's tag (PW_NFT_PORTMAP_TAG_MAX + 1 bytes) and its planned elements. */
+static int tag_and_plan(const struct pw_nft_portmap *pm, char *tag, struct pm_elem **e, size_t *n)
+{
+	int r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag,
+				   PW_NFT_PORTMAP_TAG_MAX + 1);
+
+	return r < 0 ? r : plan_elems(pm, e, n);
+}
+
 int pw_nft_portmap_add(struct pw_nft *nft, const struct pw_nft_portmap *pm, char *owner,
 		       size_t *which)
 {
@@ -407,9 +416,7 @@ int pw_nft_portmap_add(struct pw_nft *nft, const struct pw_nft_portmap *pm, char
 	size_t n = 0;
 	int r;
 
-	r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag, sizeof(tag));
-	if (r >= 0)
-		r = plan_elems(pm, &e, &n);
+	r = tag_and_plan(pm, tag, &e, &n);
 	if (r < 0)
 		return r;
 	r = add_batch(nft, e, n, tag, false);
@@ -478,9 +485,7 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
 	size_t n = 0;
 	int r;
 
-	r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag, sizeof(tag));
-	if (r >= 0)
-		r = plan_elems(pm, &e, &n);
+	r = tag_and_plan(pm, tag, &e, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct got_elem g;
 

@@ -115,10 +115,12 @@ int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, co
 		return -ENOMEM;
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
-	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	if (type) {
+		nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type);
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+		nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	}
 	nlh = nft_batch_msg(nft, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	nft_batch_next(nft);
@@ -276,8 +278,8 @@ static int spoof_exprs(struct nftnl_rule *r, const char *ports, const char *allo
 	return nft_expr_add(r, verdict);
 }
 
-static int add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
-		    int (*build)(struct nftnl_rule *, const void *), const void *arg)
+int nft_add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
+		 int (*build)(struct nftnl_rule *, const void *), const void *arg)
 {
 	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
@@ -315,7 +317,7 @@ int nft_add_masq_rule(struct pw_nft *nft, const char *chain, const char *set,
 {
 	struct masq_arg a = {.set = set, .subnet = subnet};
 
-	return add_rule(nft, NFPROTO_INET, chain, build_masq, &a);
+	return nft_add_rule(nft, NFPROTO_INET, chain, build_masq, &a);
 }
 
 struct spoof_arg {
@@ -334,5 +336,5 @@ int nft_add_spoof_rule(struct pw_nft *nft, const char *chain, const char *ports,
 {
 	struct spoof_arg a = {.ports = ports, .allowed = allowed};
 
-	return add_rule(nft, NFPROTO_BRIDGE, chain, build_spoof, &a);
+	return nft_add_rule(nft, NFPROTO_BRIDGE, chain, build_spoof, &a);
 }
