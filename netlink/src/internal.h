@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "nlw/sock.h"
+#include "base/macro.h"
 
 /* Requests are small; replies use the socket's growing receive buffer. */
 #define NLW_REQ_SIZE 4096
@@ -114,3 +115,22 @@ void nlw_attr_strcpy(const struct nlattr *a, char *buf, size_t len);
 
 /* Validate an interface name: 1..IFNAMSIZ-1 bytes, no '/', ':' or whitespace. */
 bool nlw_ifname_valid(const char *name);
+
+/*
+ * Room for one more element of `size` bytes in *v (n in use, *cap
+ * allocated), doubling from 8. 0 or -ENOMEM.
+ */
+static inline int nlw_grow(void **v, unsigned n, unsigned *cap, size_t size)
+{
+	unsigned c = *cap ? *cap * 2 : 8;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = reallocarray_safe(*v, c, size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}

@@ -291,7 +291,7 @@ int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu)
 struct qdisc_list {
 	int ifindex;
 	struct nlw_qdisc *v;
-	unsigned n;
+	unsigned n, cap;
 };
 
 static const struct nlw_policy tca_policy[TCA_MAX + 1] = {
@@ -325,7 +325,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	struct qdisc_list *l = data;
 	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[TCA_MAX + 1];
-	struct nlw_qdisc q, *v;
+	struct nlw_qdisc q;
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)) ||
@@ -342,11 +342,9 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	if (strcmp(q.kind, "tbf") == 0 && tb[TCA_OPTIONS] &&
 	    (r = parse_tbf(tb[TCA_OPTIONS], &q)) < 0)
 		return r;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (nlw_grow((void **)&l->v, l->n, &l->cap, sizeof(*l->v)) < 0)
 		return -ENOMEM;
-	v[l->n++] = q;
-	l->v = v;
+	l->v[l->n++] = q;
 	return 0;
 }
 
@@ -354,9 +352,8 @@ static void qdisc_reset(void *data)
 {
 	struct qdisc_list *l = data;
 
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	l->v = mfree(l->v);
+	l->n = l->cap = 0;
 }
 
 int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, unsigned *ret_n)
@@ -370,67 +367,6 @@ int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, u
 		return -EINVAL;
 	nlh = tc_start(&req, RTM_GETQDISC, NLM_F_DUMP, tc_obj(ifindex, 0, 0));
 	r = nlw_dump(sock, nlh, qdisc_cb, qdisc_reset, &l);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*ret = l.v;
-	*ret_n = l.n;
-	return 0;
-}
-
-/* ---- links of one kind ---- */
-
-struct kind_list {
-	const char *kind;
-	struct nlw_link *v;
-	unsigned n;
-};
-
-static int kind_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct kind_list *l = data;
-	struct nlw_link link, *v;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlw_link_parse(nlh, &link) < 0 ||
-	    strcmp(link.kind, l->kind) != 0)
-		return 0;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	v[l->n++] = link;
-	l->v = v;
-	return 0;
-}
-
-static void kind_reset(void *data)
-{
-	struct kind_list *l = data;
-
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
-		       unsigned *ret_n)
-{
-	struct kind_list l = {.kind = kind};
-	union nlw_req req;
-	struct ifinfomsg *ifi;
-	struct nlmsghdr *nlh;
-	struct nlattr *info;
-	int r;
-
-	if (!sock || !kind || !ret || !ret_n)
-		return -EINVAL;
-	nlh = nlw_req_init(&req, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi), (void **)&ifi);
-	ifi->ifi_family = AF_UNSPEC;
-	info = nlw_nest_start(nlh, IFLA_LINKINFO);
-	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, kind))
-		return -EMSGSIZE;
-	mnl_attr_nest_end(nlh, info);
-	r = nlw_dump(sock, nlh, kind_cb, kind_reset, &l);
 	if (r < 0) {
 		free(l.v);
 		return r;

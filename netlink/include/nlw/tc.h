@@ -70,15 +70,6 @@ int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, const struct nlw_p
 /* Create an IFB device (NLM_F_CREATE|NLM_F_EXCL), up, with mtu (0: default). */
 int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu);
 
-struct nlw_link;
-/*
- * Every link of IFLA_INFO_KIND `kind` (a dump, filtered by the kernel when
- * it can and checked here). *ret owned by the caller (free()).
- * Errors: -EAGAIN (dump kept being interrupted), -ENOMEM.
- */
-int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
-		       unsigned *ret_n);
-
 /* A qdisc as read back. */
 struct nlw_qdisc {
 	char kind[NLW_TC_KIND_MAX];

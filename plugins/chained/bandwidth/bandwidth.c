@@ -353,7 +353,7 @@ static int bandwidth_gc(struct podnet *pn)
 
 	if (!ctx->conf.has_valid_attachments)
 		return 0;
-	r = nlw_link_list_kind(s, "ifb", &links, &n);
+	r = nlw_link_list(s, &(struct nlw_link_filter){.kind = "ifb"}, &links, &n);
 	if (r < 0)
 		return tc_fail(ctx, s, r, "list ifb devices", "host");
 	for (unsigned i = 0; i < n; i++) {
