@@ -173,49 +173,49 @@ bool cni_valid_ifname(const char *s)
 	return !cni_ifname_problem(s);
 }
 
-/* Borrowed string of an optional member; -EINVAL with err when not a string. */
-static int opt_string(const json_t *root, const char *key, bool lenient, const char **ret,
+/*
+ * An optional member of JSON type `type`, borrowed in *ret (NULL when absent
+ * or null). Of another type: -EINVAL with err, or only a warning when err is
+ * NULL (lenient).
+ */
+static int opt_member(const json_t *root, const char *key, json_type type, const json_t **ret,
 		      struct cni_error *err)
 {
 	const json_t *v = json_object_get(root, key);
+	const char *what = type == JSON_STRING ? "not a string" : "not an object";
 	_cleanup_free_ char *repr = NULL;
 
 	*ret = NULL;
 	if (!v || json_is_null(v))
 		return 0;
-	if (json_is_string(v)) {
-		*ret = json_string_value(v);
+	if (json_typeof(v) == type) {
+		*ret = v;
 		return 0;
 	}
 	repr = cni_json_repr(v);
-	if (lenient) {
-		cni_log_warning("%s: not a string: %s, ignoring", key, repr ? repr : "?");
+	if (!err) {
+		cni_log_warning("%s: %s: %s, ignoring", key, what, repr ? repr : "?");
 		return 0;
 	}
-	return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: not a string: %s", key,
+	return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: %s: %s", key, what,
 			  repr ? repr : "?");
+}
+
+/* Borrowed string of an optional member; -EINVAL with err when not a string. */
+static int opt_string(const json_t *root, const char *key, bool lenient, const char **ret,
+		      struct cni_error *err)
+{
+	const json_t *v;
+	int r = opt_member(root, key, JSON_STRING, &v, lenient ? NULL : err);
+
+	*ret = v ? json_string_value(v) : NULL;
+	return r;
 }
 
 static int opt_object(const json_t *root, const char *key, bool lenient, const json_t **ret,
 		      struct cni_error *err)
 {
-	const json_t *v = json_object_get(root, key);
-	_cleanup_free_ char *repr = NULL;
-
-	*ret = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (json_is_object(v)) {
-		*ret = v;
-		return 0;
-	}
-	repr = cni_json_repr(v);
-	if (lenient) {
-		cni_log_warning("%s: not an object: %s, ignoring", key, repr ? repr : "?");
-		return 0;
-	}
-	return cni_errorf(err, CNI_ERR_INVALID_CONFIG, -EINVAL, "%s: not an object: %s", key,
-			  repr ? repr : "?");
+	return opt_member(root, key, JSON_OBJECT, ret, lenient ? NULL : err);
 }
 
 static int parse_name_version(const json_t *root, struct cni_conf *c, struct cni_error *err)
