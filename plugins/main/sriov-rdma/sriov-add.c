@@ -85,13 +85,11 @@ static int undo_rdma(struct podnet *pn, void *arg)
 static int check_owner(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	struct podnet pn = {.ctx = ctx, .netns_fd = -1, .host = r->pn->host};
-	struct sr_run old = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run old;
 	int fd, e;
 
-	old.sysfs_fd = r->sysfs_fd;
-	old.dir_fd = r->dir_fd;
-	old.host_ns_fd = r->host_ns_fd;
+	sr_run_borrow(&old, &pn, r);
 	old.conf.vf_return_timeout_ms = r->conf.vf_return_timeout_ms;
 	e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
 	if (e == -ENOENT)

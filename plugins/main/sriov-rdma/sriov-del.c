@@ -249,13 +249,11 @@ static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s
 /* One record of GC: restore it unless valid or busy. */
 static int gc_one(struct sr_run *base, const char *bdf)
 {
-	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
-	struct sr_run r = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run r;
 	int e;
 
-	r.sysfs_fd = base->sysfs_fd;
-	r.dir_fd = base->dir_fd;
-	r.host_ns_fd = base->host_ns_fd;
+	sr_run_borrow(&r, &pn, base);
 	r.conf.vf_return_timeout_ms = base->conf.vf_return_timeout_ms;
 	r.return_deadline_ns = base->return_deadline_ns;
 	e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);

@@ -223,15 +223,13 @@ int sr_lost_remove(int dir_fd, const char *bdf)
 
 int sr_lost_restore(struct sr_run *base, const struct sr_lost *l)
 {
-	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
-	struct sr_run r = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run r;
 	struct nlw_link link;
 	bool in_pod;
 	int e;
 
-	r.sysfs_fd = base->sysfs_fd;
-	r.dir_fd = base->dir_fd;
-	r.host_ns_fd = base->host_ns_fd;
+	sr_run_borrow(&r, &pn, base);
 	sr_lost_to_state(l, &r.st);
 	if (sr_netdev_locate(&r, &link, &in_pod) < 0)
 		return -ENODEV;

@@ -253,6 +253,12 @@ struct sr_run {
 	}
 /* Close what the working set owns (not what pn holds). */
 void sr_run_done(struct sr_run *r);
+/*
+ * A working set for another attachment's record, on base's sysfs, stateDir
+ * and host netns handles (borrowed: never sr_run_done it) and pn holding only
+ * base's host socket.
+ */
+void sr_run_borrow(struct sr_run *r, struct podnet *pn, const struct sr_run *base);
 /* Open our own netns (r->host_ns_fd), where VF netdevs go back to. */
 int sr_host_ns_open(struct sr_run *r);
 
