@@ -207,16 +207,22 @@ static int dir_open_existing(struct sr_run *r)
 	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
+/* DEL's and GC's start: the config, sysfs and the stateDir that exists. */
+static int open_run(struct sr_run *r)
+{
+	int e = sr_conf_parse(r->ctx, &r->conf);
+
+	if (e >= 0)
+		e = sr_sysfs_root(r->ctx, &r->sysfs_fd);
+	return e < 0 ? e : dir_open_existing(r);
+}
+
 int sr_del(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
 	char bdf[SR_BDF_LEN];
-	int e = sr_conf_parse(ctx, &r->conf);
+	int e = open_run(r);
 
-	if (e >= 0)
-		e = sr_sysfs_root(ctx, &r->sysfs_fd);
-	if (e >= 0)
-		e = dir_open_existing(r);
 	if (e < 0)
 		return e;
 	if (find_state(r, bdf) < 0) {
@@ -354,12 +360,8 @@ static int gc_lost(struct sr_run *r)
 int sr_gc(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	int e = sr_conf_parse(ctx, &r->conf), first;
+	int e = open_run(r), first;
 
-	if (e >= 0)
-		e = sr_sysfs_root(ctx, &r->sysfs_fd);
-	if (e >= 0)
-		e = dir_open_existing(r);
 	if (e >= 0)
 		e = sr_host_ns_open(r);
 	if (e < 0)
