@@ -167,6 +167,17 @@ static int delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
 	return exec_add(ctx, ret);
 }
 
+int podnet_ipam_add_to(struct cni_ctx *ctx, struct cni_result *dst)
+{
+	struct cni_result *ipam = NULL;
+	int r = podnet_ipam_add(ctx, &ipam);
+
+	if (r >= 0)
+		cni_result_take_ipam(dst, ipam);
+	cni_result_free(ipam);
+	return r;
+}
+
 /*
  * DEL and GC: an IPAM plugin that cannot be found or run (code 104) is only
  * logged, so a removed IPAM binary never wedges clean-up; any other failure

@@ -61,16 +61,14 @@ static int remove_stale(struct cni_ctx *ctx, struct bgpr_add *a)
 
 static int run_ipam(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	_cleanup_(cni_result_freep) struct cni_result *ipam = NULL;
 	int r;
 
-	r = podnet_ipam_add(ctx, &ipam);
-	if (r < 0)
-		return r;
 	a->result = cni_result_new(CNI_V110);
 	if (!a->result)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	cni_result_take_ipam(a->result, ipam);
+	r = podnet_ipam_add_to(ctx, a->result);
+	if (r < 0)
+		return r;
 	a->v4 = cni_result_has_family(a->result, AF_INET);
 	a->v6 = cni_result_has_family(a->result, AF_INET6);
 	return 0;

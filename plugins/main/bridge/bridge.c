@@ -233,13 +233,10 @@ static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 /* IPAM ADD and the bridge's completion of its result (gateways, default routes). */
 static int run_ipam(struct cni_ctx *ctx, struct bridge_add *a)
 {
-	_cleanup_(cni_result_freep) struct cni_result *ipam = NULL;
-	int r;
+	int r = podnet_ipam_add_to(ctx, a->result);
 
-	r = podnet_ipam_add(ctx, &ipam);
 	if (r < 0)
 		return r;
-	cni_result_take_ipam(a->result, ipam);
 	r = bridge_plan_l3(&a->conf, a->result, a->gws, ARRAY_SIZE(a->gws));
 	if (r < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r,
