@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
 #include "base/parse.h"
 #include "cni/log.h"
 #include "cni/plugin.h"
@@ -278,46 +279,15 @@ static int parse_inputs(struct cni_ctx *ctx)
 
 static int read_all(int fd, char **ret, size_t *ret_len, struct cni_error *err)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap + 1);
+	int n = fd_read_all(fd, CNI_STDIN_MAX, ret);
 
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nbuf;
-
-			if (cap >= CNI_STDIN_MAX) {
-				free(buf);
-				return cni_errorf(err, CNI_ERR_IO, -EFBIG,
-						  "stdin: larger than %u bytes", CNI_STDIN_MAX);
-			}
-			cap *= 2;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(buf);
-			return cni_errorf(err, CNI_ERR_IO, r, "stdin: read failed");
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
+	if (n == -EFBIG)
+		return cni_errorf(err, CNI_ERR_IO, n, "stdin: larger than %u bytes", CNI_STDIN_MAX);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0)
+		return cni_errorf(err, CNI_ERR_IO, n, "stdin: read failed");
+	*ret_len = (size_t)n;
 	return 0;
 }
 
