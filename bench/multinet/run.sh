@@ -128,7 +128,7 @@ for r in $(seq "$ROUNDS"); do
 	for _ in $(seq 5); do roundtrips; done | sort -n | sed -n 3p |
 		jq -c --arg l "rt$r" '{label:$l,cmd:"RT",lat_ms:{median:.}}' >>"$RAW"
 done
-[ -z "$(ls "$W/cache" | grep -vx -e results -e tls)" ] || { echo "run.sh: multinet cache left behind" >&2; exit 1; }
+[ -z "$(ls "$W/cache" | grep -vx -e results -e tls -e deleted)" ] || { echo "run.sh: multinet cache left behind" >&2; exit 1; }
 
 SUMMARY=$(jq -s --argjson pods "$PODS" '
   def med: sort | if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end;
