@@ -5,7 +5,7 @@
  * (test-ipaddr and fuzz-ipaddr compare the two), so lease file names and
  * results do not change. It keeps plugin calls out of libc's resolver code,
  * which the kernel maps in 64 KB fault-around windows: a bridge ADD's peak
- * RSS is ~110 KB (6 %) lower, its CPU time within noise (bench/startup/run.sh,
+ * RSS is ~100 KB (5-6 %) lower, its CPU time within noise (bench/startup/run.sh,
  * bench/results/2026-12-07-startup.md).
  */
 #include <stdio.h>
