@@ -75,7 +75,6 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret);
 void sr_conf_done(struct sr_conf *c);
 /* True when s is a full PCI BDF (dddd:bb:dd.f, hex, function 0-7). */
 bool sr_bdf_valid(const char *s);
-const char *sr_rdma_mode_str(enum sr_rdma_mode m);
 const char *sr_pf_key_name(unsigned key);
 
 /* A VF as sysfs describes it (sriov-sysfs.c). */
