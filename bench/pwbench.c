@@ -85,7 +85,7 @@ struct bench_op {
 	int err_fd; /* memfd with the child's stderr */
 	struct timespec start;
 	double ms;
-	double cpu_ms; /* user + system time of the child (and what it reaped) */
+	double cpu_ms; /* user + system time of the child and what it reaped */
 	long maxrss_kb;
 	int status;
 	bool done;
@@ -456,6 +456,9 @@ static void print_report(const struct bench_opts *o, const struct bench_op *ops,
 	printf("],\"rss_kb\":[");
 	for (unsigned i = 0; i < o->count; i++)
 		printf("%s%ld", i ? "," : "", ops[i].maxrss_kb);
+	printf("],\"cpu_ms\":[");
+	for (unsigned i = 0; i < o->count; i++)
+		printf("%s%.3f", i ? "," : "", ops[i].cpu_ms);
 	printf("]");
 	print_stats("lat_ms", lat, o->count);
 	print_stats("rss_kb_stats", rss, o->count);

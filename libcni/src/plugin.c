@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -18,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/file.h"
 #include "base/parse.h"
 #include "cni/log.h"
 #include "cni/plugin.h"
@@ -279,46 +279,15 @@ static int parse_inputs(struct cni_ctx *ctx)
 
 static int read_all(int fd, char **ret, size_t *ret_len, struct cni_error *err)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap + 1);
+	int n = fd_read_all(fd, CNI_STDIN_MAX, ret);
 
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nbuf;
-
-			if (cap >= CNI_STDIN_MAX) {
-				free(buf);
-				return cni_errorf(err, CNI_ERR_IO, -EFBIG,
-						  "stdin: larger than %u bytes", CNI_STDIN_MAX);
-			}
-			cap *= 2;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(buf);
-			return cni_errorf(err, CNI_ERR_IO, r, "stdin: read failed");
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
+	if (n == -EFBIG)
+		return cni_errorf(err, CNI_ERR_IO, n, "stdin: larger than %u bytes", CNI_STDIN_MAX);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0)
+		return cni_errorf(err, CNI_ERR_IO, n, "stdin: read failed");
+	*ret_len = (size_t)n;
 	return 0;
 }
 
@@ -534,27 +503,6 @@ int cni_plugin_run(const struct cni_plugin_ops *ops, char *const *env, const cha
 	return rc;
 }
 
-/*
- * jansson seeds its key hash from /dev/urandom (open, read, close) when the
- * first object is made. The kernel already gives every process 16 random
- * bytes (AT_RANDOM); glibc uses them for its stack and pointer guards, so the
- * seed is a one-way mix of all 16 rather than a copy of any of them. Keys
- * stay unpredictable to whoever writes the config, three syscalls cheaper.
- */
-static void seed_json_hash(void)
-{
-	const unsigned char *rnd = (const unsigned char *)getauxval(AT_RANDOM);
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	if (!rnd)
-		return; /* jansson falls back to /dev/urandom */
-	for (size_t i = 0; i < 16; i++) {
-		h = (h ^ rnd[i]) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	json_object_seed((size_t)(h >> 32) | 1);
-}
-
 int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 {
 	struct cni_ctx ctx = {.ops = ops};
@@ -570,7 +518,6 @@ int cni_plugin_main(const struct cni_plugin_ops *ops, int argc, char **argv)
 		about(ops);
 		return 0;
 	}
-	seed_json_hash();
 	/* VERSION's input is optional: a person typing the command at a terminal
 	 * gets the answer instead of a plugin waiting for end of input. */
 	if (strcmp(cmd, "VERSION") == 0 && isatty(STDIN_FILENO))

@@ -129,22 +129,6 @@ static json_t *cache_build(const struct cni_netconf_list *list, const struct cni
 	return o;
 }
 
-/* Write text to path via a temporary file in the same directory, (fsync,) rename(). */
-static int write_atomic(const char *path, const char *text, bool sync)
-{
-	_cleanup_free_ char *dir = strdup(path);
-	_cleanup_close_ int dirfd = -1;
-	char *slash = dir ? strrchr(dir, '/') : NULL;
-
-	if (!slash)
-		return dir ? -EINVAL : -ENOMEM;
-	*slash = '\0';
-	dirfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return -errno;
-	return file_replace_at(dirfd, slash + 1, text, strlen(text), 0600, sync);
-}
-
 int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
 		    const struct cni_runtime_conf *rc, const json_t *result, bool sync,
 		    struct cni_error *err)
@@ -171,7 +155,7 @@ int cni_cache_write(const char *cache_dir, const struct cni_netconf_list *list,
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
-	r = write_atomic(path, text, sync);
+	r = file_replace(path, text, strlen(text), 0600, sync);
 	if (r < 0)
 		return cni_errorf(err, CNI_ERR_IO, r, "cannot write cache file %s: %s", path,
 				  strerror(-r));

@@ -155,15 +155,8 @@ static int addr_list_cb(const struct nlmsghdr *nlh, void *data)
 	/* Old kernels ignore the filter without strict checking: re-check. */
 	if ((l->ifindex && a.ifindex != l->ifindex) || (l->family && a.prefix.family != l->family))
 		return 0;
-	if (l->n == l->cap) {
-		unsigned cap = l->cap ? l->cap * 2 : 8;
-		struct nlw_addr *p = reallocarray_safe(l->v, cap, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (nlw_grow((void **)&l->v, l->n, &l->cap, sizeof(*l->v)) < 0)
+		return -ENOMEM;
 	l->v[l->n++] = a;
 	return 0;
 }

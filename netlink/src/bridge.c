@@ -133,15 +133,8 @@ static void vlan_list_reset(void *data)
 
 static int vlan_list_push(struct vlan_list *l, const struct bridge_vlan_info *info)
 {
-	if (l->n == l->cap) {
-		unsigned cap = l->cap ? l->cap * 2 : 8;
-		struct nlw_bridge_vlan *p = reallocarray_safe(l->v, cap, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (nlw_grow((void **)&l->v, l->n, &l->cap, sizeof(*l->v)) < 0)
+		return -ENOMEM;
 	l->v[l->n++] = (struct nlw_bridge_vlan){
 	    .vid = info->vid,
 	    .flags = ((info->flags & BRIDGE_VLAN_INFO_PVID) ? NLW_BRVLAN_PVID : 0) |

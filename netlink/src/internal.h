@@ -10,6 +10,7 @@
 
 #include "nlw/msg.h"
 #include "nlw/sock.h"
+#include "base/macro.h"
 
 #define NLW_RBUF_INIT 32768
 
@@ -39,3 +40,22 @@ int nlw_batch_queue(struct nlw_sock *sock, const struct nlmsghdr *nlh, nlw_msg_c
 
 /* Validate an interface name: 1..IFNAMSIZ-1 bytes, no '/', ':' or whitespace. */
 bool nlw_ifname_valid(const char *name);
+
+/*
+ * Room for one more element of `size` bytes in *v (n in use, *cap
+ * allocated), doubling from 8. 0 or -ENOMEM.
+ */
+static inline int nlw_grow(void **v, unsigned n, unsigned *cap, size_t size)
+{
+	unsigned c = *cap ? *cap * 2 : 8;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = reallocarray_safe(*v, c, size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}

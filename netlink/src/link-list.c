@@ -41,15 +41,8 @@ static int link_list_cb(const struct nlmsghdr *nlh, void *data)
 		return err;
 	if (!link_matches(&l->f, &link))
 		return 0;
-	if (l->n == l->cap) {
-		unsigned cap = l->cap ? l->cap * 2 : 16;
-		struct nlw_link *p = reallocarray_safe(l->v, cap, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (nlw_grow((void **)&l->v, l->n, &l->cap, sizeof(*l->v)) < 0)
+		return -ENOMEM;
 	l->v[l->n++] = link;
 	return 0;
 }

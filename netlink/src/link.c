@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "base/codec.h"
-#include "base/fmt.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "internal.h"
@@ -315,14 +314,8 @@ int nlw_link_get_by_index(struct nlw_sock *sock, int ifindex, struct nlw_link *r
 
 const char *nlw_mac_fmt(const unsigned char mac[NLW_MAC_LEN], char buf[18])
 {
-	char *p = buf;
-
-	for (int i = 0; i < NLW_MAC_LEN; i++) {
-		if (i)
-			*p++ = ':';
-		p = fmt_hex(p, mac[i], 2);
-	}
-	*p = '\0';
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
 	return buf;
 }
 

@@ -9,8 +9,9 @@
 #include "internal.h"
 #include "nlw/neigh.h"
 
+/* The request for one entry, or NULL when NDA_DST does not fit. */
 static struct nlmsghdr *neigh_req(union nlw_req *req, uint16_t type, uint16_t flags, int ifindex,
-				  int family, const union ip_addr *addr, bool *ok)
+				  int family, const union ip_addr *addr)
 {
 	struct nlmsghdr *nlh;
 	struct ndmsg *nd;
@@ -18,8 +19,7 @@ static struct nlmsghdr *neigh_req(union nlw_req *req, uint16_t type, uint16_t fl
 	nlh = nlw_req_init(req, type, flags | NLM_F_ACK, sizeof(*nd), (void **)&nd);
 	nd->ndm_family = (uint8_t)family;
 	nd->ndm_ifindex = ifindex;
-	*ok = nlw_put(nlh, NDA_DST, ip_addr_len(family), addr);
-	return nlh;
+	return nlw_put(nlh, NDA_DST, ip_addr_len(family), addr) ? nlh : NULL;
 }
 
 static bool neigh_args_valid(struct nlw_sock *sock, int ifindex, int family,
@@ -34,16 +34,14 @@ int nlw_neigh_add_permanent(struct nlw_sock *sock, int ifindex, int family,
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct ndmsg *nd;
-	bool ok;
 
 	if (!neigh_args_valid(sock, ifindex, family, addr) || !mac)
 		return -EINVAL;
-	nlh =
-	    neigh_req(&req, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, ifindex, family, addr, &ok);
+	nlh = neigh_req(&req, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, ifindex, family, addr);
+	if (!nlh || !nlw_put(nlh, NDA_LLADDR, 6, mac))
+		return -EMSGSIZE;
 	nd = mnl_nlmsg_get_payload(nlh);
 	nd->ndm_state = NUD_PERMANENT;
-	if (!ok || !nlw_put(nlh, NDA_LLADDR, 6, mac))
-		return -EMSGSIZE;
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -51,12 +49,11 @@ int nlw_neigh_del(struct nlw_sock *sock, int ifindex, int family, const union ip
 {
 	union nlw_req req;
 	struct nlmsghdr *nlh;
-	bool ok;
 
 	if (!neigh_args_valid(sock, ifindex, family, addr))
 		return -EINVAL;
-	nlh = neigh_req(&req, RTM_DELNEIGH, 0, ifindex, family, addr, &ok);
-	if (!ok)
+	nlh = neigh_req(&req, RTM_DELNEIGH, 0, ifindex, family, addr);
+	if (!nlh)
 		return -EMSGSIZE;
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
@@ -98,13 +95,12 @@ int nlw_neigh_get(struct nlw_sock *sock, int ifindex, int family, const union ip
 	struct neigh_get g = {.mac = ret_mac};
 	union nlw_req req;
 	struct nlmsghdr *nlh;
-	bool ok;
 	int r;
 
 	if (!neigh_args_valid(sock, ifindex, family, addr) || !ret_mac || !ret_state)
 		return -EINVAL;
-	nlh = neigh_req(&req, RTM_GETNEIGH, 0, ifindex, family, addr, &ok);
-	if (!ok)
+	nlh = neigh_req(&req, RTM_GETNEIGH, 0, ifindex, family, addr);
+	if (!nlh)
 		return -EMSGSIZE;
 	r = nlw_talk(sock, nlh, neigh_get_cb, &g);
 	if (r < 0)

@@ -150,16 +150,6 @@ int nlw_sysctl_get_in_netns(int netns_fd, int procfs_root_fd, const char *path, 
 	return nlw_netns_run(netns_fd, sysctl_get_fn, &a);
 }
 
-int nlw_sysfs_open_root(int *ret_fd)
-{
-	int fd = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return negative_errno();
-	*ret_fd = fd;
-	return 0;
-}
-
 int nlw_sysfs_read_str(int root_fd, const char *relpath, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = -1;

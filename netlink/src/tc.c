@@ -20,17 +20,22 @@
 
 #define CREATE_FLAGS (NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK)
 
-static struct nlmsghdr *tc_start(union nlw_req *req, uint16_t type, uint16_t flags, int ifindex,
-				 uint32_t handle, uint32_t parent, uint32_t info)
+/* The tc object a request names: its link, handle and parent. */
+static struct tcmsg tc_obj(int ifindex, uint32_t handle, uint32_t parent)
+{
+	return (struct tcmsg){.tcm_family = AF_UNSPEC,
+			      .tcm_ifindex = ifindex,
+			      .tcm_handle = handle,
+			      .tcm_parent = parent};
+}
+
+static struct nlmsghdr *tc_start(union nlw_req *req, uint16_t type, uint16_t flags,
+				 struct tcmsg obj)
 {
 	struct tcmsg *tcm;
 	struct nlmsghdr *nlh = nlw_req_init(req, type, flags, sizeof(*tcm), (void **)&tcm);
 
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_handle = handle;
-	tcm->tcm_parent = parent;
-	tcm->tcm_info = info;
+	*tcm = obj;
 	return nlh;
 }
 
@@ -55,7 +60,7 @@ int nlw_qdisc_add_tbf(struct nlw_sock *sock, int ifindex, uint32_t handle, uint3
 	ratespec(&q.rate, t->rate);
 	q.limit = t->limit;
 	q.buffer = t->buffer;
-	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, handle, parent, 0);
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, tc_obj(ifindex, handle, parent));
 	ok = nlw_put_str(nlh, TCA_KIND, "tbf");
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
 	ok = opts && nlw_put(nlh, TCA_TBF_PARMS, sizeof(q), &q);
@@ -74,8 +79,8 @@ int nlw_qdisc_add_ingress(struct nlw_sock *sock, int ifindex)
 
 	if (!sock || ifindex <= 0)
 		return -EINVAL;
-	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, NLW_TC_HANDLE(0xffff, 0),
-		       NLW_TC_H_INGRESS, 0);
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS,
+		       tc_obj(ifindex, NLW_TC_HANDLE(0xffff, 0), NLW_TC_H_INGRESS));
 	if (!nlw_put_str(nlh, TCA_KIND, "ingress"))
 		return -EMSGSIZE;
 	return nlw_talk(sock, nlh, NULL, NULL);
@@ -92,7 +97,7 @@ int nlw_qdisc_add_htb(struct nlw_sock *sock, int ifindex, uint32_t handle, uint3
 
 	if (!sock || ifindex <= 0)
 		return -EINVAL;
-	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, ifindex, handle, parent, 0);
+	nlh = tc_start(&req, RTM_NEWQDISC, CREATE_FLAGS, tc_obj(ifindex, handle, parent));
 	ok = nlw_put_str(nlh, TCA_KIND, "htb");
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
 	if (!opts || !nlw_put(nlh, TCA_HTB_INIT, sizeof(g), &g))
@@ -115,7 +120,7 @@ int nlw_class_add_htb(struct nlw_sock *sock, int ifindex, const struct nlw_htb_c
 	ratespec(&o.rate, c->rate);
 	o.ceil = o.rate;
 	o.buffer = o.cbuffer = c->buffer;
-	nlh = tc_start(&req, RTM_NEWTCLASS, CREATE_FLAGS, ifindex, c->classid, c->parent, 0);
+	nlh = tc_start(&req, RTM_NEWTCLASS, CREATE_FLAGS, tc_obj(ifindex, c->classid, c->parent));
 	ok = nlw_put_str(nlh, TCA_KIND, "htb");
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
 	ok = opts && nlw_put(nlh, TCA_HTB_PARMS, sizeof(o), &o);
@@ -135,7 +140,7 @@ int nlw_qdisc_del(struct nlw_sock *sock, int ifindex, uint32_t parent)
 
 	if (!sock || ifindex <= 0)
 		return -EINVAL;
-	nlh = tc_start(&req, RTM_DELQDISC, NLM_F_ACK, ifindex, 0, parent, 0);
+	nlh = tc_start(&req, RTM_DELQDISC, NLM_F_ACK, tc_obj(ifindex, 0, parent));
 	return nlw_talk(sock, nlh, NULL, NULL);
 }
 
@@ -148,6 +153,15 @@ int nlw_qdisc_del(struct nlw_sock *sock, int ifindex, uint32_t parent)
 struct u32_sel {
 	unsigned char flags, nkeys;
 	struct tc_u32_key keys[4];
+};
+
+/* A u32 filter: where it hangs, what it matches, where it sends. */
+struct u32_filter {
+	uint32_t parent;
+	uint16_t prio, proto;
+	struct u32_sel sel;
+	uint32_t classid;
+	int to_ifindex; /* > 0: mirred redirect to this link */
 };
 
 static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
@@ -169,12 +183,13 @@ static bool put_mirred(struct nlmsghdr *nlh, int to_ifindex)
 	return true;
 }
 
-static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
-		   uint16_t proto, const struct u32_sel *s, uint32_t classid, int to_ifindex)
+static int add_u32(struct nlw_sock *sock, int ifindex, const struct u32_filter *f)
 {
+	const struct u32_sel *s = &f->sel;
 	struct tc_u32_sel sel = {.flags = s->flags, .nkeys = s->nkeys};
 	unsigned char buf[sizeof(sel) + sizeof(s->keys)];
 	size_t sel_len = sizeof(sel) + s->nkeys * sizeof(s->keys[0]);
+	struct tcmsg obj = tc_obj(ifindex, 0, f->parent);
 	union nlw_req req;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
@@ -182,14 +197,14 @@ static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t
 
 	memcpy(buf, &sel, sizeof(sel));
 	memcpy(buf + sizeof(sel), s->keys, s->nkeys * sizeof(s->keys[0]));
-	nlh = tc_start(&req, RTM_NEWTFILTER, CREATE_FLAGS, ifindex, 0, parent,
-		       ((uint32_t)prio << 16) | htons(proto));
+	obj.tcm_info = ((uint32_t)f->prio << 16) | htons(f->proto);
+	nlh = tc_start(&req, RTM_NEWTFILTER, CREATE_FLAGS, obj);
 	ok = nlw_put_str(nlh, TCA_KIND, "u32");
 	opts = ok ? nlw_nest_start(nlh, TCA_OPTIONS) : NULL;
-	ok = opts && nlw_put_u32(nlh, TCA_U32_CLASSID, classid) &&
+	ok = opts && nlw_put_u32(nlh, TCA_U32_CLASSID, f->classid) &&
 	     nlw_put(nlh, TCA_U32_SEL, sel_len, buf);
-	if (ok && to_ifindex > 0)
-		ok = put_mirred(nlh, to_ifindex);
+	if (ok && f->to_ifindex > 0)
+		ok = put_mirred(nlh, f->to_ifindex);
 	if (!ok)
 		return -EMSGSIZE;
 	nlw_nest_end(nlh, opts);
@@ -199,34 +214,28 @@ static int add_u32(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t
 int nlw_filter_add_redirect(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
 			    int to_ifindex)
 {
-	struct u32_sel s;
+	/* One all-zero key: matches everything. */
+	struct u32_filter f = {.parent = parent,
+			       .prio = prio,
+			       .proto = ETH_P_ALL,
+			       .sel = {.flags = TC_U32_TERMINAL, .nkeys = 1},
+			       .classid = NLW_TC_HANDLE(1, 1),
+			       .to_ifindex = to_ifindex};
 
 	if (!sock || ifindex <= 0 || to_ifindex <= 0)
 		return -EINVAL;
-	memset(&s, 0, sizeof(s));
-	s.flags = TC_U32_TERMINAL;
-	s.nkeys = 1; /* one all-zero key: matches everything */
-	return add_u32(sock, ifindex, parent, prio, ETH_P_ALL, &s, NLW_TC_HANDLE(1, 1), to_ifindex);
+	return add_u32(sock, ifindex, &f);
 }
 
-int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
-			  const struct ip_prefix *prefix, bool match_src, uint32_t classid)
+/* The keys matching prefix at the address of header offset off: one per word, at least one. */
+static void prefix_keys(const struct ip_prefix *prefix, unsigned off, struct u32_sel *s)
 {
-	bool v4 = prefix && prefix->family == AF_INET;
-	unsigned bits, off;
-	struct ip_prefix net;
-	struct u32_sel s;
+	unsigned bits = prefix->prefixlen;
+	struct ip_prefix net = *prefix;
 
-	if (!sock || ifindex <= 0 || !prefix || (!v4 && prefix->family != AF_INET6))
-		return -EINVAL;
-	memset(&s, 0, sizeof(s));
-	s.flags = TC_U32_TERMINAL;
-	net = *prefix;
 	ip_prefix_mask(&net);
-	off = v4 ? (match_src ? 12 : 16) : (match_src ? 8 : 24);
-	bits = prefix->prefixlen;
 	for (unsigned w = 0; w < ip_addr_len(prefix->family) / 4 && (bits || w == 0); w++) {
-		struct tc_u32_key *k = &s.keys[s.nkeys++];
+		struct tc_u32_key *k = &s->keys[s->nkeys++];
 		unsigned b = bits > 32 ? 32 : bits;
 		uint32_t v;
 
@@ -236,7 +245,22 @@ int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, u
 		k->off = (int)(off + 4 * w);
 		bits -= b;
 	}
-	return add_u32(sock, ifindex, parent, prio, v4 ? ETH_P_IP : ETH_P_IPV6, &s, classid, 0);
+}
+
+int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, const struct nlw_prefix_filter *pf)
+{
+	const struct ip_prefix *prefix = pf ? pf->prefix : NULL;
+	bool v4 = prefix && prefix->family == AF_INET;
+	struct u32_filter f = {.parent = pf ? pf->parent : 0,
+			       .prio = pf ? pf->prio : 0,
+			       .proto = v4 ? ETH_P_IP : ETH_P_IPV6,
+			       .sel = {.flags = TC_U32_TERMINAL},
+			       .classid = pf ? pf->classid : 0};
+
+	if (!sock || ifindex <= 0 || !prefix || (!v4 && prefix->family != AF_INET6))
+		return -EINVAL;
+	prefix_keys(prefix, v4 ? (pf->match_src ? 12 : 16) : (pf->match_src ? 8 : 24), &f.sel);
+	return add_u32(sock, ifindex, &f);
 }
 
 int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu)
@@ -268,7 +292,7 @@ int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu)
 struct qdisc_list {
 	int ifindex;
 	struct nlw_qdisc *v;
-	unsigned n;
+	unsigned n, cap;
 };
 
 static const struct nlw_policy tca_policy[TCA_MAX + 1] = {
@@ -302,7 +326,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	struct qdisc_list *l = data;
 	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[TCA_MAX + 1];
-	struct nlw_qdisc q, *v;
+	struct nlw_qdisc q;
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)) ||
@@ -319,11 +343,9 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	if (strcmp(q.kind, "tbf") == 0 && tb[TCA_OPTIONS] &&
 	    (r = parse_tbf(tb[TCA_OPTIONS], &q)) < 0)
 		return r;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (nlw_grow((void **)&l->v, l->n, &l->cap, sizeof(*l->v)) < 0)
 		return -ENOMEM;
-	v[l->n++] = q;
-	l->v = v;
+	l->v[l->n++] = q;
 	return 0;
 }
 
@@ -331,9 +353,8 @@ static void qdisc_reset(void *data)
 {
 	struct qdisc_list *l = data;
 
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	l->v = mfree(l->v);
+	l->n = l->cap = 0;
 }
 
 int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, unsigned *ret_n)
@@ -345,69 +366,8 @@ int nlw_qdisc_list(struct nlw_sock *sock, int ifindex, struct nlw_qdisc **ret, u
 
 	if (!sock || ifindex <= 0 || !ret || !ret_n)
 		return -EINVAL;
-	nlh = tc_start(&req, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
+	nlh = tc_start(&req, RTM_GETQDISC, NLM_F_DUMP, tc_obj(ifindex, 0, 0));
 	r = nlw_dump(sock, nlh, qdisc_cb, qdisc_reset, &l);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*ret = l.v;
-	*ret_n = l.n;
-	return 0;
-}
-
-/* ---- links of one kind ---- */
-
-struct kind_list {
-	const char *kind;
-	struct nlw_link *v;
-	unsigned n;
-};
-
-static int kind_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct kind_list *l = data;
-	struct nlw_link link, *v;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlw_link_parse(nlh, &link) < 0 ||
-	    strcmp(link.kind, l->kind) != 0)
-		return 0;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	v[l->n++] = link;
-	l->v = v;
-	return 0;
-}
-
-static void kind_reset(void *data)
-{
-	struct kind_list *l = data;
-
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
-		       unsigned *ret_n)
-{
-	struct kind_list l = {.kind = kind};
-	union nlw_req req;
-	struct ifinfomsg *ifi;
-	struct nlmsghdr *nlh;
-	struct nlattr *info;
-	int r;
-
-	if (!sock || !kind || !ret || !ret_n)
-		return -EINVAL;
-	nlh = nlw_req_init(&req, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi), (void **)&ifi);
-	ifi->ifi_family = AF_UNSPEC;
-	info = nlw_nest_start(nlh, IFLA_LINKINFO);
-	if (!info || !nlw_put_str(nlh, IFLA_INFO_KIND, kind))
-		return -EMSGSIZE;
-	nlw_nest_end(nlh, info);
-	r = nlw_dump(sock, nlh, kind_cb, kind_reset, &l);
 	if (r < 0) {
 		free(l.v);
 		return r;

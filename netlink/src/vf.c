@@ -202,23 +202,6 @@ static const struct nlw_policy vf_link_policy[IFLA_MAX + 1] = {
     [IFLA_VFINFO_LIST] = {NLW_ATTR_NESTED, 0, 0},
 };
 
-/* Make room for one more VF in *v (capacity *cap). */
-static int vf_grow(struct nlw_vf_info **v, unsigned n, unsigned *cap)
-{
-	struct nlw_vf_info *p;
-	unsigned c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	p = reallocarray_safe(*v, c, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 int nlw_vf_parse(const struct nlmsghdr *nlh, struct nlw_vf_info **ret, unsigned *ret_n)
 {
 	const struct nlattr *tb[IFLA_MAX + 1], *a;
@@ -234,7 +217,7 @@ int nlw_vf_parse(const struct nlmsghdr *nlh, struct nlw_vf_info **ret, unsigned 
 		mnl_attr_for_each_nested (a, tb[IFLA_VFINFO_LIST]) {
 			if (mnl_attr_get_type(a) != IFLA_VF_INFO)
 				continue;
-			if (vf_grow(&v, n, &cap) < 0)
+			if (nlw_grow((void **)&v, n, &cap, sizeof(*v)) < 0)
 				return -ENOMEM;
 			if (parse_one_vf(a, &v[n]) < 0)
 				return -EBADMSG;

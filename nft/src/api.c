@@ -18,29 +18,23 @@
 #define MAX_ADDRS 64
 #define SPOOF_ALLOWED_LEN (IFNAMSIZ + 8)
 
-/* A set object naming table/set/family, holding the elements to send. */
-static struct nftnl_set *set_ref(uint16_t family, const char *name)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-
-	if (!s)
-		return NULL;
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
-	return s;
-}
+/* One element of one set: the set's family and name, and the key. */
+struct elem_ref {
+	uint16_t family;
+	const char *set;
+	const void *key;
+	size_t key_len;
+};
 
 /* Put one element (key, tag) into the batch with message type `type`. */
-static int batch_elem(struct pw_nft *nft, uint16_t type, uint16_t family, const char *set,
-		      const void *key, size_t key_len, const char *tag)
+static int batch_elem(struct pw_nft *nft, uint16_t type, const struct elem_ref *e, const char *tag)
 {
-	struct nftnl_set *s = set_ref(family, set);
+	struct nftnl_set *s = nft_set_ref(e->family, e->set);
 	int r;
 
 	if (!s)
 		return -ENOMEM;
-	r = nft_elem_add(s, key, key_len, tag);
+	r = nft_elem_add(s, e->key, e->key_len, tag);
 	if (r >= 0)
 		r = nft_batch_elems(nft, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0, s);
 	nftnl_set_free(s);
@@ -115,8 +109,9 @@ int pw_nft_masq_add(struct pw_nft *nft, const struct pw_nft_masq *m)
 	for (size_t i = 0; r >= 0 && i < m->n_addrs; i++) {
 		r = pw_nft_masq_set_name(m->network, &m->addrs[i], set, sizeof(set));
 		if (r >= 0)
-			r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_INET, set,
-				       m->addrs[i].addr.bytes, ip_addr_len(m->addrs[i].family),
+			r = batch_elem(nft, NFT_MSG_NEWSETELEM,
+				       &(struct elem_ref){NFPROTO_INET, set, m->addrs[i].addr.bytes,
+							  ip_addr_len(m->addrs[i].family)},
 				       tag);
 	}
 	return r < 0 ? r : nft_batch_commit(nft);
@@ -134,8 +129,20 @@ static bool tag_equal(const char *tag, void *userdata)
  */
 #define DEL_TRIES 3
 
-static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
+/* Run a deletion batch again while it meets a concurrent change (ENOENT). */
+static int del_retried(struct pw_nft *nft, int (*once)(struct pw_nft *, const void *),
+		       const void *arg)
 {
+	int r = -ENOENT;
+
+	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
+		r = once(nft, arg);
+	return r;
+}
+
+static int masq_del_once(struct pw_nft *nft, const void *arg)
+{
+	const struct pw_nft_masq *m = arg;
 	char tag[PW_NFT_TAG_MAX + 1], set[PW_NFT_NAME_MAX];
 	unsigned n = 0;
 	int r;
@@ -161,8 +168,10 @@ static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
 					     ip_addr_len(a->family), tag);
 		if (r > 0) {
 			n++;
-			r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_INET, set, a->addr.bytes,
-				       ip_addr_len(a->family), NULL);
+			r = batch_elem(nft, NFT_MSG_DELSETELEM,
+				       &(struct elem_ref){NFPROTO_INET, set, a->addr.bytes,
+							  ip_addr_len(a->family)},
+				       NULL);
 		}
 	}
 	if (r < 0 || n == 0)
@@ -172,11 +181,7 @@ static int masq_del_once(struct pw_nft *nft, const struct pw_nft_masq *m)
 
 int pw_nft_masq_del(struct pw_nft *nft, const struct pw_nft_masq *m)
 {
-	int r = -ENOENT;
-
-	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
-		r = masq_del_once(nft, m);
-	return r;
+	return del_retried(nft, masq_del_once, m);
 }
 
 int pw_nft_masq_check(struct pw_nft *nft, const struct pw_nft_masq *m)
@@ -224,14 +229,20 @@ static int spoof_keys(const struct pw_nft_spoof *s, struct spoof_keys *k)
 	return 0;
 }
 
+/* spoof_keys for ADD and CHECK, which need the host end and the MAC. */
+static int spoof_keys_full(const struct pw_nft_spoof *s, struct spoof_keys *k)
+{
+	int r = spoof_keys(s, k);
+
+	return r >= 0 && !k->has_keys ? -EINVAL : r;
+}
+
 int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 {
 	struct spoof_keys k;
 	int r;
 
-	r = spoof_keys(s, &k);
-	if (r >= 0 && !k.has_keys)
-		r = -EINVAL;
+	r = spoof_keys_full(s, &k);
 	if (r >= 0)
 		r = nft_batch_begin(nft);
 	if (r >= 0)
@@ -249,16 +260,20 @@ int pw_nft_spoof_add(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	if (r >= 0)
 		r = nft_add_spoof_rule(nft, k.chain, k.ports, k.allowed);
 	if (r >= 0)
-		r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_BRIDGE, k.ports, k.port_key,
-			       IFNAMSIZ, k.tag);
+		r = batch_elem(nft, NFT_MSG_NEWSETELEM,
+			       &(struct elem_ref){NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ},
+			       k.tag);
 	if (r >= 0)
-		r = batch_elem(nft, NFT_MSG_NEWSETELEM, NFPROTO_BRIDGE, k.allowed, k.allowed_key,
-			       SPOOF_ALLOWED_LEN, k.tag);
+		r = batch_elem(
+		    nft, NFT_MSG_NEWSETELEM,
+		    &(struct elem_ref){NFPROTO_BRIDGE, k.allowed, k.allowed_key, SPOOF_ALLOWED_LEN},
+		    k.tag);
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
-static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
+static int spoof_del_once(struct pw_nft *nft, const void *arg)
 {
+	const struct pw_nft_spoof *s = arg;
 	struct spoof_keys k;
 	int r, has_port, has_allowed;
 
@@ -280,21 +295,20 @@ static int spoof_del_once(struct pw_nft *nft, const struct pw_nft_spoof *s)
 		return 0;
 	r = nft_batch_begin(nft);
 	if (r >= 0 && has_port)
-		r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_BRIDGE, k.ports, k.port_key,
-			       IFNAMSIZ, NULL);
+		r = batch_elem(nft, NFT_MSG_DELSETELEM,
+			       &(struct elem_ref){NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ},
+			       NULL);
 	if (r >= 0 && has_allowed)
-		r = batch_elem(nft, NFT_MSG_DELSETELEM, NFPROTO_BRIDGE, k.allowed, k.allowed_key,
-			       SPOOF_ALLOWED_LEN, NULL);
+		r = batch_elem(
+		    nft, NFT_MSG_DELSETELEM,
+		    &(struct elem_ref){NFPROTO_BRIDGE, k.allowed, k.allowed_key, SPOOF_ALLOWED_LEN},
+		    NULL);
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
 int pw_nft_spoof_del(struct pw_nft *nft, const struct pw_nft_spoof *s)
 {
-	int r = -ENOENT;
-
-	for (int i = 0; i < DEL_TRIES && r == -ENOENT; i++)
-		r = spoof_del_once(nft, s);
-	return r;
+	return del_retried(nft, spoof_del_once, s);
 }
 
 int pw_nft_spoof_check(struct pw_nft *nft, const struct pw_nft_spoof *s)
@@ -302,9 +316,7 @@ int pw_nft_spoof_check(struct pw_nft *nft, const struct pw_nft_spoof *s)
 	struct spoof_keys k;
 	int r;
 
-	r = spoof_keys(s, &k);
-	if (r >= 0 && !k.has_keys)
-		r = -EINVAL;
+	r = spoof_keys_full(s, &k);
 	if (r >= 0)
 		r = nft_elem_present(nft, NFPROTO_BRIDGE, k.ports, k.port_key, IFNAMSIZ, k.tag);
 	if (r > 0)

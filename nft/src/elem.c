@@ -13,13 +13,28 @@
 #include "base/macro.h"
 #include "internal.h"
 
-int nft_elem_add(struct nftnl_set *s, const void *key, size_t key_len, const char *tag)
+struct nftnl_set *nft_set_ref(uint16_t family, const char *name)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+
+	if (!s)
+		return NULL;
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
+	return s;
+}
+
+int nft_elem_add_data(struct nftnl_set *s, const void *key, size_t key_len, const void *data,
+		      size_t data_len, const char *tag)
 {
 	struct nftnl_set_elem *e = nftnl_set_elem_alloc();
 
 	if (!e)
 		return -ENOMEM;
 	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, (uint32_t)key_len);
+	if (data_len)
+		nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, data, (uint32_t)data_len);
 	if (tag) {
 		struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 
@@ -34,6 +49,11 @@ int nft_elem_add(struct nftnl_set *s, const void *key, size_t key_len, const cha
 	}
 	nftnl_set_elem_add(s, e);
 	return 0;
+}
+
+int nft_elem_add(struct nftnl_set *s, const void *key, size_t key_len, const char *tag)
+{
+	return nft_elem_add_data(s, key, key_len, NULL, 0, tag);
 }
 
 struct udata_find {
@@ -112,7 +132,7 @@ int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const
 		     size_t key_len, const char *tag)
 {
 	char buf[PW_NFT_REQ_MAX] = {0}; /* attribute padding reaches the kernel */
-	struct nftnl_set *s = nftnl_set_alloc(), *reply = nftnl_set_alloc();
+	struct nftnl_set *s = nft_set_ref(family, set), *reply = nftnl_set_alloc();
 	char got[NFT_USERDATA_MAXLEN];
 	struct nlmsghdr *nlh;
 	int r;
@@ -121,9 +141,6 @@ int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const
 		r = -ENOMEM;
 		goto out;
 	}
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, set);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
 	r = nft_elem_add(s, key, key_len, NULL);
 	if (r < 0)
 		goto out;

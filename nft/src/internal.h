@@ -14,6 +14,7 @@
 
 struct nlmsghdr;
 struct nftnl_set;
+struct nftnl_udata_buf;
 
 /* Destroy variants (kernel >= 6.3) ignore a missing object; not in 6.1 uapi headers. */
 #ifndef NFT_MSG_DESTROYSETELEM
@@ -90,8 +91,13 @@ int nft_set_comment(const char *network, char *buf, size_t len);
 int nft_spoof_names(const char *network, char *chain, char *ports, char *allowed, size_t len);
 
 /* Element helpers (elem.c). */
+/* A set object naming table PW_NFT_TABLE, set `name` and family, for elements. */
+struct nftnl_set *nft_set_ref(uint16_t family, const char *name);
 /* Append an element with key (borrowed, copied) and optional tag to set s. */
 int nft_elem_add(struct nftnl_set *s, const void *key, size_t key_len, const char *tag);
+/* The same with a map's data (data_len 0: none). */
+int nft_elem_add_data(struct nftnl_set *s, const void *key, size_t key_len, const void *data,
+		      size_t data_len, const char *tag);
 /* Comment of an element's user data into buf ("" if none). */
 void nft_elem_tag(const void *udata, uint32_t len, char *buf, size_t buf_len);
 /* Comment of a set's user data into buf ("" if none). */
@@ -108,13 +114,32 @@ int nft_elem_present(struct pw_nft *nft, uint16_t family, const char *set, const
 typedef bool (*nft_tag_pred)(const char *tag, void *userdata);
 int nft_scan_delete(struct pw_nft *nft, uint16_t family, const char *network, nft_tag_pred pred,
 		    void *userdata);
+/* Dump set s's elements into s (no table or set: none). 0 or -errno. */
+int nft_list_elems(struct pw_nft *nft, struct nftnl_set *s);
+/*
+ * Move the elements of `from` whose tag matches into a new set object `*ret`
+ * (same table/name/family). Returns the count moved or -ENOMEM.
+ */
+int nft_pick_elems(struct nftnl_set *from, nft_tag_pred pred, void *userdata,
+		   struct nftnl_set **ret);
 
 /* Objects built into the current batch (rules.c). */
 int nft_add_table(struct pw_nft *nft, uint16_t family);
+/* A rule appended to chain, its expressions from build(r, arg), into the batch. */
+int nft_add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
+		 int (*build)(struct nftnl_rule *, const void *), const void *arg);
+/*
+ * NEWSET of set s (name, family, key and flags set) with user data u into the
+ * batch, under the batch's next set ID; frees s and u. Returns 0.
+ */
+int nft_batch_new_set(struct pw_nft *nft, struct nftnl_set *s, struct nftnl_udata_buf *u);
 /* Named set (created if missing) tagged "podwire:<network>". */
 int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const char *network,
 		uint32_t key_type, uint32_t key_len);
-/* Base chain (created if missing, policy accept) followed by a flush of its rules. */
+/*
+ * Base chain (created if missing, policy accept), or a regular chain when
+ * type is NULL, followed by a flush of its rules.
+ */
 int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, const char *type,
 		       uint32_t hook, int32_t prio);
 /* inet: nfproto, saddr @set, daddr != subnet, daddr != multicast, masquerade. */

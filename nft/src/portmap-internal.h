@@ -25,6 +25,4 @@ struct pm_rule {
 
 /* Objects built into the current batch (portmap-rules.c). */
 int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family);
-/* Regular chain (created if missing) followed by a flush of its rules. */
-int pm_add_chain(struct pw_nft *nft, const char *name);
 int pm_add_rule(struct pw_nft *nft, const struct pm_rule *pr);

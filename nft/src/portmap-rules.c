@@ -61,21 +61,18 @@ static bool is_map(enum pw_nft_portmap_set which)
 
 int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
-	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	const char *name = pw_nft_portmap_set_name(which, family);
+	struct nftnl_set *s = name ? nft_set_ref(NFPROTO_INET, name) : NULL;
+	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	uint32_t type, len;
-	struct nlmsghdr *nlh;
-	int r = -ENOMEM;
 
-	if (!s || !u || !name)
-		goto out;
-	if (!nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, PW_NFT_PORTMAP_COMMENT))
-		goto out;
+	if (!s || !u || !nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, PW_NFT_PORTMAP_COMMENT)) {
+		nftnl_udata_buf_free(u);
+		if (s)
+			nftnl_set_free(s);
+		return -ENOMEM;
+	}
 	set_key_type(which, family, &type, &len);
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, len);
 	if (is_map(which)) {
@@ -86,33 +83,7 @@ int pm_add_set(struct pw_nft *nft, enum pw_nft_portmap_set which, int family)
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, concat(d, 2));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, family == AF_INET ? 8 : 20);
 	}
-	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
-	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, NFPROTO_INET, NLM_F_CREATE);
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nft_batch_next(nft);
-	r = 0;
-out:
-	nftnl_udata_buf_free(u);
-	if (s)
-		nftnl_set_free(s);
-	return r;
-}
-
-int pm_add_chain(struct pw_nft *nft, const char *name)
-{
-	struct nftnl_chain *c = nftnl_chain_alloc();
-	struct nlmsghdr *nlh;
-
-	if (!c)
-		return -ENOMEM;
-	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-	nlh = nft_batch_msg(nft, NFT_MSG_NEWCHAIN, NFPROTO_INET, NLM_F_CREATE);
-	nftnl_chain_nlmsg_build_payload(nlh, c);
-	nft_batch_next(nft);
-	nftnl_chain_free(c);
-	return nft_batch_flush_chain(nft, NFPROTO_INET, name);
+	return nft_batch_new_set(nft, s, u);
 }
 
 static int x_lookup(struct nftnl_rule *r, const char *set, bool dreg)
@@ -224,8 +195,9 @@ static int x_jump_local(struct nftnl_rule *r)
 }
 
 /* One rule of the plan: which chain and what it matches. */
-static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
+static int build_rule(struct nftnl_rule *r, const void *arg)
 {
+	const struct pm_rule *pr = arg;
 	static const uint8_t lo_mask[4] = {255, 0, 0, 0}, lo_net[4] = {127, 0, 0, 0};
 	const char *set = pw_nft_portmap_set_name(pr->set, pr->family);
 	int ret = 0;
@@ -256,22 +228,5 @@ static int build_rule(struct nftnl_rule *r, const struct pm_rule *pr)
 
 int pm_add_rule(struct pw_nft *nft, const struct pm_rule *pr)
 {
-	struct nftnl_rule *r = nftnl_rule_alloc();
-	struct nlmsghdr *nlh;
-	int ret;
-
-	if (!r)
-		return -ENOMEM;
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, PW_NFT_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, pr->chain);
-	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-	ret = build_rule(r, pr);
-	if (ret >= 0) {
-		nlh =
-		    nft_batch_msg(nft, NFT_MSG_NEWRULE, NFPROTO_INET, NLM_F_CREATE | NLM_F_APPEND);
-		nftnl_rule_nlmsg_build_payload(nlh, r);
-		nft_batch_next(nft);
-	}
-	nftnl_rule_free(r);
-	return ret;
+	return nft_add_rule(nft, NFPROTO_INET, pr->chain, build_rule, pr);
 }

@@ -176,76 +176,59 @@ static int plan_elems(const struct pw_nft_portmap *pm, struct pm_elem **ret, siz
 	return 0;
 }
 
-static struct nftnl_set *set_ref(const char *name)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-
-	if (!s)
-		return NULL;
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	return s;
-}
-
 static int elem_put(struct nftnl_set *s, const struct pm_elem *x, const char *tag)
 {
-	struct nftnl_set_elem *e;
-	struct nftnl_udata_buf *u;
-
-	if (!tag || !x->dlen)
-		return nft_elem_add(s, x->key, x->klen, tag);
-	e = nftnl_set_elem_alloc();
-	u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
-	if (!e || !u || !nftnl_udata_put_strz(u, NFTNL_UDATA_SET_ELEM_COMMENT, tag)) {
-		nftnl_udata_buf_free(u);
-		if (e)
-			nftnl_set_elem_free(e);
-		return -ENOMEM;
-	}
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, x->key, (uint32_t)x->klen);
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, x->data, (uint32_t)x->dlen);
-	nftnl_set_elem_set(e, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(u),
-			   nftnl_udata_buf_len(u));
-	nftnl_udata_buf_free(u);
-	nftnl_set_elem_add(s, e);
-	return 0;
+	/* Deletions (no tag) name keys only. */
+	return nft_elem_add_data(s, x->key, x->klen, tag ? x->data : NULL, tag ? x->dlen : 0, tag);
 }
 
 /*
- * One message per set holding the selected elements (sel NULL: all).
- * tag NULL: keys only (deletions).
+ * What batch_grouped sends: the elements of e[] that sel picks (sel NULL:
+ * all), with tag (NULL: keys only, for deletions).
  */
-static int batch_grouped(struct pw_nft *nft, uint16_t type, uint16_t flags, const struct pm_elem *e,
-			 size_t n, const bool *sel, const char *tag)
+struct pm_batch {
+	uint16_t type, flags;
+	const struct pm_elem *e;
+	size_t n;
+	const bool *sel;
+	const char *tag;
+};
+
+/* One message for set w of family fam with its elements of b, when it has any. */
+static int batch_set(struct pw_nft *nft, const struct pm_batch *b, enum pw_nft_portmap_set w,
+		     int fam)
+{
+	const char *name = pw_nft_portmap_set_name(w, fam);
+	struct nftnl_set *s;
+	size_t cnt = 0;
+	int r = 0;
+
+	if (!name)
+		return 0;
+	s = nft_set_ref(NFPROTO_INET, name);
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < b->n; i++)
+		if (b->e[i].which == w && b->e[i].family == fam && (!b->sel || b->sel[i])) {
+			r = elem_put(s, &b->e[i], b->tag);
+			cnt++;
+		}
+	if (r >= 0 && cnt)
+		r = nft_batch_elems(nft, b->type, b->flags, s);
+	nftnl_set_free(s);
+	return r;
+}
+
+/* One message per set holding the elements of b. */
+static int batch_grouped(struct pw_nft *nft, const struct pm_batch *b)
 {
 	static const int fams[] = {AF_INET, AF_INET6};
+	int r = 0;
 
-	for (size_t f = 0; f < 2; f++)
-		for (int w = 0; w < PM_N_SETS; w++) {
-			const char *name = pw_nft_portmap_set_name(w, fams[f]);
-			struct nftnl_set *s;
-			size_t cnt = 0;
-			int r = 0;
-
-			if (!name)
-				continue;
-			s = set_ref(name);
-			if (!s)
-				return -ENOMEM;
-			for (size_t i = 0; r >= 0 && i < n; i++)
-				if (e[i].which == (enum pw_nft_portmap_set)w &&
-				    e[i].family == fams[f] && (!sel || sel[i])) {
-					r = elem_put(s, &e[i], tag);
-					cnt++;
-				}
-			if (r >= 0 && cnt)
-				r = nft_batch_elems(nft, type, flags, s);
-			nftnl_set_free(s);
-			if (r < 0)
-				return r;
-		}
-	return 0;
+	for (size_t f = 0; r >= 0 && f < 2; f++)
+		for (int w = 0; r >= 0 && w < PM_N_SETS; w++)
+			r = batch_set(nft, b, (enum pw_nft_portmap_set)w, fams[f]);
+	return r < 0 ? r : 0;
 }
 
 static int batch_objects(struct pw_nft *nft)
@@ -258,7 +241,7 @@ static int batch_objects(struct pw_nft *nft)
 			if (pw_nft_portmap_set_name(w, fams[f]))
 				r = pm_add_set(nft, w, fams[f]);
 	if (r >= 0)
-		r = pm_add_chain(nft, PM_CHAIN_DNAT);
+		r = nft_add_base_chain(nft, NFPROTO_INET, PM_CHAIN_DNAT, NULL, 0, 0);
 	if (r >= 0)
 		r = nft_add_base_chain(nft, NFPROTO_INET, PM_CHAIN_PRE, "nat", NF_INET_PRE_ROUTING,
 				       NF_IP_PRI_NAT_DST);
@@ -304,7 +287,8 @@ static void first_elem(struct nftnl_set *s, struct got_elem *g, int *found)
 static int get_elem(struct pw_nft *nft, const struct pm_elem *x, struct got_elem *g)
 {
 	char buf[PW_NFT_REQ_MAX] = {0};
-	struct nftnl_set *s = set_ref(pw_nft_portmap_set_name(x->which, x->family));
+	struct nftnl_set *s =
+	    nft_set_ref(NFPROTO_INET, pw_nft_portmap_set_name(x->which, x->family));
 	struct nftnl_set *reply = nftnl_set_alloc();
 	struct nlmsghdr *nlh;
 	int r, found = 0;
@@ -406,11 +390,22 @@ static int add_batch(struct pw_nft *nft, const struct pm_elem *e, size_t n, cons
 	if (r >= 0 && !have)
 		r = batch_objects(nft);
 	if (r >= 0 && replace)
-		r = batch_grouped(nft, PW_NFT_MSG_DESTROYSETELEM, 0, e, n, NULL, NULL);
+		r = batch_grouped(
+		    nft, &(struct pm_batch){PW_NFT_MSG_DESTROYSETELEM, 0, e, n, NULL, NULL});
 	if (r >= 0)
-		r = batch_grouped(nft, NFT_MSG_NEWSETELEM,
-				  NLM_F_CREATE | (replace ? 0 : NLM_F_EXCL), e, n, NULL, tag);
+		r = batch_grouped(nft, &(struct pm_batch){NFT_MSG_NEWSETELEM,
+							  NLM_F_CREATE | (replace ? 0 : NLM_F_EXCL),
+							  e, n, NULL, tag});
 	return r < 0 ? r : nft_batch_commit(nft);
+}
+
+/* The attachment's tag (PW_NFT_PORTMAP_TAG_MAX + 1 bytes) and its planned elements. */
+static int tag_and_plan(const struct pw_nft_portmap *pm, char *tag, struct pm_elem **e, size_t *n)
+{
+	int r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag,
+				   PW_NFT_PORTMAP_TAG_MAX + 1);
+
+	return r < 0 ? r : plan_elems(pm, e, n);
 }
 
 int pw_nft_portmap_add(struct pw_nft *nft, const struct pw_nft_portmap *pm, char *owner,
@@ -421,9 +416,7 @@ int pw_nft_portmap_add(struct pw_nft *nft, const struct pw_nft_portmap *pm, char
 	size_t n = 0;
 	int r;
 
-	r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag, sizeof(tag));
-	if (r >= 0)
-		r = plan_elems(pm, &e, &n);
+	r = tag_and_plan(pm, tag, &e, &n);
 	if (r < 0)
 		return r;
 	r = add_batch(nft, e, n, tag, false);
@@ -480,7 +473,8 @@ int pw_nft_portmap_del(struct pw_nft *nft, const struct pw_nft_portmap *pm)
 		return 0;
 	r = nft_batch_begin(nft);
 	if (r >= 0)
-		r = batch_grouped(nft, PW_NFT_MSG_DESTROYSETELEM, 0, e, n, sel, NULL);
+		r = batch_grouped(
+		    nft, &(struct pm_batch){PW_NFT_MSG_DESTROYSETELEM, 0, e, n, sel, NULL});
 	return r < 0 ? r : nft_batch_commit(nft);
 }
 
@@ -491,9 +485,7 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
 	size_t n = 0;
 	int r;
 
-	r = pw_nft_portmap_tag(pm->network, pm->container_id, pm->ifname, tag, sizeof(tag));
-	if (r >= 0)
-		r = plan_elems(pm, &e, &n);
+	r = tag_and_plan(pm, tag, &e, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct got_elem g;
 
@@ -510,59 +502,14 @@ int pw_nft_portmap_check(struct pw_nft *nft, const struct pw_nft_portmap *pm, si
 
 /* ---- scans (DEL without ports, GC) ---- */
 
-static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
-{
-	char buf[PW_NFT_REQ_MAX] = {0};
-	struct nlmsghdr *nlh;
-	int r;
-
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, 0);
-	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	r = nft_talk(nft, nlh, nft_elems_cb, s);
-	return r == -ENOENT ? 0 : r;
-}
-
-/* Elements of `from` whose tag matches, as keys in a new set object. */
-static int pick(struct nftnl_set *from, const char *name, bool (*pred)(const char *, void *),
-		void *userdata, struct nftnl_set **ret)
-{
-	struct nftnl_set *to = set_ref(name);
-	struct nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(from);
-	struct nftnl_set_elem *e;
-	int n = 0;
-
-	while (to && it && n >= 0 && (e = nftnl_set_elems_iter_next(it))) {
-		char tag[NFT_USERDATA_MAXLEN];
-		uint32_t klen = 0, ulen = 0;
-		const void *key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &klen);
-		const void *u = nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ulen);
-
-		nft_elem_tag(u, ulen, tag, sizeof(tag));
-		if (!key || !tag[0] || !pred(tag, userdata))
-			continue;
-		n = nft_elem_add(to, key, klen, NULL) < 0 ? -ENOMEM : n + 1;
-	}
-	if (it)
-		nftnl_set_elems_iter_destroy(it);
-	if (!to || !it)
-		n = -ENOMEM;
-	if (n <= 0) {
-		if (to)
-			nftnl_set_free(to);
-		return n;
-	}
-	*ret = to;
-	return n;
-}
-
 static int scan_one(struct pw_nft *nft, const char *name, bool (*pred)(const char *, void *),
 		    void *userdata)
 {
-	struct nftnl_set *all = set_ref(name), *del = NULL;
-	int r = all ? list_elems(nft, all) : -ENOMEM;
+	struct nftnl_set *all = nft_set_ref(NFPROTO_INET, name), *del = NULL;
+	int r = all ? nft_list_elems(nft, all) : -ENOMEM;
 
 	if (r >= 0)
-		r = pick(all, name, pred, userdata, &del);
+		r = nft_pick_elems(all, pred, userdata, &del);
 	if (r > 0) {
 		nft_batch_elems(nft, PW_NFT_MSG_DESTROYSETELEM, 0, del);
 		nftnl_set_free(del);

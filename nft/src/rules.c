@@ -36,20 +36,34 @@ int nft_add_table(struct pw_nft *nft, uint16_t family)
 	return 0;
 }
 
+int nft_batch_new_set(struct pw_nft *nft, struct nftnl_set *s, struct nftnl_udata_buf *u)
+{
+	struct nlmsghdr *nlh;
+
+	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
+	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
+	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, (uint16_t)nftnl_set_get_u32(s, NFTNL_SET_FAMILY),
+			    NLM_F_CREATE);
+	nftnl_set_nlmsg_build_payload(nlh, s);
+	nft_batch_next(nft);
+	nftnl_udata_buf_free(u);
+	nftnl_set_free(s);
+	return 0;
+}
+
 int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const char *network,
 		uint32_t key_type, uint32_t key_len)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
+	struct nftnl_set *s = nft_set_ref(family, name);
 	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	char comment[PW_NFT_NAME_MAX];
-	struct nlmsghdr *nlh;
 	int r = -ENOMEM;
 
 	if (!s || !u)
-		goto out;
+		goto fail;
 	r = nft_set_comment(network, comment, sizeof(comment));
 	if (r < 0)
-		goto out;
+		goto fail;
 	/*
 	 * nft prints a plain ifname key byte-reversed unless told it is host
 	 * order (its BYTEORDER_HOST_ENDIAN, 1); addresses need no hint.
@@ -57,24 +71,16 @@ int nft_add_set(struct pw_nft *nft, uint16_t family, const char *name, const cha
 	if (key_type == PW_NFT_TYPE_IFNAME &&
 	    !nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1)) {
 		r = -ENOMEM;
-		goto out;
+		goto fail;
 	}
 	if (!nftnl_udata_put_strz(u, NFTNL_UDATA_SET_COMMENT, comment)) {
 		r = -ENAMETOOLONG;
-		goto out;
+		goto fail;
 	}
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, PW_NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
-	nftnl_set_set_u32(s, NFTNL_SET_ID, nft_next_seq(nft));
-	nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-	nlh = nft_batch_msg(nft, NFT_MSG_NEWSET, family, NLM_F_CREATE);
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nft_batch_next(nft);
-	r = 0;
-out:
+	return nft_batch_new_set(nft, s, u);
+fail:
 	nftnl_udata_buf_free(u);
 	if (s)
 		nftnl_set_free(s);
@@ -109,10 +115,12 @@ int nft_add_base_chain(struct pw_nft *nft, uint16_t family, const char *name, co
 		return -ENOMEM;
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, PW_NFT_TABLE);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
-	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	if (type) {
+		nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type);
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+		nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	}
 	nlh = nft_batch_msg(nft, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	nft_batch_next(nft);
@@ -270,8 +278,8 @@ static int spoof_exprs(struct nftnl_rule *r, const char *ports, const char *allo
 	return nft_expr_add(r, verdict);
 }
 
-static int add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
-		    int (*build)(struct nftnl_rule *, const void *), const void *arg)
+int nft_add_rule(struct pw_nft *nft, uint16_t family, const char *chain,
+		 int (*build)(struct nftnl_rule *, const void *), const void *arg)
 {
 	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
@@ -309,7 +317,7 @@ int nft_add_masq_rule(struct pw_nft *nft, const char *chain, const char *set,
 {
 	struct masq_arg a = {.set = set, .subnet = subnet};
 
-	return add_rule(nft, NFPROTO_INET, chain, build_masq, &a);
+	return nft_add_rule(nft, NFPROTO_INET, chain, build_masq, &a);
 }
 
 struct spoof_arg {
@@ -328,5 +336,5 @@ int nft_add_spoof_rule(struct pw_nft *nft, const char *chain, const char *ports,
 {
 	struct spoof_arg a = {.ports = ports, .allowed = allowed};
 
-	return add_rule(nft, NFPROTO_BRIDGE, chain, build_spoof, &a);
+	return nft_add_rule(nft, NFPROTO_BRIDGE, chain, build_spoof, &a);
 }

@@ -80,7 +80,7 @@ static int list_sets(struct pw_nft *nft, uint16_t family, struct set_list *l)
 	return r == -ENOENT ? 0 : r; /* no table: nothing of ours */
 }
 
-static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
+int nft_list_elems(struct pw_nft *nft, struct nftnl_set *s)
 {
 	char buf[PW_NFT_REQ_MAX] = {0}; /* attribute padding reaches the kernel */
 	struct nlmsghdr *nlh;
@@ -94,12 +94,8 @@ static int list_elems(struct pw_nft *nft, struct nftnl_set *s)
 	return r == -ENOENT ? 0 : r;
 }
 
-/*
- * Move the elements of `from` whose tag matches into a new set object `*ret`
- * (same table/name/family). Returns the count moved or -ENOMEM.
- */
-static int pick_elems(struct nftnl_set *from, nft_tag_pred pred, void *userdata,
-		      struct nftnl_set **ret)
+int nft_pick_elems(struct nftnl_set *from, nft_tag_pred pred, void *userdata,
+		   struct nftnl_set **ret)
 {
 	struct nftnl_set *to = nftnl_set_alloc();
 	struct nftnl_set_elems_iter *it;
@@ -148,10 +144,10 @@ static int batch_deletions(struct pw_nft *nft, struct set_list *l, nft_tag_pred 
 
 	for (unsigned i = 0; i < l->n; i++) {
 		struct nftnl_set *del = NULL;
-		int r = list_elems(nft, l->sets[i]);
+		int r = nft_list_elems(nft, l->sets[i]);
 
 		if (r >= 0)
-			r = pick_elems(l->sets[i], pred, userdata, &del);
+			r = nft_pick_elems(l->sets[i], pred, userdata, &del);
 		if (r < 0)
 			return r;
 		if (r == 0)
@@ -193,7 +189,7 @@ static int any_elems(struct pw_nft *nft, struct set_list *l)
 {
 	for (unsigned i = 0; i < l->n; i++) {
 		struct nftnl_set_elems_iter *it;
-		int r = list_elems(nft, l->sets[i]), some;
+		int r = nft_list_elems(nft, l->sets[i]), some;
 
 		if (r < 0)
 			return r;
@@ -338,7 +334,7 @@ int pw_nft_list_elems(struct pw_nft *nft, pw_nft_elem_fn fn, void *userdata)
 
 		r = list_sets(nft, families[f], &l);
 		for (unsigned i = 0; r >= 0 && i < l.n; i++) {
-			r = list_elems(nft, l.sets[i]);
+			r = nft_list_elems(nft, l.sets[i]);
 			if (r >= 0)
 				r = each_elem(l.sets[i], fn, userdata);
 		}

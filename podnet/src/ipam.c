@@ -155,16 +155,34 @@ static int no_ipam(struct cni_ctx *ctx)
 			  "ipam.type: missing (no IPAM plugin configured)");
 }
 
-static int delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
+/* The configured type's in-process ops, or NULL when it is exec'd; no type is an error. */
+static int ipam_ops(struct cni_ctx *ctx, const struct cni_plugin_ops **ret)
 {
-	const struct cni_plugin_ops *ops;
-
 	if (!ctx->conf.ipam_type)
 		return no_ipam(ctx);
-	ops = builtin_ops(ctx->conf.ipam_type);
-	if (ops)
-		return run_inprocess(ctx, ops, CNI_CMD_ADD, ret);
-	return exec_add(ctx, ret);
+	*ret = builtin_ops(ctx->conf.ipam_type);
+	return 0;
+}
+
+static int delegate_add(struct cni_ctx *ctx, struct cni_result **ret)
+{
+	const struct cni_plugin_ops *ops = NULL;
+	int r = ipam_ops(ctx, &ops);
+
+	if (r < 0)
+		return r;
+	return ops ? run_inprocess(ctx, ops, CNI_CMD_ADD, ret) : exec_add(ctx, ret);
+}
+
+int podnet_ipam_add_to(struct cni_ctx *ctx, struct cni_result *dst)
+{
+	struct cni_result *ipam = NULL;
+	int r = podnet_ipam_add(ctx, &ipam);
+
+	if (r >= 0)
+		cni_result_take_ipam(dst, ipam);
+	cni_result_free(ipam);
+	return r;
 }
 
 /*
@@ -186,11 +204,11 @@ static int tolerate_missing_ipam(struct cni_ctx *ctx, enum cni_command cmd, int 
 int podnet_ipam_run(struct cni_ctx *ctx, enum cni_command cmd)
 {
 	_cleanup_free_ char *out = NULL;
-	const struct cni_plugin_ops *ops;
+	const struct cni_plugin_ops *ops = NULL;
+	int r = ipam_ops(ctx, &ops);
 
-	if (!ctx->conf.ipam_type)
-		return no_ipam(ctx);
-	ops = builtin_ops(ctx->conf.ipam_type);
+	if (r < 0)
+		return r;
 	if (ops)
 		return run_inprocess(ctx, ops, cmd, NULL);
 	return tolerate_missing_ipam(ctx, cmd, run_exec(ctx, cmd, &out));

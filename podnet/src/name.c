@@ -2,56 +2,43 @@
 /* Deterministic host device names and attachment tags. */
 #include <errno.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fmt.h"
 #include "nlw/link.h"
 #include "podnet/name.h"
 
 #define ALIAS_PREFIX "podwire:"
 
+/* FNV-1a parameters: 32 bits for up to 8 hex digits, 64 bits above. */
+struct fnv {
+	uint64_t basis, prime, mask;
+};
+
+static const struct fnv fnv32 = {2166136261u, 16777619u, 0xffffffffu};
+static const struct fnv fnv64 = {14695981039346656037ull, 1099511628211ull, ~0ull};
+
 /* FNV-1a: stable across runs and builds, enough to spread names. */
-static uint32_t fnv1a32(uint32_t h, const void *data, size_t len)
+static uint64_t fnv1a(const struct fnv *f, uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
+	for (size_t i = 0; i < len; i++)
+		h = ((h ^ p[i]) * f->prime) & f->mask;
 	return h;
 }
 
 static uint64_t name_hash(unsigned hex, const char *container_id, const char *ifname,
 			  unsigned attempt)
 {
-	if (hex <= 8) {
-		uint32_t h = 2166136261u;
+	const struct fnv *f = hex <= 8 ? &fnv32 : &fnv64;
+	uint64_t h = f->basis;
 
-		h = fnv1a32(h, container_id, strlen(container_id) + 1);
-		h = fnv1a32(h, ifname, strlen(ifname) + 1);
-		if (attempt)
-			h = fnv1a32(h, &attempt, sizeof(attempt));
-		return h;
-	}
-	uint64_t h = 14695981039346656037ull;
-
-	h = fnv1a64(h, container_id, strlen(container_id) + 1);
-	h = fnv1a64(h, ifname, strlen(ifname) + 1);
+	h = fnv1a(f, h, container_id, strlen(container_id) + 1);
+	h = fnv1a(f, h, ifname, strlen(ifname) + 1);
 	if (attempt)
-		h = fnv1a64(h, &attempt, sizeof(attempt));
+		h = fnv1a(f, h, &attempt, sizeof(attempt));
 	return h;
 }
 
@@ -67,7 +54,7 @@ int podnet_host_ifname(const char *prefix, unsigned hex, const char *container_i
 	memcpy(buf, prefix, plen);
 	if (hex < 16)
 		h &= (1ull << (hex * 4)) - 1; /* the low `hex` digits */
-	*fmt_hex(buf + plen, h, hex) = '\0';
+	snprintf(buf + plen, IFNAMSIZ - plen, "%0*" PRIx64, (int)hex, h);
 	return 0;
 }
 

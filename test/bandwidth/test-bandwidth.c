@@ -267,7 +267,9 @@ static void test_prefix_filter_request(void **state)
 
 	assert_int_equal(ip_prefix_parse("10.1.2.3/16", &p), 0);
 	fake_nl_reply_ack(x->f);
-	assert_int_equal(nlw_filter_add_prefix(x->s, 7, 0x10000, 16, &p, false, 0x10002), 0);
+	assert_int_equal(nlw_filter_add_prefix(
+			     x->s, 7, &(struct nlw_prefix_filter){0x10000, 16, &p, false, 0x10002}),
+			 0);
 	opts = fake_nl_attr(sent(x), TCM_LEN, TCA_OPTIONS);
 	sel = mnl_attr_get_payload(fake_nl_nested(opts, TCA_U32_SEL));
 	assert_int_equal(sel->nkeys, 1);
@@ -278,7 +280,9 @@ static void test_prefix_filter_request(void **state)
 	/* IPv6 /64 as source: two keys from offset 8 */
 	assert_int_equal(ip_prefix_parse("fd00:1:2:3::/64", &p), 0);
 	fake_nl_reply_ack(x->f);
-	assert_int_equal(nlw_filter_add_prefix(x->s, 7, 0x10000, 17, &p, true, 0x10002), 0);
+	assert_int_equal(nlw_filter_add_prefix(
+			     x->s, 7, &(struct nlw_prefix_filter){0x10000, 17, &p, true, 0x10002}),
+			 0);
 	opts = fake_nl_attr(sent(x), TCM_LEN, TCA_OPTIONS);
 	sel = mnl_attr_get_payload(fake_nl_nested(opts, TCA_U32_SEL));
 	assert_int_equal(sel->nkeys, 2);

@@ -810,43 +810,6 @@ static void test_gc_collects_errors(void **state)
 	cni_netconf_list_free(l);
 }
 
-static void test_version_info(void **state)
-{
-	struct fix *f = *state;
-	struct cni_error err = {0};
-	json_t *v = NULL;
-
-	assert_int_equal(cni_runtime_version_info(&f->rt, "noop", &v, &err), 0);
-	assert_true(json_is_array(json_object_get(v, "supportedVersions")));
-	json_decref(v);
-}
-
-static void test_validate(void **state)
-{
-	struct fix *f = *state;
-	struct cni_netconf_list *l;
-	struct cni_error err = {0};
-	json_t *caps = NULL;
-
-	l = mklist(f,
-		   "{\"cniVersion\":\"1.1.0\",\"name\":\"v\",\"plugins\":["
-		   "{\"type\":\"noop\",\"capabilities\":{\"portMappings\":true,\"mac\":false}},"
-		   "{\"type\":\"fail\",\"capabilities\":{\"ips\":true,\"portMappings\":true}}]}");
-	assert_int_equal(cni_runtime_validate(&f->rt, l, &caps, &err), 0);
-	assert_json_eq(caps, "[\"ips\",\"portMappings\"]");
-	json_decref(caps);
-	cni_netconf_list_free(l);
-
-	/* All plugins are checked; the first error leads, the next is in details. */
-	l = mklist(f, "{\"cniVersion\":\"9.0.0\",\"name\":\"v\",\"plugins\":["
-		      "{\"type\":\"absent\"},{\"type\":\"noop\"}]}");
-	assert_true(cni_runtime_validate(&f->rt, l, NULL, &err) < 0);
-	assert_int_equal(err.code, 104);
-	assert_non_null(strstr(err.details, "does not support config version \"9.0.0\""));
-	cni_error_done(&err);
-	cni_netconf_list_free(l);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -862,8 +825,6 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_status, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gc_collects_errors, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_version_info, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);

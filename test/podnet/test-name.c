@@ -48,7 +48,7 @@ static void test_long_names(void **state)
 	/* bgp-route: "pwr" + 11 hex digits of a 64-bit hash: 14 bytes. */
 	assert_int_equal(podnet_host_ifname("pwr", 11, "c1", "eth0", 0, a), 0);
 	assert_int_equal(strlen(a), 14);
-	assert_memory_equal(a, "pwr", 3);
+	assert_string_equal(a, "pwr96f19677b26"); /* names are state: they never change */
 	for (size_t i = 3; i < 14; i++)
 		assert_non_null(strchr("0123456789abcdef", a[i]));
 	assert_int_equal(podnet_host_ifname("pwr", 11, "c1", "eth0", 0, b), 0);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Command line: parse options, then collect (files, live, health), then print. */
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/macro.h"
 #include "base/parse.h"
 #include "inspect.h"
 
@@ -96,9 +98,27 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The options that only name a path, and the field of struct pi_options each sets. */
+static const struct {
+	int opt;
+	size_t off;
+} path_opts[] = {
+    {O_CNI_PATH, offsetof(struct pi_options, cni_path)},
+    {O_CACHE, offsetof(struct pi_options, cache_dir)},
+    {O_MULTINET, offsetof(struct pi_options, multinet_dir)},
+    {O_STATE, offsetof(struct pi_options, state_dir)},
+    {O_LEASE, offsetof(struct pi_options, lease_dir)},
+    {O_SYSFS, offsetof(struct pi_options, sysfs_root)},
+};
+
 /* One option; returns 0, 1 (help printed) or -EINVAL. */
 static int apply_opt(struct cli *c, int o, const char *arg)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(path_opts); i++)
+		if (path_opts[i].opt == o) {
+			*(const char **)((char *)&c->opt + path_opts[i].off) = arg;
+			return 0;
+		}
 	switch (o) {
 	case O_JSON:
 		c->out = OUT_JSON;
@@ -116,26 +136,8 @@ static int apply_opt(struct cli *c, int o, const char *arg)
 	case O_CHECK:
 		c->opt.check = true;
 		return 0;
-	case O_CNI_PATH:
-		c->opt.cni_path = arg;
-		return 0;
 	case O_NO_LIVE:
 		c->opt.live = false;
-		return 0;
-	case O_CACHE:
-		c->opt.cache_dir = arg;
-		return 0;
-	case O_MULTINET:
-		c->opt.multinet_dir = arg;
-		return 0;
-	case O_STATE:
-		c->opt.state_dir = arg;
-		return 0;
-	case O_LEASE:
-		c->opt.lease_dir = arg;
-		return 0;
-	case O_SYSFS:
-		c->opt.sysfs_root = arg;
 		return 0;
 	case 'h':
 		fputs(usage, stdout);

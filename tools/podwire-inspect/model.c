@@ -16,10 +16,15 @@ void pi_inv_init(struct pi_inv *inv)
 	*inv = (struct pi_inv){0};
 }
 
-static void strv_free(char **v, size_t n)
+static void free_each(char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
+}
+
+static void strv_free(char **v, size_t n)
+{
+	free_each(v, n);
 	free(v);
 }
 
@@ -33,13 +38,11 @@ void pi_counters_done(struct pi_counters *c)
 
 static void att_done(struct pi_att *a)
 {
-	free(a->container_id);
-	free(a->ifname);
-	free(a->network);
-	free(a->netns);
-	free(a->pod_namespace);
-	free(a->pod_name);
-	free(a->pod_uid);
+	char *v[] = {a->container_id, a->ifname,   a->network, a->netns, a->pod_namespace,
+		     a->pod_name,     a->pod_uid,  a->vf_pci,  a->pf,	 a->rdma_dev,
+		     a->rdma_error,   a->check_msg};
+
+	free_each(v, ARRAY_SIZE(v));
 	strv_free(a->plugins, a->n_plugins);
 	strv_free(a->files, a->n_files);
 	free(a->file_src);
@@ -47,9 +50,6 @@ static void att_done(struct pi_att *a)
 	strv_free(a->problems, a->n_problems);
 	if (a->cache)
 		cni_cache_entry_free(a->cache);
-	free(a->vf_pci);
-	free(a->pf);
-	free(a->rdma_dev);
 	for (size_t i = 0; i < a->n_rdma_ports; i++) {
 		free(a->rdma_ports[i].state);
 		free(a->rdma_ports[i].link_layer);
@@ -57,32 +57,21 @@ static void att_done(struct pi_att *a)
 		pi_counters_done(&a->rdma_ports[i].hw_counters);
 	}
 	free(a->rdma_ports);
-	free(a->rdma_error);
-	free(a->check_msg);
 }
 
 static void leak_done(struct pi_leak *l)
 {
-	free(l->kind);
-	free(l->object);
-	free(l->reason);
-	free(l->container_id);
-	free(l->ifname);
-	free(l->network);
+	char *v[] = {l->kind, l->object, l->reason, l->container_id, l->ifname, l->network};
+
+	free_each(v, ARRAY_SIZE(v));
 }
 
 static void lost_done(struct pi_lost_vf *l)
 {
-	free(l->file);
-	free(l->pci);
-	free(l->pf);
-	free(l->netdev);
-	free(l->mac);
-	free(l->container_id);
-	free(l->ifname);
-	free(l->network);
-	free(l->rdma_dev);
-	free(l->reason);
+	char *v[] = {l->file,	      l->pci,	 l->pf,	     l->netdev,	  l->mac,
+		     l->container_id, l->ifname, l->network, l->rdma_dev, l->reason};
+
+	free_each(v, ARRAY_SIZE(v));
 }
 
 void pi_inv_done(struct pi_inv *inv)

@@ -55,31 +55,13 @@ static json_t *strv(char *const *v, size_t n)
 	return a;
 }
 
-static const char *netns_state_name(enum pi_netns_state s)
-{
-	switch (s) {
-	case PI_NETNS_PRESENT:
-		return "present";
-	case PI_NETNS_GONE:
-		return "gone";
-	default:
-		return "unknown";
-	}
-}
+static const char *const netns_state_names[] = {
+    [PI_NETNS_UNKNOWN] = "unknown", [PI_NETNS_PRESENT] = "present", [PI_NETNS_GONE] = "gone"};
 
-static const char *check_name(enum pi_check_state s)
-{
-	switch (s) {
-	case PI_CHECK_OK:
-		return "ok";
-	case PI_CHECK_FAILED:
-		return "failed";
-	case PI_CHECK_SKIPPED:
-		return "skipped";
-	default:
-		return "not-run";
-	}
-}
+static const char *const check_names[] = {[PI_CHECK_NOT_RUN] = "not-run",
+					  [PI_CHECK_OK] = "ok",
+					  [PI_CHECK_FAILED] = "failed",
+					  [PI_CHECK_SKIPPED] = "skipped"};
 
 static json_t *stats_json(bool has, const struct nlw_link_stats *s)
 {
@@ -159,7 +141,7 @@ static json_t *host_json(const struct pi_att *a)
 static json_t *health_json(const struct pi_att *a)
 {
 	return json_pack("{s:s,s:o,s:s,s:o}", "status", pi_att_health(a), "problems",
-			 strv(a->problems, a->n_problems), "check", check_name(a->check),
+			 strv(a->problems, a->n_problems), "check", check_names[a->check],
 			 "checkMessage", str_or_null(a->check_msg));
 }
 
@@ -169,7 +151,7 @@ static json_t *att_json(const struct pi_att *a)
 	    "{s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o},s:I,s:o,s:o}",
 	    "containerId", jstr(a->container_id), "ifname", jstr(a->ifname), "network",
 	    str_or_null(a->network), "netns", str_or_null(a->netns), "netnsState",
-	    netns_state_name(a->netns_state), "pod", pod_json(a), "plugins",
+	    netns_state_names[a->netns_state], "pod", pod_json(a), "plugins",
 	    strv(a->plugins, a->n_plugins), "sources", sources_json(a->sources), "files",
 	    strv(a->files, a->n_files), "ips", strv(a->ips, a->n_ips), "mac", str_or_null(a->mac),
 	    "host", host_json(a), "counters", "pod", stats_json(a->has_pod_stats, &a->pod_stats),

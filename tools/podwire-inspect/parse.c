@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macro.h"
 #include "base/parse.h"
 #include "cni/conf.h"
 #include "cni/runtime.h"
@@ -190,18 +191,32 @@ int pi_merge_cache_entry(struct pi_inv *inv, struct cni_cache_entry *e, const ch
 
 /* ---- multinet ---- */
 
+/* An attachment's string field (its offset) and the JSON key that sets it. */
+struct att_key {
+	const char *key;
+	size_t off;
+};
+
+/* Each field from o's key, unless a source already set it (pi_set_str). */
+static int set_fields(struct pi_att *a, const json_t *o, const struct att_key *k, size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = pi_set_str((char **)((char *)a + k[i].off), obj_str(o, k[i].key));
+	return r;
+}
+
 static int multinet_pod(struct pi_att *a, const json_t *top)
 {
-	const json_t *pod = json_object_get(top, "pod");
-	int r = pi_set_str(&a->pod_namespace, obj_str(pod, "namespace"));
+	static const struct att_key pod[] = {
+	    {"namespace", offsetof(struct pi_att, pod_namespace)},
+	    {"name", offsetof(struct pi_att, pod_name)},
+	    {"uid", offsetof(struct pi_att, pod_uid)},
+	};
+	int r = set_fields(a, json_object_get(top, "pod"), pod, ARRAY_SIZE(pod));
 
-	if (r >= 0)
-		r = pi_set_str(&a->pod_name, obj_str(pod, "name"));
-	if (r >= 0)
-		r = pi_set_str(&a->pod_uid, obj_str(pod, "uid"));
-	if (r >= 0)
-		r = pi_set_str(&a->netns, obj_str(top, "netns"));
-	return r;
+	return r < 0 ? r : pi_set_str(&a->netns, obj_str(top, "netns"));
 }
 
 /*
@@ -302,17 +317,16 @@ int pi_parse_multinet(struct pi_inv *inv, const char *buf, size_t len, const cha
 
 static int sriov_fields(struct pi_att *a, const json_t *top)
 {
-	const json_t *pf = json_object_get(top, "pf");
+	static const struct att_key keys[] = {
+	    {"network", offsetof(struct pi_att, network)},
+	    {"netns", offsetof(struct pi_att, netns)},
+	    {"deviceID", offsetof(struct pi_att, vf_pci)},
+	};
 	const char *rdma = obj_str(top, "rdmaDevice");
-	int r;
+	int r = set_fields(a, top, keys, ARRAY_SIZE(keys));
 
-	r = pi_set_str(&a->network, obj_str(top, "network"));
 	if (r >= 0)
-		r = pi_set_str(&a->netns, obj_str(top, "netns"));
-	if (r >= 0)
-		r = pi_set_str(&a->vf_pci, obj_str(top, "deviceID"));
-	if (r >= 0)
-		r = pi_set_str(&a->pf, obj_str(pf, "name"));
+		r = pi_set_str(&a->pf, obj_str(json_object_get(top, "pf"), "name"));
 	if (r >= 0 && rdma && valid_ident(rdma, 63))
 		r = pi_set_str(&a->rdma_dev, rdma);
 	if (json_object_get(top, "complete") != json_true())
@@ -367,7 +381,7 @@ static bool lost_valid(const json_t *top)
 	    !valid_ident(obj_str(top, "deviceID"), 12) ||
 	    !valid_ident(obj_str(top, "netdev"), IFNAMSIZ - 1))
 		return false;
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		if (!obj_str(top, strs[i]))
 			return false;
 	return json_is_integer(json_object_get(top, "vf")) &&
@@ -417,7 +431,7 @@ int pi_parse_sriov_lost(struct pi_inv *inv, const char *buf, size_t len, const c
 	l = pi_inv_add_lost(inv);
 	if (!l)
 		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < sizeof(fields) / sizeof(fields[0]); i++)
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(fields); i++)
 		r = dup_field((char **)((char *)l + fields[i].off), top, fields[i].key);
 	if (r >= 0) {
 		l->file = strdup(path);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/macro.h"
 #include "base/parse.h"
 #include "cni/runtime.h"
@@ -23,11 +24,11 @@ typedef int (*file_fn)(struct pi_inv *inv, const char *buf, size_t len, const ch
 
 int pi_read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 {
+	/* O_NONBLOCK, and regular files only: a FIFO must not hang the scan. */
 	_cleanup_close_ int fd =
 	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
-	size_t n = 0;
-	char *buf;
+	int n;
 
 	if (fd < 0)
 		return -errno;
@@ -35,31 +36,10 @@ int pi_read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EISDIR;
-	if ((uint64_t)st.st_size > PI_FILE_MAX)
-		return -EFBIG;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (n <= (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + n, (size_t)st.st_size + 1 - n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	if (n > (size_t)st.st_size) { /* grew while we read: take what fits the cap */
-		free(buf);
-		return -EFBIG;
-	}
-	buf[n] = '\0';
-	*ret = buf;
-	*ret_len = n;
+	n = fd_read_all(fd, PI_FILE_MAX, ret);
+	if (n < 0)
+		return n;
+	*ret_len = (size_t)n;
 	return 0;
 }
 
@@ -76,8 +56,16 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted regular-looking names of dir (DT_DIR entries left out). */
-static int list_names(DIR *d, char ***ret, size_t *ret_n)
+/* The entries a scan wants: subdirectories (dirs), or everything else. */
+static bool wanted(const struct dirent *de, bool dirs)
+{
+	if (dirs)
+		return de->d_name[0] != '.' && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN);
+	return de->d_type != DT_DIR && !skip_name(de->d_name);
+}
+
+/* Sorted names of the entries of dir that wanted() keeps. */
+static int list_names(DIR *d, bool dirs, char ***ret, size_t *ret_n)
 {
 	char **v = NULL;
 	size_t n = 0;
@@ -86,7 +74,7 @@ static int list_names(DIR *d, char ***ret, size_t *ret_n)
 	while ((de = readdir(d)) && n < PI_DIR_MAX_FILES) {
 		char **p;
 
-		if (de->d_type == DT_DIR || skip_name(de->d_name))
+		if (!wanted(de, dirs))
 			continue;
 		p = reallocarray_safe(v, n + 1, sizeof(*p));
 		if (!p || !(p[n] = strdup(de->d_name))) {
@@ -139,7 +127,7 @@ static int scan_dir(struct pi_inv *inv, const char *dir, file_fn fn, void *userd
 			   ? 0
 			   : pi_inv_file_error(inv, dir, "cannot read directory: %s",
 					       strerror(errno));
-	r = list_names(d, &names, &n);
+	r = list_names(d, false, &names, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (r >= 0)
 			r = scan_one(inv, dirfd(d), dir, names[i], fn, userdata);
@@ -167,33 +155,26 @@ static int cache_file(struct pi_inv *inv, const char *buf, size_t len, const cha
 	return pi_merge_cache_entry(inv, e, path);
 }
 
+typedef int (*parse_fn)(struct pi_inv *inv, const char *buf, size_t len, const char *path);
+
+/* A <name>.json state file, given to the parser userdata points to; other names are skipped. */
+static int json_file(struct pi_inv *inv, const char *buf, size_t len, const char *path,
+		     void *userdata)
+{
+	size_t n = strlen(path);
+
+	if (n < 5 || !streq(path + n - 5, ".json"))
+		return 0;
+	return (*(const parse_fn *)userdata)(inv, buf, len, path);
+}
+
+static const parse_fn sriov_parser = pi_parse_sriov, lost_parser = pi_parse_sriov_lost;
+
 static int multinet_file(struct pi_inv *inv, const char *buf, size_t len, const char *path,
 			 void *userdata)
 {
 	(void)userdata;
 	return pi_parse_multinet(inv, buf, len, path);
-}
-
-static int sriov_file(struct pi_inv *inv, const char *buf, size_t len, const char *path,
-		      void *userdata)
-{
-	size_t n = strlen(path);
-
-	(void)userdata;
-	if (n < 5 || !streq(path + n - 5, ".json"))
-		return 0;
-	return pi_parse_sriov(inv, buf, len, path);
-}
-
-static int sriov_lost_file(struct pi_inv *inv, const char *buf, size_t len, const char *path,
-			   void *userdata)
-{
-	size_t n = strlen(path);
-
-	(void)userdata;
-	if (n < 5 || !streq(path + n - 5, ".json"))
-		return 0;
-	return pi_parse_sriov_lost(inv, buf, len, path);
 }
 
 /* sriov-rdma's lost VFs: <state-dir>/lost/<BDF>.json. */
@@ -203,7 +184,7 @@ static int scan_sriov_lost(struct pi_inv *inv, const char *state_dir)
 
 	if (asprintf(&dir, "%s/lost", state_dir) < 0)
 		return -ENOMEM;
-	return scan_dir(inv, dir, sriov_lost_file, NULL);
+	return scan_dir(inv, dir, json_file, (void *)&lost_parser);
 }
 
 static int scan_results(struct pi_inv *inv, const char *dir)
@@ -225,7 +206,7 @@ int pi_read_sources(struct pi_inv *inv, const struct pi_options *opt)
 	if (r >= 0)
 		r = scan_dir(inv, opt->multinet_dir, multinet_file, NULL);
 	if (r >= 0)
-		r = scan_dir(inv, opt->state_dir, sriov_file, NULL);
+		r = scan_dir(inv, opt->state_dir, json_file, (void *)&sriov_parser);
 	if (r >= 0)
 		r = scan_sriov_lost(inv, opt->state_dir);
 	return r;
@@ -290,20 +271,7 @@ int pi_find_lease_leaks(struct pi_inv *inv, const char *lease_dir)
 			   ? 0
 			   : pi_inv_file_error(inv, lease_dir, "cannot read directory: %s",
 					       strerror(errno));
-	r = 0;
-	for (struct dirent *de; r >= 0 && (de = readdir(d)) && n < PI_DIR_MAX_FILES;) {
-		char **p;
-
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		p = reallocarray_safe(names, n + 1, sizeof(*p));
-		if (!p || !(p[n] = strdup(de->d_name)))
-			r = -ENOMEM;
-		if (p)
-			names = p;
-		if (r >= 0)
-			n++;
-	}
+	r = list_names(d, true, &names, &n);
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *sub = NULL;

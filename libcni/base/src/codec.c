@@ -3,9 +3,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/codec.h"
-#include "base/fmt.h"
 
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -33,17 +33,9 @@ size_t b64_encode(const void *in, size_t len, char *out)
 
 static int b64_digit(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+
+	return p ? (int)(p - b64_alphabet) : -1;
 }
 
 /* One group of four characters; *pad: how many of them are '='. */
@@ -132,8 +124,12 @@ char *hex_encode(char *p, const void *in, size_t len)
 {
 	const unsigned char *b = in;
 
-	for (size_t i = 0; i < len; i++)
-		p = fmt_hex(p, b[i], 2);
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		*p++ = digits[b[i] >> 4];
+		*p++ = digits[b[i] & 15];
+	}
 	return p;
 }
 

@@ -134,6 +134,23 @@ int file_replace_at(int dirfd, const char *name, const void *buf, size_t len, mo
 	return r;
 }
 
+int file_replace(const char *path, const void *buf, size_t len, mode_t mode, bool sync)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int dirfd = -1;
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (!dir)
+		return -ENOMEM;
+	if (!slash)
+		return file_replace_at(AT_FDCWD, path, buf, len, mode, sync);
+	*slash = '\0';
+	dirfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	return file_replace_at(dirfd, slash + 1, buf, len, mode, sync);
+}
+
 /* 0 when path is a directory, -ENOTDIR when it is something else, or -errno. */
 static int is_dir(const char *path)
 {

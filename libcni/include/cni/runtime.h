@@ -221,26 +221,6 @@ int cni_runtime_build_request(const struct cni_netconf_list *list, size_t plugin
 char **cni_runtime_env(const struct cni_runtime *rt, const char *command,
 		       const struct cni_runtime_conf *rc);
 
-/*
- * Ask one plugin type for its VERSION answer (env CNI_NETNS/IFNAME/PATH =
- * "dummy" for old skeletons, stdin {"cniVersion":"1.1.0"}). Returns 0 and the
- * parsed answer (a new reference with "supportedVersions").
- */
-int cni_runtime_version_info(const struct cni_runtime *rt, const char *type, json_t **ret,
-			     struct cni_error *err);
-
-/*
- * Validate a list before use (libcni ValidateNetworkList): every plugin must
- * be found in the path and list the list's cniVersion in its VERSION answer
- * (a plugin answering "unknown CNI_COMMAND: VERSION" counts as 0.1.0 only).
- * Every plugin is checked; the first error is returned (code 104 not found,
- * 1 unsupported version), the others appended to its details. On success
- * *ret_caps (may be NULL) is a new sorted array of the capability names the
- * plugins enable.
- */
-int cni_runtime_validate(const struct cni_runtime *rt, const struct cni_netconf_list *list,
-			 json_t **ret_caps, struct cni_error *err);
-
 /* ---- the result cache ---- */
 
 struct cni_cache_entry {

@@ -64,9 +64,6 @@ int nlw_sysctl_batch_put(struct nlw_sysctl_batch *b, const char *value, const ch
  */
 int nlw_sysctl_batch_write(struct nlw_sysctl_batch *b, int netns_fd);
 
-/* Open "/sys" as a directory fd (O_CLOEXEC). *ret_fd owned by the caller. */
-int nlw_sysfs_open_root(int *ret_fd);
-
 /*
  * Read the file root_fd/relpath into buf, trailing newline stripped.
  * relpath must be relative without ".." (-EINVAL). Errors: -ENOENT,

@@ -58,20 +58,17 @@ int nlw_filter_add_redirect(struct nlw_sock *sock, int ifindex, uint32_t parent,
  * u32 filter sending packets whose source (match_src) or destination address
  * lies in prefix to classid, under qdisc parent, priority prio.
  */
-int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, uint32_t parent, uint16_t prio,
-			  const struct ip_prefix *prefix, bool match_src, uint32_t classid);
+struct nlw_prefix_filter {
+	uint32_t parent;
+	uint16_t prio;
+	const struct ip_prefix *prefix;
+	bool match_src;
+	uint32_t classid;
+};
+int nlw_filter_add_prefix(struct nlw_sock *sock, int ifindex, const struct nlw_prefix_filter *f);
 
 /* Create an IFB device (NLM_F_CREATE|NLM_F_EXCL), up, with mtu (0: default). */
 int nlw_link_add_ifb(struct nlw_sock *sock, const char *name, unsigned mtu);
-
-struct nlw_link;
-/*
- * Every link of IFLA_INFO_KIND `kind` (a dump, filtered by the kernel when
- * it can and checked here). *ret owned by the caller (free()).
- * Errors: -EAGAIN (dump kept being interrupted), -ENOMEM.
- */
-int nlw_link_list_kind(struct nlw_sock *sock, const char *kind, struct nlw_link **ret,
-		       unsigned *ret_n);
 
 /* A qdisc as read back. */
 struct nlw_qdisc {

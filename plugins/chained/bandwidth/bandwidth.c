@@ -48,14 +48,26 @@ static int push_qdisc_undo(struct podnet *pn, int ifindex, uint32_t parent)
 
 /* ---- shaping ---- */
 
+/*
+ * Rate and burst of one direction: ingress (towards the pod) shapes the host
+ * veth and its subnet filters match the source; egress the IFB, destination.
+ */
+static void direction(const struct bandwidth_conf *c, bool ingress, uint64_t *rate, uint64_t *burst)
+{
+	*rate = ingress ? c->ingress_rate : c->egress_rate;
+	*burst = ingress ? c->ingress_burst : c->egress_burst;
+}
+
 /* Classes of the htb: a shaped 1:1, an unshaped 1:2, and a filter per subnet. */
 static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwidth_conf *c,
-			   uint64_t rate, uint64_t burst, bool match_src)
+			   bool ingress)
 {
 	struct nlw_tbf shaped, open;
 	uint32_t to = NLW_TC_HANDLE(1, c->subnets_shaped ? 1 : 2);
+	uint64_t rate, burst;
 	int r;
 
+	direction(c, ingress, &rate, &burst);
 	bandwidth_tbf(rate, burst, &shaped);
 	bandwidth_tbf(BANDWIDTH_UNCAPPED_RATE * 8, burst, &open);
 	r = nlw_class_add_htb(
@@ -66,19 +78,23 @@ static int add_htb_classes(struct nlw_sock *s, int ifindex, const struct bandwid
 				      &(struct nlw_htb_class){NLW_TC_HANDLE(1, 2), ROOT_HANDLE,
 							      open.rate, open.buffer});
 	for (size_t i = 0; r >= 0 && i < c->n_subnets; i++)
-		r = nlw_filter_add_prefix(s, ifindex, ROOT_HANDLE, (uint16_t)(16 + i),
-					  &c->subnets[i], match_src, to);
+		r = nlw_filter_add_prefix(s, ifindex,
+					  &(struct nlw_prefix_filter){ROOT_HANDLE,
+								      (uint16_t)(16 + i),
+								      &c->subnets[i], ingress, to});
 	return r;
 }
 
 /* Root shaping qdisc of a link: tbf, or htb with subnets; undo pushed once created. */
 static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandwidth_conf *c,
-		 uint64_t rate, uint64_t burst, bool match_src)
+		 bool ingress)
 {
 	struct nlw_sock *s = pn->host;
+	uint64_t rate, burst;
 	struct nlw_tbf t;
 	int r;
 
+	direction(c, ingress, &rate, &burst);
 	bandwidth_tbf(rate, burst, &t);
 	if (c->n_subnets)
 		r = nlw_qdisc_add_htb(s, l->ifindex, ROOT_HANDLE, NLW_TC_H_ROOT,
@@ -88,7 +104,7 @@ static int shape(struct podnet *pn, const struct nlw_link *l, const struct bandw
 	if (r >= 0)
 		r = push_qdisc_undo(pn, l->ifindex, NLW_TC_H_ROOT);
 	if (r >= 0 && c->n_subnets)
-		r = add_htb_classes(s, l->ifindex, c, rate, burst, match_src);
+		r = add_htb_classes(s, l->ifindex, c, ingress);
 	return r < 0 ? podnet_fail(pn->ctx, s, r, "add shaping qdisc on '%s'", l->name) : 0;
 }
 
@@ -128,7 +144,7 @@ static int add_egress(struct podnet *pn, const struct nlw_link *veth,
 					    ifb.ifindex);
 	if (r < 0)
 		return podnet_fail(ctx, s, r, "redirect to ifb on '%s'", veth->name);
-	return shape(pn, &ifb, c, c->egress_rate, c->egress_burst, false);
+	return shape(pn, &ifb, c, false);
 }
 
 static int apply(struct podnet *pn, const struct bandwidth_conf *c)
@@ -138,31 +154,40 @@ static int apply(struct podnet *pn, const struct bandwidth_conf *c)
 
 	r = podnet_host_peer(pn, &veth);
 	if (r >= 0 && bandwidth_ingress(c))
-		r = shape(pn, &veth, c, c->ingress_rate, c->ingress_burst, true);
+		r = shape(pn, &veth, c, true);
 	if (r >= 0 && bandwidth_egress(c))
 		r = add_egress(pn, &veth, c);
 	return r;
 }
 
-static int bandwidth_add(struct podnet *pn)
+/* ADD's and CHECK's frame: parse the config, require prevResult, run step. */
+static int with_conf(struct podnet *pn, int (*step)(struct podnet *, const struct bandwidth_conf *))
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct bandwidth_conf c;
-	int r;
+	int r = bandwidth_conf_parse(pn->ctx, &c);
 
-	r = bandwidth_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0) {
-		ctx->result = cni_result_dup(ctx->prev_result);
-		if (!ctx->result)
-			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	}
-	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
-		r = apply(pn, &c);
+	r = podnet_require_prev(pn->ctx);
+	if (r >= 0)
+		r = step(pn, &c);
 	bandwidth_conf_done(&c);
 	return r;
+}
+
+static int add_step(struct podnet *pn, const struct bandwidth_conf *c)
+{
+	struct cni_ctx *ctx = pn->ctx;
+
+	ctx->result = cni_result_dup(ctx->prev_result);
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	return bandwidth_ingress(c) || bandwidth_egress(c) ? apply(pn, c) : 0;
+}
+
+static int bandwidth_add(struct podnet *pn)
+{
+	return with_conf(pn, add_step);
 }
 
 static bool ours_root(const struct nlw_qdisc *q)
@@ -269,35 +294,34 @@ static int check_egress(struct cni_ctx *ctx, struct nlw_sock *s, const struct ba
 	return r < 0 ? podnet_fail(ctx, s, r, "list qdiscs on '%s'", ifb_name) : 0;
 }
 
-static int bandwidth_check(struct podnet *pn)
+static int check_step(struct podnet *pn, const struct bandwidth_conf *c)
 {
 	struct cni_ctx *ctx = pn->ctx;
 	struct nlw_sock *s = pn->host;
-	struct bandwidth_conf c;
 	struct nlw_link veth;
-	int r;
+	int r = 0;
 
-	r = bandwidth_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0 && (bandwidth_ingress(&c) || bandwidth_egress(&c)))
+	if (bandwidth_ingress(c) || bandwidth_egress(c))
 		r = podnet_host_peer(pn, &veth);
-	if (r >= 0 && bandwidth_ingress(&c)) {
-		r = root_matches(s, veth.ifindex, &c, c.ingress_rate, c.ingress_burst);
+	if (r >= 0 && bandwidth_ingress(c)) {
+		r = root_matches(s, veth.ifindex, c, c->ingress_rate, c->ingress_burst);
 		if (r == 0)
 			r = cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
 				       "ingress: qdisc on '%s' missing or differs from ingressRate "
 				       "%llu ingressBurst %llu",
-				       veth.name, (unsigned long long)c.ingress_rate,
-				       (unsigned long long)c.ingress_burst);
+				       veth.name, (unsigned long long)c->ingress_rate,
+				       (unsigned long long)c->ingress_burst);
 		else if (r < 0)
 			r = podnet_fail(ctx, s, r, "list qdiscs on '%s'", veth.name);
 	}
-	if (r >= 0 && bandwidth_egress(&c))
-		r = check_egress(ctx, s, &c);
-	bandwidth_conf_done(&c);
+	if (r >= 0 && bandwidth_egress(c))
+		r = check_egress(ctx, s, c);
 	return r < 0 ? r : 0;
+}
+
+static int bandwidth_check(struct podnet *pn)
+{
+	return with_conf(pn, check_step);
 }
 
 static bool cid_valid(const struct cni_conf *conf, const char *cid)
@@ -324,7 +348,7 @@ static int bandwidth_gc(struct podnet *pn)
 
 	if (!ctx->conf.has_valid_attachments)
 		return 0;
-	r = nlw_link_list_kind(s, "ifb", &links, &n);
+	r = nlw_link_list(s, &(struct nlw_link_filter){.kind = "ifb"}, &links, &n);
 	if (r < 0)
 		return podnet_fail(ctx, s, r, "list ifb devices on 'host'");
 	for (unsigned i = 0; i < n; i++) {

@@ -158,84 +158,95 @@ static int add_elems(struct podnet *pn, struct portmap_run *run)
 	return r < 0 ? r : push_elems_undo(pn, &run->pm);
 }
 
-static int portmap_add(struct podnet *pn)
+/* A command's frame: the config and plan, prevResult when need_prev, then step. */
+static int with_run(struct podnet *pn, bool need_prev,
+		    int (*step)(struct podnet *, struct portmap_run *))
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct portmap_run run;
-	int r;
+	int r = run_init(pn->ctx, &run);
 
-	r = run_init(ctx, &run);
+	if (r >= 0 && need_prev)
+		r = podnet_require_prev(pn->ctx);
 	if (r >= 0)
-		r = podnet_require_prev(ctx);
-	if (r >= 0) {
-		ctx->result = cni_result_dup(ctx->prev_result);
-		if (!ctx->result)
-			r = cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	}
-	if (r >= 0 && run.n_ports > 0)
-		r = add_elems(pn, &run);
-	if (r >= 0 && run.n_ports > 0 && run.conf.snat && run.addrs.has_v4)
-		r = enable_localnet(pn, &run.addrs.v4);
+		r = step(pn, &run);
 	run_done(&run);
 	return r;
 }
 
-static int portmap_del(struct podnet *pn)
+static int add_step(struct podnet *pn, struct portmap_run *run)
 {
 	struct cni_ctx *ctx = pn->ctx;
-	struct portmap_run run;
+	int r = 0;
+
+	ctx->result = cni_result_dup(ctx->prev_result);
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
+	if (run->n_ports > 0)
+		r = add_elems(pn, run);
+	if (r >= 0 && run->n_ports > 0 && run->conf.snat && run->addrs.has_v4)
+		r = enable_localnet(pn, &run->addrs.v4);
+	return r;
+}
+
+static int del_step(struct podnet *pn, struct portmap_run *run)
+{
+	struct cni_ctx *ctx = pn->ctx;
 	struct pw_nft *nft = NULL;
 	int r;
 
-	r = run_init(ctx, &run);
 	/* The reference does nothing without mappings; GC catches leftovers. */
-	if (r < 0 || run.conf.n_maps == 0)
-		goto out;
+	if (run->conf.n_maps == 0)
+		return 0;
 	r = pw_nft_open(&nft);
-	if (r < 0) {
-		r = podnet_fail_ack(ctx, NULL, r, "open nftables socket");
-		goto out;
-	}
+	if (r < 0)
+		return podnet_fail_ack(ctx, NULL, r, "open nftables socket");
 	/* Without prevResult addresses (n_ports 0) the maps are scanned for our tag. */
-	r = pw_nft_portmap_del(nft, &run.pm);
+	r = pw_nft_portmap_del(nft, &run->pm);
 	if (r < 0)
 		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "remove hostPort mappings");
 	pw_nft_free(nft);
-out:
-	run_done(&run);
 	return r;
 }
 
-static int portmap_check(struct podnet *pn)
+static int check_step(struct podnet *pn, struct portmap_run *run)
 {
 	struct cni_ctx *ctx = pn->ctx;
-	struct portmap_run run;
 	struct pw_nft *nft = NULL;
 	size_t which = 0;
 	char what[160];
 	int r;
 
-	r = run_init(ctx, &run);
-	if (r >= 0)
-		r = podnet_require_prev(ctx);
-	if (r < 0 || run.n_ports == 0)
-		goto out;
+	if (run->n_ports == 0)
+		return 0;
 	r = pw_nft_open(&nft);
 	if (r >= 0)
-		r = pw_nft_portmap_check(nft, &run.pm, &which);
+		r = pw_nft_portmap_check(nft, &run->pm, &which);
 	if (r < 0) {
 		r = podnet_fail_ack(ctx, pw_nft_ext_ack(nft), r, "check hostPort mappings");
 	} else if (r == 0) {
-		describe(&run, which < run.n_ports ? which : 0, what, sizeof(what));
+		describe(run, which < run->n_ports ? which : 0, what, sizeof(what));
 		r = cni_errorf(&ctx->err, CNI_ERR_CHECK_FAILED, -EINVAL,
 			       "%s: nftables element missing or changed", what);
 	} else {
 		r = 0;
 	}
 	pw_nft_free(nft);
-out:
-	run_done(&run);
 	return r;
+}
+
+static int portmap_add(struct podnet *pn)
+{
+	return with_run(pn, true, add_step);
+}
+
+static int portmap_del(struct podnet *pn)
+{
+	return with_run(pn, false, del_step);
+}
+
+static int portmap_check(struct podnet *pn)
+{
+	return with_run(pn, true, check_step);
 }
 
 static bool gc_keep(const char *container_id, const char *ifname, void *userdata)

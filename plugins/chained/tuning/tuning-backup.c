@@ -121,26 +121,12 @@ int tuning_backup_read(const char *path, struct tuning_backup *ret)
 int tuning_backup_write(const char *dir, const char *path, const struct tuning_backup *b)
 {
 	_cleanup_free_ char *text = tuning_backup_format(b);
-	char tmp[PATH_MAX];
-	int fd, r;
+	int r;
 
 	if (!text)
 		return -ENOMEM;
 	r = file_mkdir_parents(dir, 0700);
 	if (r < 0)
 		return r;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	if (r >= 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return file_replace(path, text, strlen(text), 0600, true);
 }

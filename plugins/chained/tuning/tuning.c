@@ -299,26 +299,37 @@ static const char *allowlist_file(void)
 	return isempty(f) ? TUNING_ALLOWLIST_FILE : f;
 }
 
-static int cmd_add(struct podnet *pn)
+/* ADD's and CHECK's frame: parse the config, require prevResult, run step. */
+static int with_conf(struct podnet *pn, int (*step)(struct podnet *, const struct tuning_conf *))
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct tuning_conf c;
-	int r;
+	int r = tuning_conf_parse(pn->ctx, &c);
 
-	r = tuning_conf_parse(ctx, &c);
 	if (r < 0)
 		return r;
-	r = podnet_require_prev(ctx);
+	r = podnet_require_prev(pn->ctx);
 	if (r >= 0)
-		r = tuning_allowlist_check(ctx, &c, allowlist_file());
-	if (r >= 0)
-		r = apply_sysctls(pn, &c);
-	if (r >= 0 && tuning_conf_has_link_attrs(&c))
-		r = apply_link(pn, &c);
-	if (r >= 0)
-		r = build_result(ctx, &c);
+		r = step(pn, &c);
 	tuning_conf_done(&c);
 	return r;
+}
+
+static int add_steps(struct podnet *pn, const struct tuning_conf *c)
+{
+	int r = tuning_allowlist_check(pn->ctx, c, allowlist_file());
+
+	if (r >= 0)
+		r = apply_sysctls(pn, c);
+	if (r >= 0 && tuning_conf_has_link_attrs(c))
+		r = apply_link(pn, c);
+	if (r >= 0)
+		r = build_result(pn->ctx, c);
+	return r;
+}
+
+static int cmd_add(struct podnet *pn)
+{
+	return with_conf(pn, add_steps);
 }
 
 /* ---- DEL ---- */
@@ -414,6 +425,20 @@ static int differs(struct cni_ctx *ctx, const char *what, const char *want, cons
 			  cur);
 }
 
+static int differs_uint(struct cni_ctx *ctx, const char *what, unsigned want, unsigned cur)
+{
+	char w[16], c[16];
+
+	snprintf(w, sizeof(w), "%u", want);
+	snprintf(c, sizeof(c), "%u", cur);
+	return differs(ctx, what, w, c);
+}
+
+static const char *bool_str(bool b)
+{
+	return b ? "true" : "false";
+}
+
 static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const struct nlw_link *l)
 {
 	char want[24], cur[24];
@@ -424,44 +449,35 @@ static int check_link(struct cni_ctx *ctx, const struct tuning_conf *c, const st
 		return differs(ctx, c->mac_src, want, cur);
 	/* The reference's rule: promisc false means "must be off" in CHECK. */
 	if (c->promisc != l->promisc)
-		return differs(ctx, "promisc", c->promisc ? "true" : "false",
-			       l->promisc ? "true" : "false");
-	snprintf(want, sizeof(want), "%u", c->mtu);
-	snprintf(cur, sizeof(cur), "%u", l->mtu);
+		return differs(ctx, "promisc", bool_str(c->promisc), bool_str(l->promisc));
 	if (c->mtu && c->mtu != l->mtu)
-		return differs(ctx, "mtu", want, cur);
+		return differs_uint(ctx, "mtu", c->mtu, l->mtu);
 	if (c->has_allmulti && c->allmulti != l->allmulti)
-		return differs(ctx, "allmulti", c->allmulti ? "true" : "false",
-			       l->allmulti ? "true" : "false");
-	snprintf(want, sizeof(want), "%u", c->txqlen);
-	snprintf(cur, sizeof(cur), "%u", l->txqlen);
+		return differs(ctx, "allmulti", bool_str(c->allmulti), bool_str(l->allmulti));
 	if (c->has_txqlen && c->txqlen != l->txqlen)
-		return differs(ctx, "txQLen", want, cur);
+		return differs_uint(ctx, "txQLen", c->txqlen, l->txqlen);
 	return 0;
 }
 
-static int cmd_check(struct podnet *pn)
+static int check_steps(struct podnet *pn, const struct tuning_conf *c)
 {
 	struct cni_ctx *ctx = pn->ctx;
-	struct tuning_conf c;
 	struct nlw_link l;
-	int r;
+	int r = check_sysctls(ctx, c, pn->netns_fd);
 
-	r = tuning_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
-	r = podnet_require_prev(ctx);
-	if (r >= 0)
-		r = check_sysctls(ctx, &c, pn->netns_fd);
 	if (r >= 0) {
 		r = podnet_pod_iface(pn, &l);
 		if (r < 0)
 			ctx->err.code = CNI_ERR_CHECK_FAILED;
 	}
 	if (r >= 0)
-		r = check_link(ctx, &c, &l);
-	tuning_conf_done(&c);
+		r = check_link(ctx, c, &l);
 	return r;
+}
+
+static int cmd_check(struct podnet *pn)
+{
+	return with_conf(pn, check_steps);
 }
 
 static const char *const tuning_cni_args[] = {"MAC", NULL};

@@ -206,25 +206,26 @@ static int bird_established(const char *path)
 	return 0;
 }
 
+/* BIRD at socket answers and has an Established BGP session, else code 50. */
+static int bird_status(struct cni_ctx *ctx, const char *socket)
+{
+	int r = bird_established(socket);
+
+	if (r < 0)
+		return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, r,
+				  "birdSocket %s: BIRD is not running or not answering", socket);
+	if (r == 0)
+		return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOTCONN,
+				  "BIRD (%s) has no Established BGP session", socket);
+	return 0;
+}
+
 int bgpr_cmd_status(struct podnet *pn)
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct bgpr_conf c;
-	int r;
+	int r = bgpr_conf_parse(pn->ctx, &c);
 
-	r = bgpr_conf_parse(ctx, &c);
-	if (r < 0)
-		return r;
-	if (c.bird_socket) {
-		r = bird_established(c.bird_socket);
-		if (r < 0)
-			return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, r,
-					  "birdSocket %s: BIRD is not running or not answering",
-					  c.bird_socket);
-		if (r == 0)
-			return cni_errorf(&ctx->err, CNI_ERR_NOT_AVAILABLE, -ENOTCONN,
-					  "BIRD (%s) has no Established BGP session",
-					  c.bird_socket);
-	}
-	return podnet_ipam_run(ctx, CNI_CMD_STATUS);
+	if (r >= 0 && c.bird_socket)
+		r = bird_status(pn->ctx, c.bird_socket);
+	return r < 0 ? r : podnet_ipam_run(pn->ctx, CNI_CMD_STATUS);
 }

@@ -61,16 +61,14 @@ static int remove_stale(struct cni_ctx *ctx, struct bgpr_add *a)
 
 static int run_ipam(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	_cleanup_(cni_result_freep) struct cni_result *ipam = NULL;
 	int r;
 
-	r = podnet_ipam_add(ctx, &ipam);
-	if (r < 0)
-		return r;
 	a->result = cni_result_new(CNI_V110);
 	if (!a->result)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, -ENOMEM, "out of memory");
-	cni_result_take_ipam(a->result, ipam);
+	r = podnet_ipam_add_to(ctx, a->result);
+	if (r < 0)
+		return r;
 	a->v4 = cni_result_has_family(a->result, AF_INET);
 	a->v6 = cni_result_has_family(a->result, AF_INET6);
 	return 0;
@@ -373,29 +371,21 @@ static int publish_result(struct cni_ctx *ctx, struct bgpr_add *a)
 	return cni_plugin_render_result(ctx);
 }
 
-static int add_steps(struct cni_ctx *ctx, struct bgpr_add *a)
+/* As bridge: the host end operationally up before its routes go in and ADD returns. */
+static int host_up(struct cni_ctx *ctx, struct bgpr_add *a)
 {
-	int r;
-
-	/* IPAM first: when it refuses, the earlier attachment is left as it was. */
-	r = run_ipam(ctx, a);
-	if (r >= 0)
-		r = remove_stale(ctx, a);
-	if (r >= 0)
-		r = create_veth(ctx, a);
-	if (r >= 0)
-		r = configure_pod(ctx, a);
-	/* As bridge: the host end operationally up before its routes go in and ADD returns. */
-	if (r >= 0)
-		r = podnet_veth_wait_up(a->pn, &a->veth);
-	if (r >= 0)
-		r = build_result(ctx, a);
-	if (r >= 0)
-		r = publish_result(ctx, a);
-	if (r >= 0)
-		r = add_host_routes(ctx, a);
-	return r;
+	(void)ctx;
+	return podnet_veth_wait_up(a->pn, &a->veth);
 }
+
+/*
+ * ADD's steps in order. IPAM first: when it refuses, the earlier attachment
+ * is left as it was.
+ */
+static int (*const add_steps[])(struct cni_ctx *, struct bgpr_add *) = {
+    run_ipam, remove_stale, create_veth,    configure_pod,
+    host_up,  build_result, publish_result, add_host_routes,
+};
 
 int bgpr_cmd_add(struct podnet *pn)
 {
@@ -404,8 +394,8 @@ int bgpr_cmd_add(struct podnet *pn)
 	int r;
 
 	r = bgpr_conf_parse(ctx, &a.conf);
-	if (r >= 0)
-		r = add_steps(ctx, &a);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(add_steps); i++)
+		r = add_steps[i](ctx, &a);
 	if (r < 0 && !cni_error_isset(&ctx->err))
 		cni_error_from_errno(&ctx->err, r);
 	cni_result_free(a.result);

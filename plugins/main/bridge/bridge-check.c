@@ -111,26 +111,21 @@ static int check_nft(struct cni_ctx *ctx, struct check_state *s)
 
 	r = pw_nft_open(&nft);
 	if (r >= 0 && s->conf.macspoofchk) {
-		r = pw_nft_spoof_check(nft,
-				       &(struct pw_nft_spoof){.network = ctx->conf.name,
-							      .container_id = ctx->container_id,
-							      .ifname = ctx->ifname,
-							      .host_ifname = s->hveth.name,
-							      .mac = s->cont.mac});
+		struct pw_nft_spoof sp = bridge_nft_spoof(ctx, s->hveth.name, s->cont.mac);
+
+		r = pw_nft_spoof_check(nft, &sp);
 		if (r == 0)
 			r = podnet_differs(ctx,
 					   "macspoofchk: nftables elements for '%s' (%s) missing",
 					   s->hveth.name, ctx->ifname);
 	}
 	if (r >= 0 && s->conf.ip_masq && s->conf.is_layer3) {
+		struct pw_nft_masq mq;
+
 		r = cni_result_addrs(s->pr, &addrs, &n);
+		mq = bridge_nft_masq(ctx, addrs, n);
 		if (r >= 0 && n > 0)
-			r = pw_nft_masq_check(
-			    nft, &(struct pw_nft_masq){.network = ctx->conf.name,
-						       .container_id = ctx->container_id,
-						       .ifname = ctx->ifname,
-						       .addrs = addrs,
-						       .n_addrs = n});
+			r = pw_nft_masq_check(nft, &mq);
 		if (r == 0 && n > 0)
 			r = podnet_differs(ctx, "ipMasq: nftables elements of %s/%s missing",
 					   ctx->container_id, ctx->ifname);
@@ -199,6 +194,11 @@ static int check_gateways(struct cni_ctx *ctx, struct check_state *s)
 	return 0;
 }
 
+/* The links, the bridge port and the gateways against prevResult, in this order. */
+static int (*const kernel_checks[])(struct cni_ctx *, struct check_state *) = {
+    find_ifaces, check_bridge, check_container, check_host_side, check_port, check_gateways,
+};
+
 static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 {
 	int r;
@@ -208,18 +208,8 @@ static int check_steps(struct cni_ctx *ctx, struct check_state *s)
 				  "prevResult: required for CHECK");
 	s->pr = ctx->prev_result;
 	r = s->conf.is_layer3 ? podnet_ipam_run(ctx, CNI_CMD_CHECK) : 0;
-	if (r >= 0)
-		r = find_ifaces(ctx, s);
-	if (r >= 0)
-		r = check_bridge(ctx, s);
-	if (r >= 0)
-		r = check_container(ctx, s);
-	if (r >= 0)
-		r = check_host_side(ctx, s);
-	if (r >= 0)
-		r = check_port(ctx, s);
-	if (r >= 0)
-		r = check_gateways(ctx, s);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(kernel_checks); i++)
+		r = kernel_checks[i](ctx, s);
 	if (r >= 0)
 		r = podnet_check_addrs(s->pn, s->cont.ifindex, s->pr);
 	if (r >= 0)

@@ -341,25 +341,20 @@ static int validate(struct cni_ctx *ctx, const struct cni_conf_reader *rd, struc
 	return 0;
 }
 
+/* The key parsers, in this order. */
+static int (*const parsers[])(const struct cni_conf_reader *, struct bridge_conf *) = {
+    parse_bridge_name, parse_bools, parse_mtu, parse_vlan, parse_trunk, parse_backend,
+};
+
 int bridge_conf_parse(struct cni_ctx *ctx, struct bridge_conf *ret)
 {
 	const struct cni_conf_reader rd = cni_ctx_reader(ctx, ctx->conf.root, "");
 	struct bridge_conf c = {.mac_source = BRIDGE_MAC_NONE};
-	int r;
+	int r = 0;
 
 	r = cni_conf_check_keys(&rd, known_keys, true);
-	if (r >= 0)
-		r = parse_bridge_name(&rd, &c);
-	if (r >= 0)
-		r = parse_bools(&rd, &c);
-	if (r >= 0)
-		r = parse_mtu(&rd, &c);
-	if (r >= 0)
-		r = parse_vlan(&rd, &c);
-	if (r >= 0)
-		r = parse_trunk(&rd, &c);
-	if (r >= 0)
-		r = parse_backend(&rd, &c);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(parsers); i++)
+		r = parsers[i](&rd, &c);
 	if (r >= 0)
 		r = parse_mac(ctx, &rd, &c);
 	if (r >= 0)

@@ -61,25 +61,20 @@ static int del_nft(struct cni_ctx *ctx, const struct bridge_conf *c, const struc
 	r = pw_nft_open(&nft);
 	if (r < 0)
 		return podnet_fail(ctx, NULL, r, "open nftables socket");
-	if (c->macspoofchk)
-		podnet_keep_first(
-		    &first,
-		    pw_nft_spoof_del(
-			nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
-						    .container_id = ctx->container_id,
-						    .ifname = ctx->ifname,
-						    .host_ifname = d->has_mac ? d->host_name : NULL,
-						    .mac = d->has_mac ? d->mac : NULL}));
+	if (c->macspoofchk) {
+		struct pw_nft_spoof sp = bridge_nft_spoof(ctx, d->has_mac ? d->host_name : NULL,
+							  d->has_mac ? d->mac : NULL);
+
+		podnet_keep_first(&first, pw_nft_spoof_del(nft, &sp));
+	}
 	if (c->ip_masq && c->is_layer3) {
+		struct pw_nft_masq mq;
+
 		/* Without prevResult addresses the sets are scanned for our tag. */
 		r = cni_result_addrs(ctx->prev_result, &addrs, &n);
+		mq = bridge_nft_masq(ctx, addrs, n);
 		if (r >= 0)
-			r = pw_nft_masq_del(nft,
-					    &(struct pw_nft_masq){.network = ctx->conf.name,
-								  .container_id = ctx->container_id,
-								  .ifname = ctx->ifname,
-								  .addrs = addrs,
-								  .n_addrs = n});
+			r = pw_nft_masq_del(nft, &mq);
 		podnet_keep_first(&first, r);
 	}
 	if (first < 0)

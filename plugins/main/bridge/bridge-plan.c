@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fmt.h"
 #include "bridge.h"
 #include "cni/result.h"
 #include "nlw/link.h"

@@ -47,6 +47,26 @@ int bridge_undo_unused_bridge(struct podnet *pn, const char *name)
 				copy, free);
 }
 
+struct pw_nft_spoof bridge_nft_spoof(const struct cni_ctx *ctx, const char *host_ifname,
+				     const unsigned char *mac)
+{
+	return (struct pw_nft_spoof){.network = ctx->conf.name,
+				     .container_id = ctx->container_id,
+				     .ifname = ctx->ifname,
+				     .host_ifname = host_ifname,
+				     .mac = mac};
+}
+
+struct pw_nft_masq bridge_nft_masq(const struct cni_ctx *ctx, const struct ip_prefix *addrs,
+				   size_t n)
+{
+	return (struct pw_nft_masq){.network = ctx->conf.name,
+				    .container_id = ctx->container_id,
+				    .ifname = ctx->ifname,
+				    .addrs = addrs,
+				    .n_addrs = n};
+}
+
 /* The attachment's nftables elements: its macspoofchk or its masquerade ones. */
 struct nft_undo {
 	char host_ifname[IFNAMSIZ];
@@ -58,25 +78,14 @@ struct nft_undo {
 
 static int undo_nft(struct podnet *pn, void *arg)
 {
-	const struct cni_ctx *ctx = pn->ctx;
 	struct nft_undo *u = arg;
 	struct pw_nft *nft = NULL;
+	struct pw_nft_spoof sp = bridge_nft_spoof(pn->ctx, u->host_ifname, u->mac);
+	struct pw_nft_masq mq = bridge_nft_masq(pn->ctx, u->addrs, u->n_addrs);
 	int r = pw_nft_open(&nft);
 
-	if (r < 0)
-		return r;
-	if (u->spoof)
-		r = pw_nft_spoof_del(nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
-								 .container_id = ctx->container_id,
-								 .ifname = ctx->ifname,
-								 .host_ifname = u->host_ifname,
-								 .mac = u->mac});
-	else
-		r = pw_nft_masq_del(nft, &(struct pw_nft_masq){.network = ctx->conf.name,
-							       .container_id = ctx->container_id,
-							       .ifname = ctx->ifname,
-							       .addrs = u->addrs,
-							       .n_addrs = u->n_addrs});
+	if (r >= 0)
+		r = u->spoof ? pw_nft_spoof_del(nft, &sp) : pw_nft_masq_del(nft, &mq);
 	pw_nft_free(nft);
 	return r;
 }

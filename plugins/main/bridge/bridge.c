@@ -184,67 +184,59 @@ static int build_result(struct cni_ctx *ctx, struct bridge_add *a)
 	return r < 0 ? r : 0;
 }
 
-static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
+/*
+ * Add the attachment's macspoofchk (sp) or masquerade (mq) elements under the
+ * network's nftables lock: a GC never drops a set this ADD adds to.
+ */
+static int add_elements(struct cni_ctx *ctx, const struct pw_nft_spoof *sp,
+			const struct pw_nft_masq *mq)
 {
 	struct pw_nft *nft = NULL;
 	int r, lock = -1;
 
-	/* The network's nftables lock: a GC never drops a set this ADD adds to. */
 	r = podnet_lock(ctx, "nft", ctx->conf.name, &lock);
 	if (r < 0)
 		return r;
 	r = pw_nft_open(&nft);
 	if (r >= 0)
-		r = pw_nft_spoof_add(nft, &(struct pw_nft_spoof){.network = ctx->conf.name,
-								 .container_id = ctx->container_id,
-								 .ifname = ctx->ifname,
-								 .host_ifname = a->veth.host_name,
-								 .mac = a->veth.pod.mac});
+		r = sp ? pw_nft_spoof_add(nft, sp) : pw_nft_masq_add(nft, mq);
 	if (r < 0)
 		r = podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r,
-				    "macspoofchk: nftables");
+				    sp ? "macspoofchk: nftables" : "ipMasq: nftables");
 	pw_nft_free(nft);
 	podnet_unlock(lock);
+	return r;
+}
+
+static int add_spoofchk(struct cni_ctx *ctx, struct bridge_add *a)
+{
+	struct pw_nft_spoof sp = bridge_nft_spoof(ctx, a->veth.host_name, a->veth.pod.mac);
+	int r = add_elements(ctx, &sp, NULL);
+
 	return r < 0 ? r : bridge_undo_spoof(a->pn, a->veth.host_name, a->veth.pod.mac);
 }
 
 static int add_masq(struct cni_ctx *ctx, struct bridge_add *a)
 {
 	_cleanup_free_ struct ip_prefix *addrs = NULL;
-	struct pw_nft *nft = NULL;
-	int r, lock = -1;
+	struct pw_nft_masq mq;
 	size_t n;
+	int r = cni_result_addrs(a->result, &addrs, &n);
 
-	r = cni_result_addrs(a->result, &addrs, &n);
 	if (r < 0 || n == 0)
 		return r;
-	r = podnet_lock(ctx, "nft", ctx->conf.name, &lock);
-	if (r < 0)
-		return r;
-	r = pw_nft_open(&nft);
-	if (r >= 0)
-		r = pw_nft_masq_add(nft, &(struct pw_nft_masq){.network = ctx->conf.name,
-							       .container_id = ctx->container_id,
-							       .ifname = ctx->ifname,
-							       .addrs = addrs,
-							       .n_addrs = n});
-	if (r < 0)
-		r = podnet_fail_ack(ctx, nft ? pw_nft_ext_ack(nft) : NULL, r, "ipMasq: nftables");
-	pw_nft_free(nft);
-	podnet_unlock(lock);
+	mq = bridge_nft_masq(ctx, addrs, n);
+	r = add_elements(ctx, NULL, &mq);
 	return r < 0 ? r : bridge_undo_masq(a->pn, addrs, n);
 }
 
 /* IPAM ADD and the bridge's completion of its result (gateways, default routes). */
 static int run_ipam(struct cni_ctx *ctx, struct bridge_add *a)
 {
-	_cleanup_(cni_result_freep) struct cni_result *ipam = NULL;
-	int r;
+	int r = podnet_ipam_add_to(ctx, a->result);
 
-	r = podnet_ipam_add(ctx, &ipam);
 	if (r < 0)
 		return r;
-	cni_result_take_ipam(a->result, ipam);
 	r = bridge_plan_l3(&a->conf, a->result, a->gws, ARRAY_SIZE(a->gws));
 	if (r < 0)
 		return cni_errorf(&ctx->err, CNI_ERR_PLUGIN, r,

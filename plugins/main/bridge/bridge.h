@@ -118,7 +118,12 @@ unsigned bridge_plan_port_vlans(const struct bridge_conf *c, struct nlw_bridge_v
 /* ---- handlers (bridge.c) ---- */
 extern const struct podnet_plugin_ops bridge_ops;
 
-/* ---- undo steps of the bridge's own resources (bridge-util.c) ---- */
+/* ---- nftables elements and undo steps of the bridge's own resources (bridge-util.c) ---- */
+/* The attachment's macspoofchk elements (host end, pod MAC) and masquerade elements. */
+struct pw_nft_spoof bridge_nft_spoof(const struct cni_ctx *ctx, const char *host_ifname,
+				     const unsigned char *mac);
+struct pw_nft_masq bridge_nft_masq(const struct cni_ctx *ctx, const struct ip_prefix *addrs,
+				   size_t n);
 /* Each copies what outlives the handler. 0 or -ENOMEM. */
 int bridge_undo_spoof(struct podnet *pn, const char *host_ifname, const unsigned char mac[6]);
 int bridge_undo_masq(struct podnet *pn, const struct ip_prefix *addrs, size_t n);

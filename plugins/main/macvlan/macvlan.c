@@ -144,18 +144,15 @@ static int build_result(struct add_state *s)
 static int configure(struct add_state *s)
 {
 	struct cni_ctx *ctx = s->ctx;
-	struct cni_result *ipam = NULL;
 	int r;
 
 	if (!s->c.l3) {
 		r = nlw_link_set_up(s->pn->pod, s->pod.ifindex);
 		return r < 0 ? podnet_fail(ctx, s->pn->pod, r, "set '%s' up", ctx->ifname) : 0;
 	}
-	r = podnet_ipam_add(ctx, &ipam);
+	r = podnet_ipam_add_to(ctx, s->res);
 	if (r < 0)
 		return r;
-	cni_result_take_ipam(s->res, ipam);
-	cni_result_free(ipam);
 	for (size_t i = 0; i < s->res->n_ips; i++)
 		s->res->ips[i].interface = 0;
 	return podnet_iface_configure(

@@ -85,13 +85,11 @@ static int undo_rdma(struct podnet *pn, void *arg)
 static int check_owner(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	struct podnet pn = {.ctx = ctx, .netns_fd = -1, .host = r->pn->host};
-	struct sr_run old = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run old;
 	int fd, e;
 
-	old.sysfs_fd = r->sysfs_fd;
-	old.dir_fd = r->dir_fd;
-	old.host_ns_fd = r->host_ns_fd;
+	sr_run_borrow(&old, &pn, r);
 	old.conf.vf_return_timeout_ms = r->conf.vf_return_timeout_ms;
 	e = sr_state_load(r->dir_fd, r->conf.device_id, &old.st);
 	if (e == -ENOENT)
@@ -291,52 +289,59 @@ static int resolve(struct sr_run *r)
 	return 0;
 }
 
+static int new_result(struct sr_run *r)
+{
+	r->result = cni_result_new(CNI_V110);
+	return r->result ? 0 : -ENOMEM;
+}
+
+static int move_rdma(struct sr_run *r)
+{
+	int e;
+
+	if (!r->st.rdma_move)
+		return 0;
+	e = podnet_undo_push(r->pn, "return the RDMA device", undo_rdma, r, NULL);
+	if (e >= 0)
+		e = sr_rdma_to_pod(r);
+	return e < 0 ? e : sr_rdma_verify(r);
+}
+
+static int save_complete(struct sr_run *r)
+{
+	int e;
+
+	r->st.complete = true;
+	e = sr_state_save(r->dir_fd, &r->st);
+	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: write the state of VF %s",
+				   r->st.vf.bdf)
+		     : 0;
+}
+
+static int write_devinfo(struct sr_run *r)
+{
+	int e = r->conf.devinfo_file ? sr_devinfo_write(r->conf.devinfo_file, &r->st) : 0;
+
+	return e < 0 ? podnet_fail(r->ctx, NULL, e, "runtimeConfig.CNIDeviceInfoFile: write '%s'",
+				   r->conf.devinfo_file)
+		     : 0;
+}
+
+/* ADD's steps in order (each resource's undo is pushed where it is made). */
+static int (*const add_steps[])(struct sr_run *) = {
+    resolve,  sr_host_ns_open, sr_rdma_precheck, lock_and_record, apply_pf,	 new_result,
+    pod_side, move_rdma,       build_result,	 save_complete,	  write_devinfo,
+};
+
 int sr_cmd_add(struct podnet *pn)
 {
-	struct cni_ctx *ctx = pn->ctx;
 	struct sr_run *r = NULL;
 	int e = run_new(pn, &r);
 
+	for (size_t i = 0; e >= 0 && i < ARRAY_SIZE(add_steps); i++)
+		e = add_steps[i](r);
 	if (e < 0)
 		return e;
-	e = resolve(r);
-	if (e >= 0)
-		e = sr_host_ns_open(r);
-	if (e >= 0)
-		e = sr_rdma_precheck(r);
-	if (e >= 0)
-		e = lock_and_record(r);
-	if (e >= 0)
-		e = apply_pf(r);
-	r->result = e >= 0 ? cni_result_new(CNI_V110) : NULL;
-	if (e >= 0 && !r->result)
-		e = -ENOMEM;
-	if (e >= 0)
-		e = pod_side(r);
-	if (e >= 0 && r->st.rdma_move) {
-		e = podnet_undo_push(pn, "return the RDMA device", undo_rdma, r, NULL);
-		if (e >= 0)
-			e = sr_rdma_to_pod(r);
-		if (e >= 0)
-			e = sr_rdma_verify(r);
-	}
-	if (e >= 0)
-		e = build_result(r);
-	if (e >= 0) {
-		r->st.complete = true;
-		e = sr_state_save(r->dir_fd, &r->st);
-		if (e < 0)
-			e = podnet_fail(ctx, NULL, e, "stateDir: write the state of VF %s",
-					r->st.vf.bdf);
-	}
-	if (e >= 0 && r->conf.devinfo_file) {
-		e = sr_devinfo_write(r->conf.devinfo_file, &r->st);
-		if (e < 0)
-			e = podnet_fail(ctx, NULL, e, "runtimeConfig.CNIDeviceInfoFile: write '%s'",
-					r->conf.devinfo_file);
-	}
-	if (e < 0)
-		return e;
-	ctx->result = TAKE_PTR(r->result);
+	pn->ctx->result = TAKE_PTR(r->result);
 	return 0;
 }

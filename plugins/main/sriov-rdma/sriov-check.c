@@ -80,7 +80,7 @@ static int check_pf(struct sr_run *r)
 	return 0;
 }
 
-static int check(struct sr_run *r)
+int sr_check(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
 	int e = sr_conf_parse(ctx, &r->conf);
@@ -104,15 +104,6 @@ static int check(struct sr_run *r)
 		e = differs(ctx, "RDMA device is not in the pod netns", r->st.vf.bdf);
 	if (e >= 0 && ctx->conf.ipam_type)
 		e = sr_ipam_run(ctx, CNI_CMD_CHECK);
-	return e;
-}
-
-int sr_cmd_check(struct podnet *pn)
-{
-	struct sr_run r = SR_RUN_INIT(pn);
-	int e = check(&r);
-
-	sr_run_done(&r);
 	return e;
 }
 

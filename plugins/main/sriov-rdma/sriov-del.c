@@ -207,16 +207,22 @@ static int dir_open_existing(struct sr_run *r)
 	return e < 0 ? podnet_fail(r->ctx, NULL, e, "stateDir: open '%s'", r->conf.state_dir) : 0;
 }
 
-static int del(struct sr_run *r)
+/* DEL's and GC's start: the config, sysfs and the stateDir that exists. */
+static int open_run(struct sr_run *r)
+{
+	int e = sr_conf_parse(r->ctx, &r->conf);
+
+	if (e >= 0)
+		e = sr_sysfs_root(r->ctx, &r->sysfs_fd);
+	return e < 0 ? e : dir_open_existing(r);
+}
+
+int sr_del(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
 	char bdf[SR_BDF_LEN];
-	int e = sr_conf_parse(ctx, &r->conf);
+	int e = open_run(r);
 
-	if (e >= 0)
-		e = sr_sysfs_root(ctx, &r->sysfs_fd);
-	if (e >= 0)
-		e = dir_open_existing(r);
 	if (e < 0)
 		return e;
 	if (find_state(r, bdf) < 0) {
@@ -237,15 +243,6 @@ static int del(struct sr_run *r)
 	return e < 0 ? e : sr_teardown(r);
 }
 
-int sr_cmd_del(struct podnet *pn)
-{
-	struct sr_run r = SR_RUN_INIT(pn);
-	int e = del(&r);
-
-	sr_run_done(&r);
-	return e;
-}
-
 static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s)
 {
 	for (size_t i = 0; i < ctx->conf.n_valid_attachments; i++)
@@ -258,13 +255,11 @@ static bool valid_attachment(const struct cni_ctx *ctx, const struct sr_state *s
 /* One record of GC: restore it unless valid or busy. */
 static int gc_one(struct sr_run *base, const char *bdf)
 {
-	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
-	struct sr_run r = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run r;
 	int e;
 
-	r.sysfs_fd = base->sysfs_fd;
-	r.dir_fd = base->dir_fd;
-	r.host_ns_fd = base->host_ns_fd;
+	sr_run_borrow(&r, &pn, base);
 	r.conf.vf_return_timeout_ms = base->conf.vf_return_timeout_ms;
 	r.return_deadline_ns = base->return_deadline_ns;
 	e = sr_state_lock(base->dir_fd, bdf, GC_LOCK_TIMEOUT_MS, &r.lock_fd);
@@ -362,15 +357,11 @@ static int gc_lost(struct sr_run *r)
 	return gc_scan(r, fd, gc_lost_one);
 }
 
-static int gc(struct sr_run *r)
+int sr_gc(struct sr_run *r)
 {
 	struct cni_ctx *ctx = r->ctx;
-	int e = sr_conf_parse(ctx, &r->conf), first;
+	int e = open_run(r), first;
 
-	if (e >= 0)
-		e = sr_sysfs_root(ctx, &r->sysfs_fd);
-	if (e >= 0)
-		e = dir_open_existing(r);
 	if (e >= 0)
 		e = sr_host_ns_open(r);
 	if (e < 0)
@@ -380,13 +371,4 @@ static int gc(struct sr_run *r)
 	if (ctx->conf.ipam_type)
 		podnet_keep_first(&first, sr_ipam_run(ctx, CNI_CMD_GC));
 	return first;
-}
-
-int sr_cmd_gc(struct podnet *pn)
-{
-	struct sr_run r = SR_RUN_INIT(pn);
-	int e = gc(&r);
-
-	sr_run_done(&r);
-	return e;
 }

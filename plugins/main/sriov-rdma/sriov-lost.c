@@ -73,7 +73,6 @@ char *sr_lost_format(const struct sr_lost *l)
 {
 	char mac[18];
 	json_t *j;
-	char *out;
 
 	j = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:i,s:b,s:s,s:I,s:s}",
 		      "version", LOST_VERSION, "deviceID", l->bdf, "pf", l->pf_name, "vf",
@@ -82,47 +81,24 @@ char *sr_lost_format(const struct sr_lost *l)
 		      "podIfindex", l->pod_ifindex, "mac", nlw_mac_fmt(l->mac, mac), "mtu",
 		      (int)l->mtu, "up", l->up, "rdmaDevice", l->rdma_dev, "lostAt",
 		      (json_int_t)l->lost_at, "reason", l->reason);
-	if (!j)
-		return NULL;
-	out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	return out;
+	return sr_json_dump(j);
 }
 
 /* ---- parsing (the file is input: every field checked) ---- */
-
-static bool get_str(const json_t *o, const char *key, char *buf, size_t len)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_string(v) || json_string_length(v) >= len ||
-	    strlen(json_string_value(v)) != json_string_length(v))
-		return false;
-	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
-	return true;
-}
-
-static bool get_int(const json_t *o, const char *key, long long min, long long max, long long *ret)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return false;
-	*ret = json_integer_value(v);
-	return true;
-}
 
 static bool parse_ids(const json_t *o, struct sr_lost *l)
 {
 	long long vf;
 
-	if (!get_str(o, "deviceID", l->bdf, sizeof(l->bdf)) || !sr_bdf_valid(l->bdf) ||
-	    !get_str(o, "pf", l->pf_name, sizeof(l->pf_name)) || !get_int(o, "vf", 0, 4095, &vf) ||
-	    !get_str(o, "containerID", l->container_id, sizeof(l->container_id)) ||
+	if (sr_json_str(o, "deviceID", l->bdf, sizeof(l->bdf)) < 0 || !sr_bdf_valid(l->bdf) ||
+	    sr_json_str(o, "pf", l->pf_name, sizeof(l->pf_name)) < 0 ||
+	    sr_json_int(o, "vf", 0, 4095, &vf) < 0 ||
+	    sr_json_str(o, "containerID", l->container_id, sizeof(l->container_id)) < 0 ||
 	    !cni_valid_name(l->container_id) ||
-	    !get_str(o, "ifname", l->ifname, sizeof(l->ifname)) || !cni_valid_ifname(l->ifname) ||
-	    !get_str(o, "network", l->network, sizeof(l->network)) ||
-	    !get_str(o, "netns", l->netns, sizeof(l->netns)))
+	    sr_json_str(o, "ifname", l->ifname, sizeof(l->ifname)) < 0 ||
+	    !cni_valid_ifname(l->ifname) ||
+	    sr_json_str(o, "network", l->network, sizeof(l->network)) < 0 ||
+	    sr_json_str(o, "netns", l->netns, sizeof(l->netns)) < 0)
 		return false;
 	l->vf_index = (int)vf;
 	return true;
@@ -132,16 +108,15 @@ static bool parse_netdev(const json_t *o, struct sr_lost *l)
 {
 	const json_t *up = json_object_get(o, "up");
 	long long ifindex, pod_ifindex, mtu, at;
-	char mac[18];
 
-	if (!get_str(o, "netdev", l->netdev, sizeof(l->netdev)) || !cni_valid_ifname(l->netdev) ||
-	    !get_int(o, "ifindex", 0, INT32_MAX, &ifindex) ||
-	    !get_int(o, "podIfindex", 0, INT32_MAX, &pod_ifindex) ||
-	    !get_str(o, "mac", mac, sizeof(mac)) || nlw_mac_parse(mac, l->mac) < 0 ||
-	    !get_int(o, "mtu", 0, SR_MTU_MAX, &mtu) || !json_is_boolean(up) ||
-	    !get_str(o, "rdmaDevice", l->rdma_dev, sizeof(l->rdma_dev)) ||
-	    !get_int(o, "lostAt", 0, INT64_MAX, &at) ||
-	    !get_str(o, "reason", l->reason, sizeof(l->reason)))
+	if (sr_json_str(o, "netdev", l->netdev, sizeof(l->netdev)) < 0 ||
+	    !cni_valid_ifname(l->netdev) || sr_json_int(o, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
+	    sr_json_int(o, "podIfindex", 0, INT32_MAX, &pod_ifindex) < 0 ||
+	    sr_json_mac(o, "mac", l->mac) < 0 || sr_json_int(o, "mtu", 0, SR_MTU_MAX, &mtu) < 0 ||
+	    !json_is_boolean(up) ||
+	    sr_json_str(o, "rdmaDevice", l->rdma_dev, sizeof(l->rdma_dev)) < 0 ||
+	    sr_json_int(o, "lostAt", 0, INT64_MAX, &at) < 0 ||
+	    sr_json_str(o, "reason", l->reason, sizeof(l->reason)) < 0)
 		return false;
 	l->ifindex = (int)ifindex;
 	l->pod_ifindex = (int)pod_ifindex;
@@ -163,7 +138,8 @@ int sr_lost_parse(const char *text, size_t len, struct sr_lost *ret)
 	if (!root)
 		return -EBADMSG;
 	memset(ret, 0, sizeof(*ret));
-	ok = json_is_object(root) && get_int(root, "version", LOST_VERSION, LOST_VERSION, &ver) &&
+	ok = json_is_object(root) &&
+	     sr_json_int(root, "version", LOST_VERSION, LOST_VERSION, &ver) == 0 &&
 	     parse_ids(root, ret) && parse_netdev(root, ret);
 	json_decref(root);
 	return ok ? 0 : -EBADMSG;
@@ -247,15 +223,13 @@ int sr_lost_remove(int dir_fd, const char *bdf)
 
 int sr_lost_restore(struct sr_run *base, const struct sr_lost *l)
 {
-	struct podnet pn = {.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
-	struct sr_run r = SR_RUN_INIT(&pn);
+	struct podnet pn;
+	struct sr_run r;
 	struct nlw_link link;
 	bool in_pod;
 	int e;
 
-	r.sysfs_fd = base->sysfs_fd;
-	r.dir_fd = base->dir_fd;
-	r.host_ns_fd = base->host_ns_fd;
+	sr_run_borrow(&r, &pn, base);
 	sr_lost_to_state(l, &r.st);
 	if (sr_netdev_locate(&r, &link, &in_pod) < 0)
 		return -ENODEV;

@@ -75,7 +75,6 @@ int sr_conf_parse(struct cni_ctx *ctx, struct sr_conf *ret);
 void sr_conf_done(struct sr_conf *c);
 /* True when s is a full PCI BDF (dddd:bb:dd.f, hex, function 0-7). */
 bool sr_bdf_valid(const char *s);
-const char *sr_rdma_mode_str(enum sr_rdma_mode m);
 const char *sr_pf_key_name(unsigned key);
 
 /* A VF as sysfs describes it (sriov-sysfs.c). */
@@ -135,6 +134,15 @@ struct sr_state {
 /* JSON text of a state (owned, NUL-terminated) / parse it back (untrusted input). */
 char *sr_state_format(const struct sr_state *s);
 int sr_state_parse(const char *text, size_t len, struct sr_state *ret);
+/* The compact, key-sorted text of j (its reference taken; NULL: NULL). */
+char *sr_json_dump(json_t *j);
+/*
+ * Fields of a state file (input: every one checked): a string that fits len
+ * with no NUL inside, an integer in [min, max], a MAC address. 0 or -EBADMSG.
+ */
+int sr_json_str(const json_t *o, const char *key, char *buf, size_t len);
+int sr_json_int(const json_t *o, const char *key, long long min, long long max, long long *ret);
+int sr_json_mac(const json_t *o, const char *key, unsigned char mac[6]);
 /*
  * Write the device-info file (device-info-spec 1.1.0, type "pci": the
  * pci-address and, when moved, the rdma-device) atomically at path.
@@ -244,6 +252,12 @@ struct sr_run {
 	}
 /* Close what the working set owns (not what pn holds). */
 void sr_run_done(struct sr_run *r);
+/*
+ * A working set for another attachment's record, on base's sysfs, stateDir
+ * and host netns handles (borrowed: never sr_run_done it) and pn holding only
+ * base's host socket.
+ */
+void sr_run_borrow(struct sr_run *r, struct podnet *pn, const struct sr_run *base);
 /* Open our own netns (r->host_ns_fd), where VF netdevs go back to. */
 int sr_host_ns_open(struct sr_run *r);
 
@@ -302,10 +316,11 @@ int sr_pod_configure(struct sr_run *r, int ifindex);
 
 /* The verbs (sriov-add.c, sriov-del.c, sriov-check.c), on podnet_plugin_main. */
 int sr_cmd_add(struct podnet *pn);
-int sr_cmd_del(struct podnet *pn);
-int sr_cmd_check(struct podnet *pn);
-int sr_cmd_gc(struct podnet *pn);
 int sr_cmd_status(struct podnet *pn);
+/* DEL, CHECK and GC on a run that sriov-ops.c makes and releases. */
+int sr_del(struct sr_run *r);
+int sr_check(struct sr_run *r);
+int sr_gc(struct sr_run *r);
 /* Restore everything a state records and remove it (DEL, GC, stale takeover). */
 int sr_teardown(struct sr_run *r);
 

@@ -69,10 +69,17 @@ static json_t *applied_json(unsigned applied)
 	return a;
 }
 
+char *sr_json_dump(json_t *j)
+{
+	char *out = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return out;
+}
+
 char *sr_state_format(const struct sr_state *s)
 {
 	json_t *j;
-	char *out;
 
 	j = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:{s:s,s:s,s:i},s:i,s:s,s:s,s:b,s:s,s:b,s:o,s:o,"
 		      "s:o,s:{s:o,s:i,s:i},s:b,s:b}",
@@ -85,16 +92,12 @@ char *sr_state_format(const struct sr_state *s)
 		      vf_info_json(&s->want), "pod", "mac", mac_json(s->pod_mac), "mtu",
 		      (int)s->pod_mtu, "ifindex", s->pod_ifindex, "ipam", s->has_ipam, "complete",
 		      s->complete);
-	if (!j)
-		return NULL;
-	out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	return out;
+	return sr_json_dump(j);
 }
 
 /* ---- parsing (the file is input: every field checked) ---- */
 
-static int get_str(const json_t *o, const char *key, char *buf, size_t len)
+int sr_json_str(const json_t *o, const char *key, char *buf, size_t len)
 {
 	const json_t *v = json_object_get(o, key);
 
@@ -105,7 +108,7 @@ static int get_str(const json_t *o, const char *key, char *buf, size_t len)
 	return 0;
 }
 
-static int get_int(const json_t *o, const char *key, long long min, long long max, long long *ret)
+int sr_json_int(const json_t *o, const char *key, long long min, long long max, long long *ret)
 {
 	const json_t *v = json_object_get(o, key);
 
@@ -125,24 +128,26 @@ static int get_bool(const json_t *o, const char *key, bool *ret)
 	return 0;
 }
 
-static int get_mac(const json_t *o, const char *key, unsigned char mac[6])
+int sr_json_mac(const json_t *o, const char *key, unsigned char mac[6])
 {
 	char buf[18];
 
-	return get_str(o, key, buf, sizeof(buf)) < 0 || nlw_mac_parse(buf, mac) < 0 ? -EBADMSG : 0;
+	return sr_json_str(o, key, buf, sizeof(buf)) < 0 || nlw_mac_parse(buf, mac) < 0 ? -EBADMSG
+											: 0;
 }
 
 static int parse_vf_info(const json_t *o, struct nlw_vf_info *v)
 {
 	long long vlan, qos, proto, spoof, trust, lo, hi, ls;
 
-	if (!json_is_object(o) || get_mac(o, "mac", v->mac) < 0 ||
-	    get_int(o, "vlan", 0, 4095, &vlan) < 0 || get_int(o, "qos", 0, 7, &qos) < 0 ||
-	    get_int(o, "vlanProto", 0, 0xffff, &proto) < 0 ||
-	    get_int(o, "spoofchk", -1, 1, &spoof) < 0 || get_int(o, "trust", -1, 1, &trust) < 0 ||
-	    get_int(o, "minTxRate", 0, UINT32_MAX, &lo) < 0 ||
-	    get_int(o, "maxTxRate", 0, UINT32_MAX, &hi) < 0 ||
-	    get_int(o, "linkState", 0, NLW_VF_LINK_DISABLE, &ls) < 0)
+	if (!json_is_object(o) || sr_json_mac(o, "mac", v->mac) < 0 ||
+	    sr_json_int(o, "vlan", 0, 4095, &vlan) < 0 || sr_json_int(o, "qos", 0, 7, &qos) < 0 ||
+	    sr_json_int(o, "vlanProto", 0, 0xffff, &proto) < 0 ||
+	    sr_json_int(o, "spoofchk", -1, 1, &spoof) < 0 ||
+	    sr_json_int(o, "trust", -1, 1, &trust) < 0 ||
+	    sr_json_int(o, "minTxRate", 0, UINT32_MAX, &lo) < 0 ||
+	    sr_json_int(o, "maxTxRate", 0, UINT32_MAX, &hi) < 0 ||
+	    sr_json_int(o, "linkState", 0, NLW_VF_LINK_DISABLE, &ls) < 0)
 		return -EBADMSG;
 	if (proto && proto != NLW_VLAN_PROTO_8021Q && proto != NLW_VLAN_PROTO_8021AD)
 		return -EBADMSG;
@@ -162,10 +167,10 @@ static int parse_orig(const json_t *o, struct sr_orig *r)
 	long long ifindex, mtu;
 
 	if (parse_vf_info(o, &r->pf) < 0 || get_bool(o, "pfKnown", &r->pf_known) < 0 ||
-	    get_str(o, "netdev", r->netdev, sizeof(r->netdev)) < 0 ||
-	    get_int(o, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
-	    get_int(o, "mtu", 0, SR_MTU_MAX, &mtu) < 0 || get_mac(o, "netdevMac", r->mac) < 0 ||
-	    get_bool(o, "up", &r->up) < 0)
+	    sr_json_str(o, "netdev", r->netdev, sizeof(r->netdev)) < 0 ||
+	    sr_json_int(o, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
+	    sr_json_int(o, "mtu", 0, SR_MTU_MAX, &mtu) < 0 ||
+	    sr_json_mac(o, "netdevMac", r->mac) < 0 || get_bool(o, "up", &r->up) < 0)
 		return -EBADMSG;
 	if (r->netdev[0] && !cni_valid_ifname(r->netdev))
 		return -EBADMSG;
@@ -198,15 +203,16 @@ static int parse_vf(const json_t *o, struct sr_state *s)
 	const json_t *pf = json_object_get(o, "pf");
 	long long idx, ifindex;
 
-	if (get_str(o, "deviceID", s->vf.bdf, sizeof(s->vf.bdf)) < 0 || !sr_bdf_valid(s->vf.bdf) ||
-	    !json_is_object(pf) || get_str(pf, "bdf", s->vf.pf_bdf, sizeof(s->vf.pf_bdf)) < 0 ||
-	    get_str(pf, "name", s->vf.pf_name, sizeof(s->vf.pf_name)) < 0 ||
-	    get_int(pf, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
-	    get_int(o, "vf", 0, 4095, &idx) < 0 ||
-	    get_str(o, "netdev", s->vf.netdev, sizeof(s->vf.netdev)) < 0 ||
-	    get_str(o, "driver", s->vf.driver, sizeof(s->vf.driver)) < 0 ||
+	if (sr_json_str(o, "deviceID", s->vf.bdf, sizeof(s->vf.bdf)) < 0 ||
+	    !sr_bdf_valid(s->vf.bdf) || !json_is_object(pf) ||
+	    sr_json_str(pf, "bdf", s->vf.pf_bdf, sizeof(s->vf.pf_bdf)) < 0 ||
+	    sr_json_str(pf, "name", s->vf.pf_name, sizeof(s->vf.pf_name)) < 0 ||
+	    sr_json_int(pf, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
+	    sr_json_int(o, "vf", 0, 4095, &idx) < 0 ||
+	    sr_json_str(o, "netdev", s->vf.netdev, sizeof(s->vf.netdev)) < 0 ||
+	    sr_json_str(o, "driver", s->vf.driver, sizeof(s->vf.driver)) < 0 ||
 	    get_bool(o, "dpdk", &s->vf.dpdk) < 0 ||
-	    get_str(o, "rdmaDevice", s->vf.rdma_dev, sizeof(s->vf.rdma_dev)) < 0 ||
+	    sr_json_str(o, "rdmaDevice", s->vf.rdma_dev, sizeof(s->vf.rdma_dev)) < 0 ||
 	    get_bool(o, "rdmaMove", &s->rdma_move) < 0)
 		return -EBADMSG;
 	s->vf.index = (int)idx;
@@ -219,17 +225,20 @@ static int parse_root(const json_t *o, struct sr_state *s)
 	const json_t *pod = json_object_get(o, "pod");
 	long long ver, mtu, ifindex;
 
-	if (!json_is_object(o) || get_int(o, "version", STATE_VERSION, STATE_VERSION, &ver) < 0 ||
-	    get_str(o, "containerID", s->container_id, sizeof(s->container_id)) < 0 ||
+	if (!json_is_object(o) ||
+	    sr_json_int(o, "version", STATE_VERSION, STATE_VERSION, &ver) < 0 ||
+	    sr_json_str(o, "containerID", s->container_id, sizeof(s->container_id)) < 0 ||
 	    !cni_valid_name(s->container_id) ||
-	    get_str(o, "ifname", s->ifname, sizeof(s->ifname)) < 0 ||
-	    !cni_valid_ifname(s->ifname) || get_str(o, "netns", s->netns, sizeof(s->netns)) < 0 ||
-	    get_str(o, "network", s->network, sizeof(s->network)) < 0 || parse_vf(o, s) < 0 ||
+	    sr_json_str(o, "ifname", s->ifname, sizeof(s->ifname)) < 0 ||
+	    !cni_valid_ifname(s->ifname) ||
+	    sr_json_str(o, "netns", s->netns, sizeof(s->netns)) < 0 ||
+	    sr_json_str(o, "network", s->network, sizeof(s->network)) < 0 || parse_vf(o, s) < 0 ||
 	    parse_orig(json_object_get(o, "orig"), &s->orig) < 0 ||
 	    parse_applied(json_object_get(o, "applied"), &s->applied) < 0 ||
 	    parse_vf_info(json_object_get(o, "want"), &s->want) < 0 || !json_is_object(pod) ||
-	    get_mac(pod, "mac", s->pod_mac) < 0 || get_int(pod, "mtu", 0, SR_MTU_MAX, &mtu) < 0 ||
-	    get_int(pod, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
+	    sr_json_mac(pod, "mac", s->pod_mac) < 0 ||
+	    sr_json_int(pod, "mtu", 0, SR_MTU_MAX, &mtu) < 0 ||
+	    sr_json_int(pod, "ifindex", 0, INT32_MAX, &ifindex) < 0 ||
 	    get_bool(o, "ipam", &s->has_ipam) < 0 || get_bool(o, "complete", &s->complete) < 0)
 		return -EBADMSG;
 	s->pod_mtu = (unsigned)mtu;
@@ -275,35 +284,22 @@ int sr_state_dir_open(const char *path, int *ret_fd)
 int sr_state_save(int dir_fd, const struct sr_state *s)
 {
 	_cleanup_free_ char *text = sr_state_format(s);
-	char tmp[64], name[64];
-	int fd, r;
+	char name[64];
+	int r;
 
 	if (!text)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), ".%s.json.tmp", s->vf.bdf);
 	snprintf(name, sizeof(name), "%s.json", s->vf.bdf);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return negative_errno();
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = negative_errno();
-	if (close(fd) < 0 && r >= 0)
-		r = negative_errno();
-	if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
-		r = negative_errno();
-	if (r < 0) {
-		unlinkat(dir_fd, tmp, 0);
+	r = file_replace_at(dir_fd, name, text, strlen(text), 0600, true);
+	if (r < 0)
 		return r;
-	}
 	return fsync(dir_fd) < 0 ? negative_errno() : 0;
 }
 
 int sr_devinfo_write(const char *path, const struct sr_state *s)
 {
-	_cleanup_free_ char *tmp = NULL, *text = NULL;
+	_cleanup_free_ char *text = NULL;
 	json_t *pci, *doc;
-	int fd, r;
 
 	pci = json_pack("{s:s}", "pci-address", s->vf.bdf);
 	if (pci && s->rdma_move)
@@ -311,21 +307,9 @@ int sr_devinfo_write(const char *path, const struct sr_state *s)
 	doc = json_pack("{s:s,s:s,s:o}", "type", "pci", "version", "1.1.0", "pci", pci);
 	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
-	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
+	if (!text)
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return negative_errno();
-	r = fd_write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = negative_errno();
-	if (close(fd) < 0 && r >= 0)
-		r = negative_errno();
-	if (r >= 0 && rename(tmp, path) < 0)
-		r = negative_errno();
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return file_replace(path, text, strlen(text), 0644, true);
 }
 
 static int load_name(int dir_fd, const char *name, struct sr_state *ret)

@@ -13,6 +13,15 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+void sr_run_borrow(struct sr_run *r, struct podnet *pn, const struct sr_run *base)
+{
+	*pn = (struct podnet){.ctx = base->ctx, .netns_fd = -1, .host = base->pn->host};
+	*r = (struct sr_run)SR_RUN_INIT(pn);
+	r->sysfs_fd = base->sysfs_fd;
+	r->dir_fd = base->dir_fd;
+	r->host_ns_fd = base->host_ns_fd;
+}
+
 void sr_run_done(struct sr_run *r)
 {
 	sr_conf_done(&r->conf);

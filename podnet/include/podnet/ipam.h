@@ -39,6 +39,8 @@ void podnet_set_ipam_types(const struct podnet_ipam_type *types);
  * with their host bits cleared, as the kernel installs them.
  */
 int podnet_ipam_add(struct cni_ctx *ctx, struct cni_result **ret);
+/* podnet_ipam_add with its ips, routes and DNS taken into dst (cni_result_take_ipam). */
+int podnet_ipam_add_to(struct cni_ctx *ctx, struct cni_result *dst);
 
 /*
  * DEL, CHECK, GC or STATUS on the IPAM plugin. On DEL and GC an exec'd IPAM

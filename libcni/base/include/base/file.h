@@ -34,6 +34,9 @@ int file_read_prefix_at(int dirfd, const char *name, size_t max, char **ret);
 int file_replace_at(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,
 		    bool sync);
 
+/* The same for a path (its directory opened for the call). */
+int file_replace(const char *path, const void *buf, size_t len, mode_t mode, bool sync);
+
 /*
  * mkdir -p: create `path` (absolute or relative) and every missing parent,
  * each with `mode` (the umask applies); components that exist are left as

@@ -14,8 +14,7 @@
 
 /*
  * Parse a decimal unsigned 64-bit number: digits only, the whole string.
- * Returns 0, -EINVAL (syntax) or -ERANGE. Written out rather than through
- * strtoull, which would pull another area of libc into every plugin call.
+ * Returns 0, -EINVAL (syntax) or -ERANGE.
  */
 static inline int safe_atou64(const char *s, uint64_t *ret)
 {
