@@ -41,11 +41,6 @@ bool sr_bdf_valid(const char *s)
 	return true;
 }
 
-const char *sr_rdma_mode_str(enum sr_rdma_mode m)
-{
-	return m == SR_RDMA_ON ? "on" : m == SR_RDMA_OFF ? "off" : "auto";
-}
-
 const char *sr_pf_key_name(unsigned key)
 {
 	switch (key) {
