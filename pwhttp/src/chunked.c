@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "pwhttp/http.h"
 
 #define MAX_LINE (32u << 10) /* a size line, or all trailers: as the headers' limit */
@@ -38,17 +39,6 @@ enum {
 void pwhttp_chunked_init(struct pwhttp_chunked *d, size_t max)
 {
 	*d = (struct pwhttp_chunked){.state = CH_SIZE0, .room = max};
-}
-
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* One more digit of the size: 0, or -EMSGSIZE past the room (which no overflow can reach). */
@@ -82,9 +72,9 @@ static int size_line(struct pwhttp_chunked *d, char c)
 	switch (d->state) {
 	case CH_SIZE0:
 		d->state = CH_SIZE;
-		return hex(c) < 0 ? -EBADMSG : size_digit(d, hex(c));
+		return hex_digit(c) < 0 ? -EBADMSG : size_digit(d, hex_digit(c));
 	case CH_SIZE:
-		return hex(c) >= 0 ? size_digit(d, hex(c)) : after_size(d, c);
+		return hex_digit(c) >= 0 ? size_digit(d, hex_digit(c)) : after_size(d, c);
 	case CH_BWS:
 		return c == ' ' || c == '\t'   ? 0
 		       : c == ';' || c == '\r' ? after_size(d, c)
